@@ -1,0 +1,129 @@
+//! The storage formats: one descriptor for the binary floats, the packed words on top.
+
+pub mod descriptor;
+pub mod packed;
+pub mod round;
+pub mod text;
+
+pub use descriptor::{Class, F10, F11, F16, F32, F64, Fields, FloatFormat};
+pub use round::{Outcome, RoundOptions, Rounded, Rounding, round_f64, round_number};
+
+/// Any format the tool can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Float(FloatFormat),
+    /// DXGI_FORMAT_R11G11B10_FLOAT (§19.3.3).
+    R11G11B10,
+    /// DXGI_FORMAT_R9G9B9E5_SHAREDEXP (§19.3.2).
+    Rgb9e5,
+}
+
+/// Every accepted spelling (lower case), with the format it names. The DXGI_FORMAT_
+/// prefix is stripped before lookup, so the DXGI names work too.
+const NAMES: &[(&str, Format)] = &[
+    ("f64", Format::Float(F64)),
+    ("double", Format::Float(F64)),
+    ("float64", Format::Float(F64)),
+    ("f32", Format::Float(F32)),
+    ("float", Format::Float(F32)),
+    ("float32", Format::Float(F32)),
+    ("r32_float", Format::Float(F32)),
+    ("f16", Format::Float(F16)),
+    ("half", Format::Float(F16)),
+    ("float16", Format::Float(F16)),
+    ("r16_float", Format::Float(F16)),
+    ("f11", Format::Float(F11)),
+    ("float11", Format::Float(F11)),
+    ("f10", Format::Float(F10)),
+    ("float10", Format::Float(F10)),
+    ("r11g11b10", Format::R11G11B10),
+    ("r11g11b10_float", Format::R11G11B10),
+    ("rgb9e5", Format::Rgb9e5),
+    ("r9g9b9e5", Format::Rgb9e5),
+    ("r9g9b9e5_sharedexp", Format::Rgb9e5),
+];
+
+/// The canonical names, for help texts and completions.
+pub const CANONICAL_NAMES: [&str; 7] = ["f64", "f32", "f16", "f11", "f10", "r11g11b10", "rgb9e5"];
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown format '{0}' (expected one of f64, f32, f16, f11, f10, r11g11b10, rgb9e5)")]
+pub struct UnknownFormat(pub String);
+
+impl std::str::FromStr for Format {
+    type Err = UnknownFormat;
+
+    fn from_str(s: &str) -> Result<Format, UnknownFormat> {
+        let lower = s.trim().to_ascii_lowercase();
+        let key = lower.strip_prefix("dxgi_format_").unwrap_or(&lower);
+        NAMES
+            .iter()
+            .find(|(name, _)| *name == key)
+            .map(|(_, f)| *f)
+            .ok_or_else(|| UnknownFormat(s.to_string()))
+    }
+}
+
+impl Format {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Format::Float(f) => f.name,
+            Format::R11G11B10 => "r11g11b10",
+            Format::Rgb9e5 => "rgb9e5",
+        }
+    }
+
+    /// Width of one element in bits.
+    pub fn width(&self) -> u32 {
+        match self {
+            Format::Float(f) => f.width(),
+            Format::R11G11B10 | Format::Rgb9e5 => 32,
+        }
+    }
+
+    pub fn hex_digits(&self) -> usize {
+        self.width().div_ceil(4) as usize
+    }
+
+    /// The DXGI name where the format is one.
+    pub fn dxgi_name(&self) -> Option<&'static str> {
+        match self {
+            Format::Float(f) if f.name == "f32" => Some("DXGI_FORMAT_R32_FLOAT"),
+            Format::Float(f) if f.name == "f16" => Some("DXGI_FORMAT_R16_FLOAT"),
+            Format::R11G11B10 => Some("DXGI_FORMAT_R11G11B10_FLOAT"),
+            Format::Rgb9e5 => Some("DXGI_FORMAT_R9G9B9E5_SHAREDEXP"),
+            _ => None,
+        }
+    }
+}
+
+/// `0x` and exactly `ceil(width / 4)` lower-case hex digits: the script form of a pattern.
+pub fn hex_bits(bits: u64, width: u32) -> String {
+    format!("0x{:0w$x}", bits, w = width.div_ceil(4) as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_case_insensitive_and_take_dxgi_spellings() {
+        assert_eq!("HALF".parse::<Format>(), Ok(Format::Float(F16)));
+        assert_eq!(
+            "DXGI_FORMAT_R11G11B10_FLOAT".parse::<Format>(),
+            Ok(Format::R11G11B10)
+        );
+        assert_eq!(
+            "dxgi_format_r9g9b9e5_sharedexp".parse::<Format>(),
+            Ok(Format::Rgb9e5)
+        );
+        assert!("f8".parse::<Format>().is_err());
+    }
+
+    #[test]
+    fn hex_bits_pads_to_the_width() {
+        assert_eq!(hex_bits(0x7c0, 11), "0x7c0");
+        assert_eq!(hex_bits(0x3c00, 16), "0x3c00");
+        assert_eq!(hex_bits(1, 32), "0x00000001");
+    }
+}

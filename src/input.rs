@@ -1,0 +1,357 @@
+//! Text to exact values and bit patterns. Nothing here goes through `f64`: a 200-digit
+//! decimal is read as the rational it names, so the rounding that follows is the only one.
+
+use num_bigint::BigUint;
+use num_traits::Zero;
+
+use crate::exact::{Number, Ratio};
+use crate::format::packed::rgb9e5_max;
+use crate::format::{FloatFormat, Format};
+
+/// Why a piece of text is not a value or a pattern.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    #[error("empty input")]
+    Empty,
+    #[error("not a bit pattern (expected 0x..., 0b... or an unsigned decimal integer)")]
+    NotBits,
+    #[error("pattern is wider than {format}'s {width} bits")]
+    TooWide { format: &'static str, width: u32 },
+    #[error(
+        "not a number (expected a decimal like 0.1 or 1e-40, a hex-float like 0x1.8p+3, inf, nan, or max, min-normal, min-subnormal, epsilon)"
+    )]
+    NotANumber,
+    #[error("a hex-float needs its p exponent (0x1.8p+3); to read bits, use decode")]
+    HexFloatWithoutExponent,
+    #[error("exponent out of range (|exponent| must stay below {EXPONENT_LIMIT})")]
+    ExponentOutOfRange,
+    #[error("{format} has no '{name}'")]
+    NoSuchConstant { format: &'static str, name: String },
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Decimal and binary exponents beyond this are refused rather than expanded: far past
+/// every format's range, and 10^20000 is still cheap to compute exactly.
+pub const EXPONENT_LIMIT: i64 = 20_000;
+
+/// Reads a bit pattern: `0x7c0`, `0b111_1100_0000` or `1984`. Underscores may separate
+/// digits. The pattern must fit in `width` bits.
+pub fn parse_bits(text: &str, format: &'static str, width: u32) -> Result<u64, InputError> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(InputError::Empty);
+    }
+    let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        (h, 16)
+    } else if let Some(b) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
+        (b, 2)
+    } else {
+        (t, 10)
+    };
+    let clean: String = digits.chars().filter(|c| *c != '_').collect();
+    if clean.is_empty() || !clean.chars().all(|c| c.is_digit(radix)) {
+        return Err(InputError::NotBits);
+    }
+    let wide = || InputError::TooWide { format, width };
+    let bits = u64::from_str_radix(&clean, radix).map_err(|_| wide())?;
+    if width < 64 && bits >> width != 0 {
+        return Err(wide());
+    }
+    Ok(bits)
+}
+
+/// Which named constants a value may use: those of a float format, or of RGB9E5.
+#[derive(Clone, Copy, Debug)]
+pub enum Constants<'a> {
+    Float(&'a FloatFormat),
+    Rgb9e5,
+}
+
+impl Constants<'_> {
+    fn lookup(&self, name: &str) -> Result<Ratio, InputError> {
+        let missing = |format: &'static str| InputError::NoSuchConstant {
+            format,
+            name: name.to_string(),
+        };
+        match self {
+            Constants::Float(f) => {
+                let bits = match name {
+                    "max" => f.max_finite(),
+                    "min-normal" | "min_normal" => f.min_normal(),
+                    "min-subnormal" | "min_subnormal" | "min-denorm" => f.min_subnormal(),
+                    "epsilon" | "eps" => return Ok(f.epsilon()),
+                    _ => return Err(InputError::NotANumber),
+                };
+                match f.value(bits) {
+                    Number::Finite { mag, .. } => Ok(mag),
+                    _ => unreachable!("named constants are finite"),
+                }
+            }
+            Constants::Rgb9e5 => match name {
+                "max" => Ok(rgb9e5_max()),
+                // One mantissa unit at the smallest shared exponent: 2^-24.
+                "min-subnormal" | "min_subnormal" | "min-denorm" => Ok(Ratio::dyadic(1u32, -24)),
+                "min-normal" | "min_normal" | "epsilon" | "eps" => Err(missing("rgb9e5")),
+                _ => Err(InputError::NotANumber),
+            },
+        }
+    }
+}
+
+impl<'a> Constants<'a> {
+    /// The constants for a format's channel values (packed formats: per channel, use
+    /// [`Constants::Float`] with the channel's format for R11G11B10).
+    pub fn of(format: &'a Format) -> Constants<'a> {
+        match format {
+            Format::Float(f) => Constants::Float(f),
+            Format::R11G11B10 => Constants::Float(&crate::format::F11),
+            Format::Rgb9e5 => Constants::Rgb9e5,
+        }
+    }
+}
+
+/// Reads a value exactly: decimal of any length, hex-float, `inf`, `nan`, `-0`, or a named
+/// constant of the target format (`max`, `min-normal`, `min-subnormal`, `epsilon`).
+pub fn parse_value(text: &str, constants: Constants) -> Result<Number, InputError> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(InputError::Empty);
+    }
+    let (neg, body) = match t.as_bytes()[0] {
+        b'-' => (true, &t[1..]),
+        b'+' => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let lower = body.to_ascii_lowercase();
+    match lower.as_str() {
+        "inf" | "infinity" => return Ok(Number::Infinity { neg }),
+        "nan" => {
+            return Ok(match Number::QUIET_NAN {
+                Number::Nan { payload, .. } => Number::Nan { neg, payload },
+                _ => unreachable!(),
+            });
+        }
+        _ => {}
+    }
+    if lower.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return constants.lookup(&lower).map(|mag| Number::finite(neg, mag));
+    }
+    let mag = if let Some(hex) = lower.strip_prefix("0x") {
+        parse_hex_float(hex)?
+    } else {
+        parse_decimal(&lower)?
+    };
+    Ok(Number::finite(neg, mag))
+}
+
+/// `ddd.ddde±x` (either side of the point may be empty, not both).
+fn parse_decimal(s: &str) -> Result<Ratio, InputError> {
+    let (mantissa, exp) = match s.find('e') {
+        Some(i) => (&s[..i], parse_exponent(&s[i + 1..])?),
+        None => (s, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int}{frac}");
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(InputError::NotANumber);
+    }
+    let m = BigUint::parse_bytes(digits.as_bytes(), 10).ok_or(InputError::NotANumber)?;
+    let exp10 = exp - frac.len() as i64;
+    if m.is_zero() {
+        return Ok(Ratio::zero());
+    }
+    // The value's magnitude, not the written exponent, must stay in range.
+    let magnitude = exp10 + digits.trim_start_matches('0').len() as i64;
+    if magnitude.abs() > EXPONENT_LIMIT {
+        return Err(InputError::ExponentOutOfRange);
+    }
+    Ok(Ratio::decimal(m, exp10))
+}
+
+/// `h.hhhp±x` after the `0x` prefix.
+fn parse_hex_float(s: &str) -> Result<Ratio, InputError> {
+    let Some(p) = s.find('p') else {
+        return Err(InputError::HexFloatWithoutExponent);
+    };
+    let exp = parse_exponent(&s[p + 1..])?;
+    let mantissa = &s[..p];
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int}{frac}");
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(InputError::NotANumber);
+    }
+    let m = BigUint::parse_bytes(digits.as_bytes(), 16).ok_or(InputError::NotANumber)?;
+    if m.is_zero() {
+        return Ok(Ratio::zero());
+    }
+    let exp2 = exp - 4 * frac.len() as i64;
+    if (exp2 + m.bits() as i64).abs() > EXPONENT_LIMIT {
+        return Err(InputError::ExponentOutOfRange);
+    }
+    Ok(Ratio::dyadic(m, exp2))
+}
+
+fn parse_exponent(s: &str) -> Result<i64, InputError> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(InputError::NotANumber);
+    }
+    // Anything longer than this is out of range whatever the mantissa.
+    if digits.len() > 12 {
+        return Err(InputError::ExponentOutOfRange);
+    }
+    let v: i64 = digits.parse().map_err(|_| InputError::NotANumber)?;
+    Ok(if s.starts_with('-') { -v } else { v })
+}
+
+/// An instruction operand: GPU people write `0x3f800000` for bits, and anything else
+/// is a value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Operand {
+    Bits(u64),
+    Value(Number),
+}
+
+/// Reads an operand of `fmt`: `0x` followed by exactly the format's width in hex digits
+/// is a bit pattern; everything else goes through [`parse_value`].
+pub fn parse_operand(text: &str, fmt: &FloatFormat) -> Result<Operand, InputError> {
+    let t = text.trim();
+    if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X"))
+        && hex.len() == fmt.hex_digits()
+        && hex.bytes().all(|b| b.is_ascii_hexdigit())
+    {
+        return parse_bits(t, fmt.name, fmt.width()).map(Operand::Bits);
+    }
+    parse_value(t, Constants::Float(fmt)).map(Operand::Value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{F11, F16, F32};
+
+    fn val(s: &str) -> Number {
+        parse_value(s, Constants::Float(&F16)).unwrap()
+    }
+
+    #[test]
+    fn bits_in_three_radixes() {
+        assert_eq!(parse_bits("0x7c0", "f11", 11), Ok(0x7c0));
+        assert_eq!(parse_bits("0b11111000000", "f11", 11), Ok(0x7c0));
+        assert_eq!(parse_bits("1984", "f11", 11), Ok(0x7c0));
+        assert_eq!(parse_bits("0b0_11110_0000000000", "f16", 16), Ok(0x7800));
+        assert_eq!(
+            parse_bits("0x800", "f11", 11),
+            Err(InputError::TooWide {
+                format: "f11",
+                width: 11
+            })
+        );
+        assert_eq!(parse_bits("0xg", "f11", 11), Err(InputError::NotBits));
+        assert_eq!(parse_bits("", "f11", 11), Err(InputError::Empty));
+        assert_eq!(parse_bits("0xffffffffffffffff", "f64", 64), Ok(u64::MAX));
+    }
+
+    #[test]
+    fn decimals_are_exact() {
+        assert_eq!(
+            val("0.1"),
+            Number::finite(false, Ratio::new(1u32.into(), 10u32.into()))
+        );
+        assert_eq!(val("-0"), Number::zero(true));
+        assert_eq!(
+            val("1e-40"),
+            Number::finite(false, Ratio::decimal(1u32, -40))
+        );
+        assert_eq!(val(".5"), Number::finite(false, Ratio::dyadic(1u32, -1)));
+        assert_eq!(val("5."), Number::finite(false, Ratio::from_integer(5u32)));
+        let long = format!("1.{}1", "0".repeat(198));
+        assert_eq!(
+            val(&long),
+            Number::finite(
+                false,
+                Ratio::from_integer(1u32).add(&Ratio::decimal(1u32, -199))
+            )
+        );
+    }
+
+    #[test]
+    fn hex_floats_and_specials() {
+        assert_eq!(
+            val("0x1.8p+3"),
+            Number::finite(false, Ratio::from_integer(12u32))
+        );
+        assert_eq!(
+            val("-0x1p-24"),
+            Number::finite(true, Ratio::dyadic(1u32, -24))
+        );
+        assert_eq!(val("-inf"), Number::Infinity { neg: true });
+        assert!(val("NaN").is_nan());
+        assert_eq!(
+            parse_value("0x3c00", Constants::Float(&F16)),
+            Err(InputError::HexFloatWithoutExponent)
+        );
+    }
+
+    #[test]
+    fn named_constants_follow_the_format() {
+        assert_eq!(
+            val("max"),
+            Number::finite(false, Ratio::from_integer(65504u32))
+        );
+        assert_eq!(
+            val("-min-subnormal"),
+            Number::finite(true, Ratio::dyadic(1u32, -24))
+        );
+        assert_eq!(
+            val("epsilon"),
+            Number::finite(false, Ratio::dyadic(1u32, -10))
+        );
+        assert_eq!(
+            parse_value("max", Constants::Float(&F11)),
+            Ok(Number::finite(false, Ratio::from_integer(65024u32)))
+        );
+        assert!(matches!(
+            parse_value("epsilon", Constants::Rgb9e5),
+            Err(InputError::NoSuchConstant { .. })
+        ));
+    }
+
+    #[test]
+    fn garbage_is_refused() {
+        for bad in [
+            "abc",
+            "1.2.3",
+            "1e",
+            "--1",
+            "0x1.8",
+            "1e999999999999999",
+            "1e30000",
+            ".",
+        ] {
+            assert!(
+                parse_value(bad, Constants::Float(&F32)).is_err(),
+                "{bad} should be refused"
+            );
+        }
+    }
+
+    #[test]
+    fn operands_of_full_width_hex_are_bits() {
+        assert_eq!(
+            parse_operand("0x3f800000", &F32),
+            Ok(Operand::Bits(0x3f80_0000))
+        );
+        assert_eq!(parse_operand("0x00000001", &F32), Ok(Operand::Bits(1)));
+        assert!(matches!(
+            parse_operand("0x1p0", &F32),
+            Ok(Operand::Value(_))
+        ));
+        assert!(matches!(parse_operand("1.5", &F32), Ok(Operand::Value(_))));
+        assert_eq!(
+            parse_operand("0x3f80", &F32),
+            Err(InputError::HexFloatWithoutExponent)
+        );
+    }
+}
