@@ -1,0 +1,181 @@
+//! What a bulk conversion did, counted: the numbers behind the summary line and `--json`.
+
+use crate::format::Outcome;
+
+/// Counts over every channel value converted. Alpha filled in (`--channels 4` when
+/// unpacking) and alpha dropped (when packing) are not values converted.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Channel values converted.
+    pub values: u64,
+    /// Results that differ from their input (NaN to NaN counts as exact; NaN to 0 does not).
+    pub inexact: u64,
+    /// Finite inputs beyond the target's range that became its largest finite value
+    /// (or, for rgb9e5, any input above 65408, +INF included).
+    pub saturated: u64,
+    /// Finite inputs beyond the target's range that became infinity.
+    pub overflow_to_infinity: u64,
+    pub nan_in: u64,
+    pub nan_out: u64,
+    /// Negative inputs (and -INF) clamped to zero by an unsigned target (§3.1.6, §19.3.2.2).
+    pub clamped_negative: u64,
+    /// Results that are subnormals of the target format.
+    pub subnormal_out: u64,
+    /// Non-zero inputs that rounded to zero.
+    pub flushed_to_zero: u64,
+    /// The largest |result - input| in units of the target's last place at the result,
+    /// over finite results of finite inputs (clamped negatives and NaN left out).
+    pub max_ulp_error: f64,
+}
+
+impl Stats {
+    /// Adds another part's counts (the parts of a stream, the chunks of a parallel run).
+    pub fn merge(&mut self, other: &Stats) {
+        self.values += other.values;
+        self.inexact += other.inexact;
+        self.saturated += other.saturated;
+        self.overflow_to_infinity += other.overflow_to_infinity;
+        self.nan_in += other.nan_in;
+        self.nan_out += other.nan_out;
+        self.clamped_negative += other.clamped_negative;
+        self.subnormal_out += other.subnormal_out;
+        self.flushed_to_zero += other.flushed_to_zero;
+        self.max_ulp_error = self.max_ulp_error.max(other.max_ulp_error);
+    }
+
+    /// Counts one value from the core's outcome. `ulp_error` is `None` where no error is
+    /// measured (see [`Stats::max_ulp_error`]).
+    pub fn record(&mut self, outcome: &Outcome, nan_out: bool, ulp_error: Option<f64>) {
+        self.values += 1;
+        self.inexact += !outcome.exact as u64;
+        self.saturated += outcome.saturated as u64;
+        self.overflow_to_infinity += outcome.overflow_to_infinity as u64;
+        self.nan_in += outcome.nan as u64;
+        self.nan_out += nan_out as u64;
+        self.clamped_negative += outcome.clamped_negative as u64;
+        self.subnormal_out += outcome.subnormal as u64;
+        self.flushed_to_zero += outcome.underflow_to_zero as u64;
+        if let Some(e) = ulp_error {
+            self.max_ulp_error = self.max_ulp_error.max(e);
+        }
+    }
+}
+
+/// `2^k` as an `f64`, for `k` in the normal range.
+#[inline(always)]
+pub(crate) fn pow2(k: i32) -> f64 {
+    f64::from_bits(((1023 + k) as u64) << 52)
+}
+
+/// The error of `result` against `input` in units of `2^ulp_exp`. Written once so the core
+/// and the fast kernels measure with the same operations (scaling by a power of two is
+/// exact, so `|result - input| * 2^-u` and `|result * 2^-u - input * 2^-u|` agree).
+#[inline(always)]
+pub(crate) fn ulp_error(result: f64, input: f64, ulp_exp: i32) -> f64 {
+    ((result - input) * pow2(-ulp_exp)).abs()
+}
+
+/// Flags as the fast kernels carry them: one bit each, spread to one byte each when
+/// counted so eight counters add in a single `u64` (see [`FlagCounter`]).
+pub(crate) mod flag {
+    pub const INEXACT: u32 = 1 << 0;
+    pub const SATURATED: u32 = 1 << 1;
+    pub const OVERFLOW: u32 = 1 << 2;
+    pub const NAN_IN: u32 = 1 << 3;
+    pub const NAN_OUT: u32 = 1 << 4;
+    pub const CLAMPED: u32 = 1 << 5;
+    pub const SUBNORMAL: u32 = 1 << 6;
+    pub const FLUSHED: u32 = 1 << 7;
+}
+
+/// Eight flag counters packed one per byte of a `u64`, emptied into [`Stats`] before a
+/// byte can overflow.
+pub(crate) struct FlagCounter {
+    packed: u64,
+    pending: u32,
+    pub stats: Stats,
+}
+
+impl FlagCounter {
+    pub fn new() -> FlagCounter {
+        FlagCounter {
+            packed: 0,
+            pending: 0,
+            stats: Stats::default(),
+        }
+    }
+
+    /// Counts one value with its flags and its error (0 where none is measured).
+    #[inline(always)]
+    pub fn add(&mut self, flags: u32, err: f64) {
+        // Bit i of `flags` lands in the low bit of byte i. The multiply spreads seven bits
+        // without two partial products meeting (no carries); the eighth goes by itself.
+        let low7 = ((flags as u64 & 0x7f) * 0x0002_0408_1020_4081) & 0x0001_0101_0101_0101;
+        self.packed += low7 | ((flags as u64 & 0x80) << 49);
+        if err > self.stats.max_ulp_error {
+            self.stats.max_ulp_error = err;
+        }
+        self.pending += 1;
+        if self.pending == 255 {
+            self.flush();
+        }
+    }
+
+    pub fn flush(&mut self) {
+        let byte = |i: u32| (self.packed >> (8 * i)) & 0xff;
+        let s = &mut self.stats;
+        s.values += self.pending as u64;
+        s.inexact += byte(0);
+        s.saturated += byte(1);
+        s.overflow_to_infinity += byte(2);
+        s.nan_in += byte(3);
+        s.nan_out += byte(4);
+        s.clamped_negative += byte(5);
+        s.subnormal_out += byte(6);
+        s.flushed_to_zero += byte(7);
+        self.packed = 0;
+        self.pending = 0;
+    }
+
+    pub fn finish(mut self) -> Stats {
+        self.flush();
+        self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_counters_spread_each_flag_to_its_byte() {
+        let mut c = FlagCounter::new();
+        for i in 0..1000u32 {
+            c.add(1 << (i % 8), 0.0);
+        }
+        c.add(0xff, 0.25);
+        let s = c.finish();
+        assert_eq!(s.values, 1001);
+        assert_eq!(
+            [
+                s.inexact,
+                s.saturated,
+                s.overflow_to_infinity,
+                s.nan_in,
+                s.nan_out,
+                s.clamped_negative,
+                s.subnormal_out,
+                s.flushed_to_zero
+            ],
+            [126, 126, 126, 126, 126, 126, 126, 126]
+        );
+        assert_eq!(s.max_ulp_error, 0.25);
+    }
+
+    #[test]
+    fn pow2_is_exact() {
+        for k in -1000..1000 {
+            assert_eq!(pow2(k), 2f64.powi(k));
+        }
+    }
+}

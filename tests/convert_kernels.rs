@@ -1,0 +1,266 @@
+//! Every fast kernel against the per-element core (`convert::element`), bit for bit and
+//! count for count, in every rounding mode with and without --saturate: all f16, f11 and
+//! f10 patterns, every rounding boundary of f16/f11/f10/rgb9e5 seen from f32, and a large
+//! random sample of f32 (NaN payloads, subnormals and negatives included).
+
+use d3dfloat::convert::{Conversion, element, kernels};
+use d3dfloat::format::{F10, F11, F16, F32, F64, FloatFormat, Format, RoundOptions, Rounding};
+
+/// splitmix64: a small, fixed-seed generator so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// An f32 pattern: a third uniform bits (NaN payloads, subnormals, both signs), the rest
+    /// with exponents around the small formats' range.
+    fn f32_bits(&mut self) -> u32 {
+        let r = self.next();
+        if r.is_multiple_of(3) {
+            (r >> 32) as u32
+        } else {
+            let exp = 127 - 40 + ((r >> 8) % 60) as u32;
+            let sign = ((r >> 20) & 1) as u32;
+            (sign << 31) | (exp << 23) | ((r >> 32) as u32 & 0x7f_ffff)
+        }
+    }
+}
+
+fn all_options() -> Vec<RoundOptions> {
+    Rounding::ALL
+        .iter()
+        .flat_map(|&mode| [false, true].map(|saturate| RoundOptions { mode, saturate }))
+        .collect()
+}
+
+/// Runs both implementations over `src` and demands identical bytes and counts.
+fn check(from: Format, to: Format, channels: usize, src: &[u8]) {
+    for opts in all_options() {
+        let conv = Conversion::new(from, to, channels, opts).unwrap();
+        let len = conv.dst_len(src.len());
+        let (mut want, mut got) = (vec![0u8; len], vec![0u8; len]);
+        let want_stats = element::convert_slice(&conv, src, &mut want);
+        let got_stats = kernels::convert_slice(&conv, src, &mut got);
+        let g = conv.dst_group_bytes();
+        if let Some(i) = (0..len / g).find(|&i| want[i * g..][..g] != got[i * g..][..g]) {
+            let s = conv.src_group_bytes();
+            panic!(
+                "{} -> {} {:?}: group {i} src {:02x?}: core {:02x?}, fast {:02x?}",
+                from.name(),
+                to.name(),
+                opts,
+                &src[i * s..][..s],
+                &want[i * g..][..g],
+                &got[i * g..][..g]
+            );
+        }
+        assert_eq!(
+            want_stats,
+            got_stats,
+            "{} -> {} {:?}: counts",
+            from.name(),
+            to.name(),
+            opts
+        );
+    }
+}
+
+fn bytes_u32(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+fn bytes_u16(words: &[u16]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// Every pattern of `fmt`, its value, the midpoints to its neighbours, and the f32 values
+/// one ULP either side of each: every place a rounding decision can change. Negated too.
+fn boundaries_f32(fmt: &FloatFormat) -> Vec<u32> {
+    let mut out = Vec::new();
+    let top = fmt.infinity(false);
+    for b in 0..=top {
+        let v = fmt.to_f64(b);
+        let next = if b < top { fmt.to_f64(b + 1) } else { v * 2.0 };
+        for x in [v, (v + next) / 2.0] {
+            let x = x as f32;
+            for bits in [x.to_bits().wrapping_sub(1), x.to_bits(), x.to_bits() + 1] {
+                out.extend([bits, bits | 0x8000_0000]);
+            }
+        }
+    }
+    out
+}
+
+fn specials_f32() -> Vec<u32> {
+    vec![
+        0x0000_0000,
+        0x8000_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0xffc0_0000,
+        0x7f80_0001,
+        0xff80_0001,
+        0x7fbf_ffff,
+        0x7fa0_1234,
+        0xffe0_4321,
+        0x0000_0001,
+        0x807f_ffff,
+        0x0080_0000,
+        0x7f7f_ffff,
+        0xff7f_ffff,
+        0x3f80_0000,
+        0x4780_0000,
+        0x477f_f000,
+        0x477f_e000,
+        0x477f_8000,
+        0x477f_c000,
+        0x3380_0000,
+        0x3300_0000,
+    ]
+}
+
+fn random_f32(n: usize, seed: u64) -> Vec<u32> {
+    let mut rng = Rng(seed);
+    (0..n).map(|_| rng.f32_bits()).collect()
+}
+
+#[test]
+fn f32_to_f16_f11_f10_on_every_boundary_and_special() {
+    for fmt in [F16, F11, F10] {
+        let mut src = boundaries_f32(&fmt);
+        src.extend(specials_f32());
+        check(Format::Float(F32), Format::Float(fmt), 1, &bytes_u32(&src));
+    }
+}
+
+#[test]
+fn f32_to_f16_f11_f10_on_random_patterns() {
+    let src = bytes_u32(&random_f32(200_000, 1));
+    for fmt in [F16, F11, F10, F32, F64] {
+        check(Format::Float(F32), Format::Float(fmt), 1, &src);
+    }
+}
+
+#[test]
+fn every_f16_f11_f10_pattern_widens_and_narrows() {
+    let all16: Vec<u16> = (0..=u16::MAX).collect();
+    let all11: Vec<u16> = (0..0x800).collect();
+    let all10: Vec<u16> = (0..0x400).collect();
+    for (fmt, src) in [(F16, &all16), (F11, &all11), (F10, &all10)] {
+        for to in [F32, F64, F16, F11, F10] {
+            check(Format::Float(fmt), Format::Float(to), 1, &bytes_u16(src));
+        }
+    }
+}
+
+#[test]
+fn f64_source_goes_through_the_core() {
+    let mut rng = Rng(7);
+    let src: Vec<u8> = (0..20_000).flat_map(|_| rng.next().to_le_bytes()).collect();
+    check(Format::Float(F64), Format::Float(F32), 1, &src);
+}
+
+#[test]
+fn packing_r11g11b10_on_boundaries_and_random_texels() {
+    // Each channel in turn runs over every f11 (f10 for blue) boundary; then random texels.
+    let b11 = boundaries_f32(&F11);
+    let b10 = boundaries_f32(&F10);
+    let mut texels = Vec::new();
+    for (i, &x) in b11.iter().enumerate() {
+        texels.extend([x, b11[(i * 7) % b11.len()], b10[i % b10.len()]]);
+    }
+    for (i, &x) in b10.iter().enumerate() {
+        texels.extend([b11[i % b11.len()], x, x]);
+    }
+    texels.extend(random_f32(90_000, 2));
+    let src = bytes_u32(&texels);
+    check(Format::Float(F32), Format::R11G11B10, 3, &src);
+    let four: Vec<u32> = texels
+        .chunks_exact(3)
+        .flat_map(|t| [t[0], t[1], t[2], 0xdead_beef])
+        .collect();
+    check(Format::Float(F32), Format::R11G11B10, 4, &bytes_u32(&four));
+}
+
+/// Values on every RGB9E5 rounding boundary: for each shared exponent, the mantissa steps,
+/// their midpoints, the f32 neighbours of both, and the carry from 511 to 512.
+fn rgb9e5_boundaries() -> Vec<u32> {
+    let mut out = Vec::new();
+    for big_e in 0..32 {
+        let scale = 2f64.powi(big_e - 24);
+        for m in [0u32, 1, 2, 3, 255, 256, 257, 300, 509, 510, 511] {
+            for x in [m as f64 * scale, (m as f64 + 0.5) * scale] {
+                let bits = (x as f32).to_bits();
+                out.extend([bits.saturating_sub(1), bits, bits + 1]);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn packing_rgb9e5_on_boundaries_and_random_texels() {
+    let edges = rgb9e5_boundaries();
+    let specials = specials_f32();
+    let mut rng = Rng(3);
+    let mut texels = Vec::new();
+    for &x in &edges {
+        // The boundary value as the largest channel, and beside a larger one.
+        let other = edges[(rng.next() % edges.len() as u64) as usize];
+        texels.extend([x, other, 0]);
+        texels.extend([other, x, specials[(rng.next() % 24) as usize]]);
+    }
+    for &s in &specials {
+        texels.extend([s, 0x3f80_0000, s]);
+    }
+    texels.extend(random_f32(30_000, 4));
+    check(Format::Float(F32), Format::Rgb9e5, 3, &bytes_u32(&texels));
+}
+
+#[test]
+fn unpacking_matches_the_core() {
+    let mut rng = Rng(5);
+    let mut words: Vec<u32> = (0..60_000).map(|_| rng.next() as u32).collect();
+    // Every f11 pattern in each channel of R11G11B10, every exponent and edge of RGB9E5.
+    words.extend((0..0x800u32).flat_map(|b| [b, b << 11, (b & 0x3ff) << 22]));
+    words.extend((0..32u32).flat_map(|e| [0, 1, 0x1ff, 0x7fff_ffff].map(|m| (e << 27) | m)));
+    let src = bytes_u32(&words);
+    for from in [Format::R11G11B10, Format::Rgb9e5] {
+        for to in [F32, F16, F64] {
+            for ch in [3, 4] {
+                check(from, Format::Float(to), ch, &src);
+            }
+        }
+    }
+    check(Format::R11G11B10, Format::Rgb9e5, 1, &src);
+    check(Format::Rgb9e5, Format::R11G11B10, 1, &src);
+}
+
+#[test]
+fn f16_texels_pack_through_f32_exactly() {
+    let mut rng = Rng(6);
+    let halves: Vec<u16> = (0..30_000).map(|_| rng.next() as u16).collect();
+    for to in [Format::R11G11B10, Format::Rgb9e5] {
+        check(Format::Float(F16), to, 3, &bytes_u16(&halves[..29_997]));
+        check(Format::Float(F16), to, 4, &bytes_u16(&halves[..29_996]));
+    }
+}
+
+#[test]
+#[ignore = "minutes in a debug build: cargo test --release --test convert_kernels -- --ignored"]
+fn large_random_sample_of_f32() {
+    let src = bytes_u32(&random_f32(20_000_000, 11));
+    for fmt in [F16, F11, F10] {
+        check(Format::Float(F32), Format::Float(fmt), 1, &src);
+    }
+    let src = bytes_u32(&random_f32(3_000_000, 12));
+    check(Format::Float(F32), Format::R11G11B10, 3, &src);
+    check(Format::Float(F32), Format::Rgb9e5, 3, &src);
+}
