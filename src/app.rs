@@ -72,8 +72,8 @@ pub fn use_color(choice: ColorChoice) -> bool {
 pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
     let style = style(&cli.output);
     let mut r = renderer(style, use_color(cli.output.color));
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    // Not locked: `convert` writes its data to stdout from a writer thread.
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout());
     let verdict = match cli.command {
         Command::Decode(a) => commands::decode::run(
             &commands::decode::DecodeRequest {
@@ -91,6 +91,23 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                     saturate: a.saturate,
                 },
                 inputs: a.values,
+                style,
+            },
+            r.as_mut(),
+            &mut out,
+        ),
+        Command::Convert(a) => commands::convert::run(
+            &commands::convert::ConvertRequest {
+                from: a.from,
+                to: a.to,
+                channels: a.channels.map(usize::from),
+                opts: RoundOptions {
+                    mode: a.rounding.into(),
+                    saturate: a.saturate,
+                },
+                input: a.input,
+                output: a.output,
+                progress: !a.no_progress && io::stderr().is_terminal(),
                 style,
             },
             r.as_mut(),

@@ -64,6 +64,9 @@ pub enum Command {
     /// A value to bits, with explicit rounding
     #[command(after_help = ENCODE_HELP)]
     Encode(EncodeArgs),
+    /// Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images
+    #[command(after_help = CONVERT_HELP)]
+    Convert(ConvertArgs),
     /// Write shell completions or man pages (for packaging and the checked-in copies)
     #[command(hide = true)]
     Generate(GenerateArgs),
@@ -92,6 +95,53 @@ Examples:
   d3dfloat encode --fmt f16 0.1
   d3dfloat encode --fmt f16 --rounding d3d 70000
   d3dfloat encode --fmt r11g11b10 --saturate 1.0 0.5 1e9";
+
+const CONVERT_HELP: &str = "\
+Raw input is little-endian elements with no header: f64, f32, f16, f11 and f10 (f11/f10
+one per u16, in its low bits), r11g11b10 and rgb9e5 (one u32 per texel). Packing takes 3
+floats per texel (4 with --channels 4: alpha is dropped); unpacking writes 3 (or 4, alpha
+1.0). Every value gets exactly the bits `encode` would give it.
+
+Containers go by file extension: .dds (DX10 header; R32G32B32A32_FLOAT, R32G32B32_FLOAT,
+R16G16B16A16_FLOAT, R32_FLOAT, R16_FLOAT, R11G11B10_FLOAT, R9G9B9E5_SHAREDEXP; every mip
+level and array layer) in and out; .exr and .hdr in. Anything else, and stdin/stdout
+(-), is raw.
+
+The output is written under a temporary name and renamed at the end: an error never
+leaves a partial file. A summary goes to stderr (to stdout with --json or --csv).
+
+Examples:
+  d3dfloat convert --from f32 --to f16 mesh.f32 -o mesh.f16
+  d3dfloat convert sky.exr --to r11g11b10 -o sky.dds
+  d3dfloat convert --from f32 --to rgb9e5 --channels 4 --rounding rtz < rgba.bin > out.bin";
+
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// Source format (needed for raw input; a container knows its own)
+    #[arg(long, value_name = "F", value_parser = parse_format)]
+    pub from: Option<Format>,
+    /// Target format
+    #[arg(long, value_name = "F", value_parser = parse_format)]
+    pub to: Format,
+    /// Rounding direction
+    #[arg(long, short = 'r', value_enum, default_value_t = RoundingArg::Rne, value_name = "R")]
+    pub rounding: RoundingArg,
+    /// Keep finite values finite: overflow gives the largest finite value in every mode
+    #[arg(long)]
+    pub saturate: bool,
+    /// Float channels per texel beside a packed format: 3 (RGB) or 4 (RGBA) [default: 3 raw, 4 DDS]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(3..=4))]
+    pub channels: Option<u8>,
+    /// Output file, or - for stdout [default: stdout]
+    #[arg(long, short = 'o', value_name = "OUTPUT")]
+    pub output: Option<std::path::PathBuf>,
+    /// Never show a progress bar
+    #[arg(long)]
+    pub no_progress: bool,
+    /// Input file, or - for stdin [default: stdin]
+    #[arg(value_name = "INPUT")]
+    pub input: Option<std::path::PathBuf>,
+}
 
 #[derive(Debug, Args)]
 pub struct DecodeArgs {

@@ -1,5 +1,6 @@
 //! One module per subcommand: read inputs, call the core, hand results to a renderer.
 
+pub mod convert;
 pub mod decode;
 pub mod encode;
 pub mod inputs;

@@ -1,1 +1,279 @@
-//! TODO
+//! DDS textures with a DX10 header (the `ddsfile` crate parses and writes the headers):
+//! which DXGI formats convert reads and writes, the size check that catches a header that
+//! lies, and the header of the converted texture.
+
+use ddsfile::{AlphaMode, D3D10ResourceDimension, Dds, DxgiFormat, NewDxgiParams};
+
+use super::{Conversion, ConvertError, element_bytes};
+use crate::format::{F16, F32, Format, RoundOptions};
+
+/// What one texel of a texture is: `channels` elements of `format` (1 for a packed word).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Texels {
+    pub format: Format,
+    pub channels: usize,
+}
+
+impl Texels {
+    pub fn bytes(&self) -> usize {
+        element_bytes(self.format) * self.channels
+    }
+}
+
+/// The DXGI formats convert handles, with their texels.
+const DXGI_TEXELS: [(DxgiFormat, Format, usize, &str); 7] = [
+    (
+        DxgiFormat::R32G32B32A32_Float,
+        Format::Float(F32),
+        4,
+        "R32G32B32A32_FLOAT",
+    ),
+    (
+        DxgiFormat::R32G32B32_Float,
+        Format::Float(F32),
+        3,
+        "R32G32B32_FLOAT",
+    ),
+    (
+        DxgiFormat::R16G16B16A16_Float,
+        Format::Float(F16),
+        4,
+        "R16G16B16A16_FLOAT",
+    ),
+    (DxgiFormat::R32_Float, Format::Float(F32), 1, "R32_FLOAT"),
+    (DxgiFormat::R16_Float, Format::Float(F16), 1, "R16_FLOAT"),
+    (
+        DxgiFormat::R11G11B10_Float,
+        Format::R11G11B10,
+        1,
+        "R11G11B10_FLOAT",
+    ),
+    (
+        DxgiFormat::R9G9B9E5_SharedExp,
+        Format::Rgb9e5,
+        1,
+        "R9G9B9E5_SHAREDEXP",
+    ),
+];
+
+pub fn texels_of(dxgi: DxgiFormat) -> Option<Texels> {
+    DXGI_TEXELS
+        .iter()
+        .find(|(d, ..)| *d == dxgi)
+        .map(|&(_, format, channels, _)| Texels { format, channels })
+}
+
+pub fn dxgi_of(t: Texels) -> Option<(DxgiFormat, &'static str)> {
+    DXGI_TEXELS
+        .iter()
+        .find(|(_, f, c, _)| *f == t.format && *c == t.channels)
+        .map(|&(d, _, _, name)| (d, name))
+}
+
+fn supported_names() -> String {
+    DXGI_TEXELS.map(|(.., n)| n).join(", ")
+}
+
+/// Size and arrangement of a texture, carried over from input to output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub width: u32,
+    pub height: u32,
+    pub depth: u32,
+    pub mips: u32,
+    /// Array layers, cube faces counted one by one.
+    pub layers: u32,
+    pub cubemap: bool,
+    pub dimension: D3D10ResourceDimension,
+    pub alpha_mode: AlphaMode,
+}
+
+impl Shape {
+    /// A plain 2D image with one level.
+    pub fn image(width: u32, height: u32) -> Shape {
+        Shape {
+            width,
+            height,
+            depth: 1,
+            mips: 1,
+            layers: 1,
+            cubemap: false,
+            dimension: D3D10ResourceDimension::Texture2D,
+            alpha_mode: AlphaMode::Unknown,
+        }
+    }
+
+    /// Texels in every level of every layer, or `None` if that overflows.
+    pub fn texel_count(&self) -> Option<u64> {
+        let mut per_layer: u64 = 0;
+        for level in 0..self.mips.min(64) {
+            let dim = |n: u32| (n as u64 >> level).max(1);
+            let texels = dim(self.width)
+                .checked_mul(dim(self.height))?
+                .checked_mul(dim(self.depth))?;
+            per_layer = per_layer.checked_add(texels)?;
+        }
+        per_layer.checked_mul(self.layers as u64)
+    }
+}
+
+/// A DDS texture read into memory: its shape, texels and data (every layer's levels).
+pub struct Texture {
+    pub shape: Shape,
+    pub texels: Texels,
+    pub data: Vec<u8>,
+}
+
+fn container(msg: String) -> ConvertError {
+    ConvertError::Container(msg)
+}
+
+/// Parses a DDS file and checks that its data is exactly what the header describes.
+pub fn read(bytes: &[u8]) -> Result<Texture, ConvertError> {
+    let dds = Dds::read(bytes).map_err(|e| container(format!("not a readable DDS file: {e}")))?;
+    let Some(h10) = dds.header10.as_ref() else {
+        return Err(container(
+            "DDS file has no DX10 header (only DXGI-format DDS files are read)".to_string(),
+        ));
+    };
+    let texels = texels_of(h10.dxgi_format).ok_or_else(|| {
+        container(format!(
+            "DDS format {:?} is not one convert reads ({})",
+            h10.dxgi_format,
+            supported_names()
+        ))
+    })?;
+    let cubemap = h10.misc_flag.contains(ddsfile::MiscFlag::TEXTURECUBE);
+    let shape = Shape {
+        width: dds.header.width,
+        height: dds.header.height,
+        depth: dds.header.depth.unwrap_or(1).max(1),
+        mips: dds.get_num_mipmap_levels().max(1),
+        layers: dds.get_num_array_layers(),
+        cubemap,
+        dimension: h10.resource_dimension,
+        alpha_mode: h10.alpha_mode,
+    };
+    let describe = format!(
+        "{}x{}x{}, {} mip levels, {} layers of {}",
+        shape.width,
+        shape.height,
+        shape.depth,
+        shape.mips,
+        shape.layers,
+        dxgi_of(texels).expect("listed").1
+    );
+    let expected = shape
+        .texel_count()
+        .and_then(|n| n.checked_mul(texels.bytes() as u64))
+        .ok_or_else(|| {
+            container(format!(
+                "DDS header describes an impossible size ({describe})"
+            ))
+        })?;
+    if shape.width == 0 || shape.height == 0 || shape.layers == 0 {
+        return Err(container(format!(
+            "DDS header describes an empty texture ({describe})"
+        )));
+    }
+    if expected != dds.data.len() as u64 {
+        return Err(container(format!(
+            "DDS header describes {expected} bytes of texels ({describe}) but the file holds {}",
+            dds.data.len()
+        )));
+    }
+    Ok(Texture {
+        shape,
+        texels,
+        data: dds.data,
+    })
+}
+
+/// The conversion that turns `src` texels into format `to`, and the texels that result.
+/// Floats keep their channel count; packed words unpack to `channels` (default 4: RGBA,
+/// alpha 1.0); floats pack from 3 or 4 channels (alpha dropped).
+pub fn plan(
+    src: Texels,
+    to: Format,
+    channels: Option<usize>,
+    opts: RoundOptions,
+) -> Result<(Conversion, Texels), ConvertError> {
+    let packed = |f: Format| matches!(f, Format::R11G11B10 | Format::Rgb9e5);
+    let (conv, target) = match (packed(src.format), packed(to)) {
+        (false, true) => (
+            Conversion::new(src.format, to, src.channels, opts)?,
+            Texels {
+                format: to,
+                channels: 1,
+            },
+        ),
+        (false, false) => (
+            Conversion::new(src.format, to, 1, opts)?,
+            Texels {
+                format: to,
+                channels: src.channels,
+            },
+        ),
+        (true, false) => {
+            let ch = channels.unwrap_or(4);
+            (
+                Conversion::new(src.format, to, ch, opts)?,
+                Texels {
+                    format: to,
+                    channels: ch,
+                },
+            )
+        }
+        (true, true) => (
+            Conversion::new(src.format, to, 1, opts)?,
+            Texels {
+                format: to,
+                channels: 1,
+            },
+        ),
+    };
+    if dxgi_of(target).is_none() {
+        return Err(container(format!(
+            "no DXGI format holds {} channel(s) of {} (DDS output takes {})",
+            target.channels,
+            to.name(),
+            supported_names()
+        )));
+    }
+    Ok((conv, target))
+}
+
+/// A DDS file (headers and data) for converted texels of the given shape.
+pub fn build(shape: &Shape, texels: Texels, data: Vec<u8>) -> Result<Dds, ConvertError> {
+    let (format, _) = dxgi_of(texels).expect("planned");
+    let mut dds = Dds::new_dxgi(NewDxgiParams {
+        height: shape.height,
+        width: shape.width,
+        depth: (shape.depth > 1).then_some(shape.depth),
+        format,
+        mipmap_levels: (shape.mips > 1).then_some(shape.mips),
+        array_layers: (shape.layers > 1).then_some(shape.layers),
+        caps2: None,
+        is_cubemap: shape.cubemap,
+        resource_dimension: shape.dimension,
+        alpha_mode: shape.alpha_mode,
+    })
+    .map_err(|e| container(format!("building the DDS header: {e}")))?;
+    if dds.data.len() != data.len() {
+        return Err(container(format!(
+            "converted data is {} bytes where the DDS layout needs {}",
+            data.len(),
+            dds.data.len()
+        )));
+    }
+    dds.data = data;
+    Ok(dds)
+}
+
+/// The bytes of a DDS file.
+pub fn to_bytes(dds: &Dds) -> Result<Vec<u8>, ConvertError> {
+    let mut out = Vec::with_capacity(dds.data.len() + 148);
+    dds.write(&mut out)
+        .map_err(|e| container(format!("writing the DDS file: {e}")))?;
+    Ok(out)
+}

@@ -137,3 +137,39 @@ impl Conversion {
         self.from == Format::Float(F64)
     }
 }
+
+/// Where the data came from or went: raw little-endian elements, or a container.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Container {
+    Raw,
+    Dds,
+    Exr,
+    Hdr,
+}
+
+impl Container {
+    pub fn name(self) -> &'static str {
+        match self {
+            Container::Raw => "raw",
+            Container::Dds => "dds",
+            Container::Exr => "exr",
+            Container::Hdr => "hdr",
+        }
+    }
+}
+
+/// The result of one `convert` run, for the renderers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    pub conversion: Conversion,
+    /// Input and output paths as given (`-` for stdin and stdout).
+    pub input: String,
+    pub output: String,
+    pub input_container: Container,
+    pub output_container: Container,
+    /// Texel data read and written (container headers not counted).
+    pub bytes_in: u64,
+    pub bytes_out: u64,
+    pub stats: Stats,
+    pub seconds: f64,
+}

@@ -1,1 +1,152 @@
-//! TODO
+//! Streaming conversion of raw little-endian data of any size in constant memory: a reader
+//! thread fills chunks, the calling thread converts each chunk on every core (rayon over
+//! slices of it), a writer thread writes them out, with a few buffers recycled among them.
+
+use std::io::{Read, Write};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+use rayon::prelude::*;
+
+use super::{Conversion, ConvertError, Stats, kernels};
+
+/// Input plus output bytes of one chunk; three chunks are in flight at most (one being
+/// read, one converted, one written), so memory stays near 3 x this whatever the input.
+const CHUNK_BYTES: usize = 12 << 20;
+/// Bytes of input one rayon task converts.
+const TASK_BYTES: usize = 256 << 10;
+
+/// Source bytes per chunk: a whole number of groups.
+fn chunk_len(conv: &Conversion) -> usize {
+    let (sg, dg) = (conv.src_group_bytes(), conv.dst_group_bytes());
+    (CHUNK_BYTES / (sg + dg)).max(1) * sg
+}
+
+/// Converts slices in parallel and adds up their counts.
+pub fn convert_parallel(conv: &Conversion, src: &[u8], dst: &mut [u8]) -> Stats {
+    let (sg, dg) = (conv.src_group_bytes(), conv.dst_group_bytes());
+    let groups = (TASK_BYTES / sg).max(1);
+    src.par_chunks(groups * sg)
+        .zip(dst.par_chunks_mut(groups * dg))
+        .map(|(s, d)| kernels::convert_slice(conv, s, d))
+        .reduce(Stats::default, |mut a, b| {
+            a.merge(&b);
+            a
+        })
+}
+
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+fn fill(input: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match input.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Converts everything `input` holds into `output`. `progress` is called with the input
+/// bytes done so far after each chunk. A total that is not a whole number of groups is an
+/// error once the end is reached (callers that know the size check it first).
+pub fn convert_stream(
+    conv: &Conversion,
+    input: &mut (dyn Read + Send),
+    output: &mut (dyn Write + Send),
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Stats, ConvertError> {
+    let len = chunk_len(conv);
+    let (full_tx, full_rx) = sync_channel::<(Vec<u8>, usize)>(1);
+    let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(3);
+    let (out_tx, out_rx) = sync_channel::<Vec<u8>>(1);
+    let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(3);
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || read_chunks(input, len, full_tx, empty_rx));
+        let writer = scope.spawn(move || write_chunks(output, out_rx, spare_tx));
+        let converted = convert_chunks(conv, full_rx, empty_tx, out_tx, spare_rx, progress);
+        // Report the first failure in stream order: reading, then converting, then writing.
+        let read = reader.join().expect("reader thread");
+        let written = writer.join().expect("writer thread");
+        read.map_err(|e| ConvertError::io("reading the input", e))?;
+        let stats = converted?;
+        written.map_err(|e| ConvertError::io("writing the output", e))?;
+        Ok(stats)
+    })
+}
+
+fn read_chunks(
+    input: &mut (dyn Read + Send),
+    len: usize,
+    full: SyncSender<(Vec<u8>, usize)>,
+    empty: Receiver<Vec<u8>>,
+) -> std::io::Result<()> {
+    let mut spare = vec![vec![0u8; len], vec![0u8; len]];
+    loop {
+        let mut buf = spare
+            .pop()
+            .or_else(|| empty.recv().ok())
+            .unwrap_or_default();
+        if buf.len() != len {
+            return Ok(()); // The converter stopped.
+        }
+        let n = fill(input, &mut buf)?;
+        if full.send((buf, n)).is_err() || n < len {
+            return Ok(());
+        }
+    }
+}
+
+fn write_chunks(
+    output: &mut (dyn Write + Send),
+    chunks: Receiver<Vec<u8>>,
+    spare: SyncSender<Vec<u8>>,
+) -> std::io::Result<()> {
+    for buf in chunks {
+        output.write_all(&buf)?;
+        let _ = spare.send(buf);
+    }
+    output.flush()
+}
+
+fn convert_chunks(
+    conv: &Conversion,
+    full: Receiver<(Vec<u8>, usize)>,
+    empty: SyncSender<Vec<u8>>,
+    out: SyncSender<Vec<u8>>,
+    spare: Receiver<Vec<u8>>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Stats, ConvertError> {
+    let sg = conv.src_group_bytes();
+    let mut stats = Stats::default();
+    let mut total: u64 = 0;
+    let mut fresh_outputs = 2;
+    for (buf, n) in full {
+        total += n as u64;
+        if n % sg != 0 {
+            return Err(ConvertError::Truncated {
+                size: total,
+                group: sg,
+                what: conv.src_group_name(),
+            });
+        }
+        let mut dst = if fresh_outputs > 0 {
+            fresh_outputs -= 1;
+            Vec::new()
+        } else {
+            match spare.recv() {
+                Ok(b) => b,
+                Err(_) => break, // The writer failed; its error is reported.
+            }
+        };
+        dst.resize(conv.dst_len(n), 0);
+        stats.merge(&convert_parallel(conv, &buf[..n], &mut dst));
+        if out.send(dst).is_err() {
+            break;
+        }
+        let _ = empty.send(buf);
+        progress(total);
+    }
+    Ok(stats)
+}

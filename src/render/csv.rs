@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use super::Renderer;
+use crate::convert::Report;
 use crate::format::encode::{Channel, Encoding, channels};
 use crate::format::{Format, hex_bits, text};
 
@@ -105,6 +106,14 @@ impl Renderer for Csv {
                 row(out, &cells)
             }
         }
+    }
+
+    fn convert(&mut self, out: &mut dyn Write, r: &Report) -> io::Result<()> {
+        let fields = super::convert_fields(r);
+        let cols: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
+        self.header(out, &cols)?;
+        let cells: Vec<String> = fields.into_iter().map(|(_, v)| v).collect();
+        row(out, &cells)
     }
 
     fn encode(&mut self, out: &mut dyn Write, e: &Encoding) -> io::Result<()> {

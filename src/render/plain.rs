@@ -3,6 +3,7 @@
 use std::io::{self, Write};
 
 use super::Renderer;
+use crate::convert::Report;
 use crate::format::encode::{Encoding, channels};
 use crate::format::{Format, hex_bits};
 
@@ -15,6 +16,14 @@ impl Renderer for Plain {
             .map(|c| c.shortest())
             .collect();
         writeln!(out, "{}", values.join(" "))
+    }
+
+    fn convert(&mut self, out: &mut dyn Write, r: &Report) -> io::Result<()> {
+        let pairs: Vec<String> = super::convert_fields(r)
+            .into_iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        writeln!(out, "{}", pairs.join(" "))
     }
 
     fn encode(&mut self, out: &mut dyn Write, e: &Encoding) -> io::Result<()> {

@@ -1,0 +1,274 @@
+//! `convert`: bulk conversion of raw data, DDS textures and HDR images.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::Verdict;
+use crate::convert::dds::{self, Shape, Texels};
+use crate::convert::output::{AtomicFile, refuse_same_file};
+use crate::convert::{
+    Container, Conversion, ConvertError, Report, Stats, image_in, raw, raw::convert_parallel,
+};
+use crate::format::{F32, Format, RoundOptions};
+use crate::render::{Renderer, Style};
+
+/// What `convert` was asked.
+pub struct ConvertRequest {
+    /// Source format; required for raw input, checked against a container's own.
+    pub from: Option<Format>,
+    pub to: Format,
+    pub channels: Option<usize>,
+    pub opts: RoundOptions,
+    /// `None` or `-`: stdin.
+    pub input: Option<PathBuf>,
+    /// `None` or `-`: stdout.
+    pub output: Option<PathBuf>,
+    /// Show a progress bar on stderr (a terminal) for large raw inputs.
+    pub progress: bool,
+    pub style: Style,
+}
+
+/// Raw inputs larger than this get a progress bar on a terminal.
+const PROGRESS_MIN_BYTES: u64 = 256 << 20;
+
+fn named(p: &Option<PathBuf>) -> Option<&Path> {
+    p.as_deref().filter(|p| p.as_os_str() != "-")
+}
+
+fn container_of(path: Option<&Path>) -> Container {
+    let ext = path
+        .and_then(|p| p.extension())
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("dds") => Container::Dds,
+        Some("exr") => Container::Exr,
+        Some("hdr") => Container::Hdr,
+        _ => Container::Raw,
+    }
+}
+
+/// Where converted bytes go: a file renamed into place at the end, or stdout.
+enum Sink {
+    File(AtomicFile),
+    Stdout(BufWriter<io::Stdout>),
+}
+
+impl Sink {
+    fn open(path: Option<&Path>) -> Result<Sink, ConvertError> {
+        Ok(match path {
+            Some(p) => Sink::File(AtomicFile::create(p)?),
+            None => Sink::Stdout(BufWriter::with_capacity(1 << 20, io::stdout())),
+        })
+    }
+
+    fn writer(&mut self) -> &mut (dyn Write + Send) {
+        match self {
+            Sink::File(f) => f,
+            Sink::Stdout(s) => s,
+        }
+    }
+
+    fn finish(self) -> Result<(), ConvertError> {
+        match self {
+            Sink::File(f) => f.commit(),
+            Sink::Stdout(mut s) => s
+                .flush()
+                .map_err(|e| ConvertError::io("writing the output", e)),
+        }
+    }
+}
+
+pub fn run(
+    req: &ConvertRequest,
+    r: &mut dyn Renderer,
+    out: &mut dyn Write,
+) -> anyhow::Result<Verdict> {
+    let input = named(&req.input);
+    let output = named(&req.output);
+    let summary_on_stdout = matches!(req.style, Style::Json | Style::Csv);
+    if summary_on_stdout && output.is_none() {
+        bail!("--json and --csv print the summary on stdout: give the output file with -o");
+    }
+    if let (Some(i), Some(o)) = (input, output) {
+        refuse_same_file(i, o)?;
+    }
+    let started = Instant::now();
+    let in_container = container_of(input);
+    let out_container = match container_of(output) {
+        Container::Dds => Container::Dds,
+        Container::Raw => Container::Raw,
+        c => bail!("convert writes raw data or .dds, not .{}", c.name()),
+    };
+    let (conversion, bytes_in, bytes_out, stats) = match in_container {
+        Container::Raw => {
+            if out_container == Container::Dds {
+                bail!("a .dds output needs a .dds, .exr or .hdr input (raw data has no size)");
+            }
+            convert_raw(req, input, output)?
+        }
+        Container::Dds => {
+            let path = input.expect("a container is a named file");
+            let bytes =
+                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            let texture = dds::read(&bytes)?;
+            if let Some(from) = req.from
+                && from != texture.texels.format
+            {
+                bail!(
+                    "--from {} but the DDS file holds {}",
+                    from.name(),
+                    texture.texels.format.name()
+                );
+            }
+            convert_texture(req, texture.shape, texture.texels, texture.data, output)?
+        }
+        Container::Exr | Container::Hdr => {
+            let path = input.expect("a container is a named file");
+            let image = if in_container == Container::Exr {
+                image_in::read_exr(path)?
+            } else {
+                let bytes =
+                    std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+                image_in::read_hdr(&bytes)?
+            };
+            let mut texels = Texels {
+                format: Format::Float(F32),
+                channels: 4,
+            };
+            let mut data = image.data;
+            let packs = matches!(req.to, Format::R11G11B10 | Format::Rgb9e5);
+            if req.channels == Some(3) && !packs {
+                data = data
+                    .chunks_exact(16)
+                    .flat_map(|t| t[..12].to_vec())
+                    .collect();
+                texels.channels = 3;
+            }
+            let shape = Shape::image(image.width, image.height);
+            convert_texture(req, shape, texels, data, output)?
+        }
+    };
+    let report = Report {
+        conversion,
+        input: display(input),
+        output: display(output),
+        input_container: in_container,
+        output_container: out_container,
+        bytes_in,
+        bytes_out,
+        stats,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    if summary_on_stdout {
+        r.convert(out, &report)?;
+    } else {
+        let stderr = io::stderr();
+        r.convert(&mut stderr.lock(), &report)?;
+    }
+    Ok(Verdict::Success)
+}
+
+fn display(p: Option<&Path>) -> String {
+    p.map_or("-".to_string(), |p| p.display().to_string())
+}
+
+/// Raw little-endian elements, streamed in constant memory.
+fn convert_raw(
+    req: &ConvertRequest,
+    input: Option<&Path>,
+    output: Option<&Path>,
+) -> anyhow::Result<(Conversion, u64, u64, Stats)> {
+    let Some(from) = req.from else {
+        bail!("--from is needed for raw input (f32, f16, f11, f10, f64, r11g11b10, rgb9e5)");
+    };
+    let conv = Conversion::new(from, req.to, req.channels.unwrap_or(3), req.opts)?;
+    let (mut source, size): (Box<dyn Read + Send>, Option<u64>) = match input {
+        Some(p) => {
+            let f = File::open(p).with_context(|| format!("opening {}", p.display()))?;
+            let size = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+            (Box::new(f), size)
+        }
+        None => (Box::new(io::stdin()), None),
+    };
+    let group = conv.src_group_bytes();
+    if let Some(size) = size
+        && size % group as u64 != 0
+    {
+        return Err(ConvertError::Truncated {
+            size,
+            group,
+            what: conv.src_group_name(),
+        }
+        .into());
+    }
+    let bar = progress_bar(req.progress, size);
+    let mut sink = Sink::open(output)?;
+    let stats = raw::convert_stream(&conv, source.as_mut(), sink.writer(), &|done| {
+        if let Some(b) = &bar {
+            b.set_position(done)
+        }
+    })?;
+    sink.finish()?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let groups = stats_groups(&conv, &stats);
+    Ok((
+        conv,
+        groups * group as u64,
+        groups * conv.dst_group_bytes() as u64,
+        stats,
+    ))
+}
+
+/// Groups converted, from the values counted.
+fn stats_groups(conv: &Conversion, stats: &Stats) -> u64 {
+    let per_group = match (conv.from, conv.to) {
+        (Format::Float(_), Format::Float(_)) => 1,
+        _ => 3,
+    };
+    stats.values / per_group
+}
+
+fn progress_bar(enabled: bool, size: Option<u64>) -> Option<ProgressBar> {
+    let size = size.filter(|&s| enabled && s > PROGRESS_MIN_BYTES)?;
+    let bar = ProgressBar::new(size);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
+        )
+        .expect("valid template"),
+    );
+    Some(bar)
+}
+
+/// A texture or image in memory, written as DDS or as raw data.
+fn convert_texture(
+    req: &ConvertRequest,
+    shape: Shape,
+    texels: Texels,
+    data: Vec<u8>,
+    output: Option<&Path>,
+) -> anyhow::Result<(Conversion, u64, u64, Stats)> {
+    let (conv, target) = dds::plan(texels, req.to, req.channels, req.opts)?;
+    let mut converted = vec![0u8; conv.dst_len(data.len())];
+    let stats = convert_parallel(&conv, &data, &mut converted);
+    let bytes_out = converted.len() as u64;
+    let bytes = if container_of(output) == Container::Dds {
+        dds::to_bytes(&dds::build(&shape, target, converted)?)?
+    } else {
+        converted
+    };
+    let mut sink = Sink::open(output)?;
+    sink.writer()
+        .write_all(&bytes)
+        .map_err(|e| ConvertError::io("writing the output", e))?;
+    sink.finish()?;
+    Ok((conv, data.len() as u64, bytes_out, stats))
+}
