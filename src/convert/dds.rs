@@ -232,20 +232,19 @@ pub fn plan(
             },
         ),
     };
-    if dxgi_of(target).is_none() {
-        return Err(container(format!(
-            "no DXGI format holds {} channel(s) of {} (DDS output takes {})",
-            target.channels,
-            to.name(),
-            supported_names()
-        )));
-    }
     Ok((conv, target))
 }
 
 /// A DDS file (headers and data) for converted texels of the given shape.
 pub fn build(shape: &Shape, texels: Texels, data: Vec<u8>) -> Result<Dds, ConvertError> {
-    let (format, _) = dxgi_of(texels).expect("planned");
+    let (format, _) = dxgi_of(texels).ok_or_else(|| {
+        container(format!(
+            "no DXGI format holds {} channel(s) of {} (DDS output takes {})",
+            texels.channels,
+            texels.format.name(),
+            supported_names()
+        ))
+    })?;
     let mut dds = Dds::new_dxgi(NewDxgiParams {
         height: shape.height,
         width: shape.width,
