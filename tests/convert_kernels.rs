@@ -264,3 +264,52 @@ fn large_random_sample_of_f32() {
     check(Format::Float(F32), Format::R11G11B10, 3, &src);
     check(Format::Float(F32), Format::Rgb9e5, 3, &src);
 }
+
+/// Whether `bits` (an f32) lies where the kernels' ordinary path takes it: ±0, or from the
+/// smallest normal to the largest finite value of `fmt`, non-negative for f11/f10.
+fn ordinary_for(fmt: &FloatFormat, bits: u32) -> bool {
+    let x = f32::from_bits(bits) as f64;
+    let a = x.abs();
+    a == 0.0
+        || (a >= fmt.to_f64(fmt.min_normal())
+            && a <= fmt.to_f64(fmt.max_finite())
+            && (fmt.signed || x > 0.0))
+}
+
+#[test]
+fn ordinary_blocks_match_the_core() {
+    // Whole blocks with nothing but ordinary values, so the short path runs: every
+    // boundary in range, then random values in range.
+    let mut rng = Rng(9);
+    for fmt in [F16, F11, F10] {
+        let mut src: Vec<u32> = boundaries_f32(&fmt)
+            .into_iter()
+            .filter(|&b| ordinary_for(&fmt, b))
+            .collect();
+        while src.len() < 300_000 {
+            let b = rng.f32_bits();
+            if ordinary_for(&fmt, b) {
+                src.push(b);
+            }
+        }
+        check(Format::Float(F32), Format::Float(fmt), 1, &bytes_u32(&src));
+    }
+    let mut texels = Vec::new();
+    while texels.len() < 3 * 60_000 {
+        let b = rng.f32_bits();
+        if ordinary_for(&F10, b) {
+            texels.push(b);
+        }
+    }
+    check(
+        Format::Float(F32),
+        Format::R11G11B10,
+        3,
+        &bytes_u32(&texels),
+    );
+    let four: Vec<u32> = texels
+        .chunks_exact(3)
+        .flat_map(|t| [t[0], t[1], t[2], 0x7fc0_0000])
+        .collect();
+    check(Format::Float(F32), Format::R11G11B10, 4, &bytes_u32(&four));
+}

@@ -12,7 +12,7 @@ use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 
 use super::Conversion;
 use super::element;
-use super::summary::{FlagCounter, Stats, flag, pow2};
+use super::summary::{Stats, flag, pow2};
 use crate::format::packed::R11G11B10_CHANNELS;
 use crate::format::{F10, F11, F32, Format, Rounding, round_f64};
 
@@ -27,13 +27,13 @@ pub fn convert_slice(conv: &Conversion, src: &[u8], dst: &mut [u8]) -> Stats {
     }
     let (sg, dg) = (conv.src_group_bytes(), conv.dst_group_bytes());
     assert_eq!(src.len() / sg * dg, dst.len(), "output buffer size");
-    let mut counter = FlagCounter::new();
+    let mut stats = Stats::default();
     let mut scratch: Vec<u32> = Vec::with_capacity(BLOCK * 4);
     for (s, d) in src.chunks(BLOCK * sg).zip(dst.chunks_mut(BLOCK * dg)) {
         let values = widen_to_f32(conv.from, s, &mut scratch);
-        encode_from_f32(conv, values, d, &mut counter);
+        encode_from_f32(conv, values, d, &mut stats);
     }
-    counter.finish()
+    stats
 }
 
 /// The source block as f32 patterns, exactly: one per element, or three per packed word.
@@ -52,12 +52,20 @@ fn widen_to_f32<'a>(from: Format, src: &'a [u8], scratch: &'a mut Vec<u32>) -> &
             );
         }
         Format::Float(f) if f.name == "f16" => {
-            let halves: Vec<u16> = src
-                .chunks_exact(2)
-                .map(|b| u16::from_le_bytes([b[0], b[1]]))
-                .collect();
+            let copied: Vec<u16>;
+            let halves: &[u16] = match bytemuck::try_cast_slice::<u8, u16>(src) {
+                Ok(h) if cfg!(target_endian = "little") => h,
+                _ => {
+                    copied = src
+                        .chunks_exact(2)
+                        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                        .collect();
+                    &copied
+                }
+            };
             scratch.resize(halves.len(), 0);
             let out: &mut [f32] = bytemuck::cast_slice_mut(scratch.as_mut_slice());
+            // F16C where the CPU has it (the half crate checks at run time).
             halves
                 .reinterpret_cast::<half::f16>()
                 .convert_to_f32_slice(out);
@@ -164,201 +172,370 @@ macro_rules! with_mode {
     };
 }
 
-fn encode_from_f32(conv: &Conversion, values: &[u32], dst: &mut [u8], c: &mut FlagCounter) {
-    let from_packed = matches!(conv.from, Format::R11G11B10 | Format::Rgb9e5);
-    match conv.to {
-        Format::Float(f) if f == F32 => {
-            float_target::<4>(values, dst, from_packed, conv.channels, c, same_f32)
+/// One lane's answer: the output pattern, its flags ([`flag`]) and its error in ULPs of
+/// the result (0 where none is measured).
+type Lane = (u64, u32, f64);
+
+/// Counts of one block, kept in plain locals so the loops around them vectorise.
+#[derive(Default)]
+struct Tally {
+    counts: [u32; 8],
+    max_err_bits: i64,
+    values: u32,
+}
+
+impl Tally {
+    #[inline(always)]
+    fn add(&mut self, flags: u32, err: f64) {
+        for (i, c) in self.counts.iter_mut().enumerate() {
+            *c += (flags >> i) & 1;
         }
-        Format::Float(f) if f.name == "f64" => {
-            float_target::<8>(values, dst, from_packed, conv.channels, c, widen_f64)
-        }
-        Format::Float(f) => with_mode!(conv.opts, |M, S| match f.name {
-            "f16" => float_target::<2>(values, dst, from_packed, conv.channels, c, |u| {
-                narrow::<10, true, M, S>(u)
-            }),
-            "f11" => float_target::<2>(values, dst, from_packed, conv.channels, c, |u| {
-                narrow::<6, false, M, S>(u)
-            }),
-            _ => float_target::<2>(values, dst, from_packed, conv.channels, c, |u| {
-                narrow::<5, false, M, S>(u)
-            }),
-        }),
-        Format::R11G11B10 => {
-            let stride = if from_packed { 3 } else { conv.channels };
-            with_mode!(conv.opts, |M, S| {
-                for (v, o) in values.chunks_exact(stride).zip(dst.chunks_exact_mut(4)) {
-                    let (r, fr, er) = narrow::<6, false, M, S>(v[0]);
-                    let (g, fg, eg) = narrow::<6, false, M, S>(v[1]);
-                    let (b, fb, eb) = narrow::<5, false, M, S>(v[2]);
-                    c.add(fr, er);
-                    c.add(fg, eg);
-                    c.add(fb, eb);
-                    let shifts = R11G11B10_CHANNELS.map(|(_, s)| s);
-                    let w = (r << shifts[0]) | (g << shifts[1]) | (b << shifts[2]);
-                    o.copy_from_slice(&(w as u32).to_le_bytes());
+        // Errors are never negative, so their bit patterns order like the values.
+        self.max_err_bits = self.max_err_bits.max(err.to_bits() as i64);
+        self.values += 1;
+    }
+
+    fn into_stats(self, stats: &mut Stats) {
+        let c = self.counts.map(u64::from);
+        stats.merge(&Stats {
+            values: self.values as u64,
+            inexact: c[0],
+            saturated: c[1],
+            overflow_to_infinity: c[2],
+            nan_in: c[3],
+            nan_out: c[4],
+            clamped_negative: c[5],
+            subnormal_out: c[6],
+            flushed_to_zero: c[7],
+            max_ulp_error: f64::from_bits(self.max_err_bits as u64),
+        });
+    }
+}
+
+/// Whether the CPU has AVX2; the lane loops are compiled twice, with and without it.
+#[inline(always)]
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Defines `$name` (same signature as `$generic`) that runs `$generic` compiled for AVX2
+/// when the CPU has it, so the branch-free lane code becomes 8-wide vector code.
+macro_rules! multiversion {
+    (fn $name:ident<$($g:ident: $b:path),*>($($a:ident: $t:ty),*) => $generic:ident) => {
+        fn $name<$($g: $b),*>($($a: $t),*) {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2")]
+                fn with_avx2<$($g: $b),*>($($a: $t),*) {
+                    $generic($($a),*)
                 }
-            })
-        }
-        Format::Rgb9e5 => {
-            let stride = if from_packed { 3 } else { conv.channels };
-            with_mode!(conv.opts, |M, S| {
-                let _ = S; // RGB9E5 always saturates (§19.3.2.2).
-                for (v, o) in values.chunks_exact(stride).zip(dst.chunks_exact_mut(4)) {
-                    let (w, flags, errs) = rgb9e5_pack::<M>([v[0], v[1], v[2]]);
-                    for i in 0..3 {
-                        c.add(flags[i], errs[i]);
-                    }
-                    o.copy_from_slice(&w.to_le_bytes());
+                if has_avx2() {
+                    // SAFETY: the CPU has AVX2, checked just above.
+                    return unsafe { with_avx2($($a),*) };
                 }
-            })
+            }
+            $generic($($a),*)
+        }
+    };
+}
+
+/// An output element type: u16 (f16, f11, f10), u32 (f32, packed words), u64 (f64).
+trait Element: bytemuck::Pod {
+    fn from_bits(bits: u64) -> Self;
+}
+
+impl Element for u16 {
+    #[inline(always)]
+    fn from_bits(bits: u64) -> u16 {
+        bits as u16
+    }
+}
+
+impl Element for u32 {
+    #[inline(always)]
+    fn from_bits(bits: u64) -> u32 {
+        bits as u32
+    }
+}
+
+impl Element for u64 {
+    #[inline(always)]
+    fn from_bits(bits: u64) -> u64 {
+        bits
+    }
+}
+
+/// Runs `write` on `dst` viewed as `T` elements (little-endian), through a scratch copy
+/// when the bytes are not aligned for `T`.
+#[inline(always)]
+fn with_elements<T: Element>(dst: &mut [u8], write: impl FnOnce(&mut [T])) {
+    if cfg!(target_endian = "little")
+        && let Ok(out) = bytemuck::try_cast_slice_mut::<u8, T>(dst)
+    {
+        return write(out);
+    }
+    let mut tmp = vec![T::zeroed(); dst.len() / std::mem::size_of::<T>()];
+    write(&mut tmp);
+    for (chunk, v) in dst.chunks_exact_mut(std::mem::size_of::<T>()).zip(&tmp) {
+        let bytes = bytemuck::bytes_of(v);
+        if cfg!(target_endian = "little") {
+            chunk.copy_from_slice(bytes);
+        } else {
+            chunk
+                .iter_mut()
+                .zip(bytes.iter().rev())
+                .for_each(|(d, s)| *d = *s);
         }
     }
 }
 
-/// Writes each value through `op` as an `N`-byte element. From a packed source, values come
-/// three to a texel and a fourth channel (alpha) is written as 1.0 when asked for.
 #[inline(always)]
-fn float_target<const N: usize>(
+fn lanes_generic<T: Element, Op: Fn(u32) -> Lane>(
+    values: &[u32],
+    out: &mut [T],
+    tally: &mut Tally,
+    op: Op,
+) {
+    for (&v, o) in values.iter().zip(out.iter_mut()) {
+        let (bits, flags, err) = op(v);
+        *o = T::from_bits(bits);
+        tally.add(flags, err);
+    }
+}
+
+multiversion!(fn lanes<T: Element, Op: Fn(u32) -> Lane>(values: &[u32], out: &mut [T], tally: &mut Tally, op: Op) => lanes_generic);
+
+/// From a packed source: three values per texel, and alpha 1.0 after them when asked.
+#[inline(always)]
+fn texels_generic<T: Element, Op: Fn(u32) -> Lane>(
+    values: &[u32],
+    out: &mut [T],
+    tally: &mut Tally,
+    op: Op,
+) {
+    let alpha = T::from_bits(op(1f32.to_bits()).0);
+    for (v, o) in values.chunks_exact(3).zip(out.chunks_exact_mut(4)) {
+        for i in 0..3 {
+            let (bits, flags, err) = op(v[i]);
+            o[i] = T::from_bits(bits);
+            tally.add(flags, err);
+        }
+        o[3] = alpha;
+    }
+}
+
+multiversion!(fn texels<T: Element, Op: Fn(u32) -> Lane>(values: &[u32], out: &mut [T], tally: &mut Tally, op: Op) => texels_generic);
+
+/// Elementwise to a float target, or from a packed source's texels.
+#[inline(always)]
+fn float_target<T: Element>(
     values: &[u32],
     dst: &mut [u8],
     from_packed: bool,
     channels: usize,
-    c: &mut FlagCounter,
-    op: impl Fn(u32) -> (u64, u32, f64),
+    tally: &mut Tally,
+    op: impl Fn(u32) -> Lane,
 ) {
-    let put = |o: &mut [u8], bits: u64| o.copy_from_slice(&bits.to_le_bytes()[..N]);
-    if !from_packed || channels == 3 {
-        for (&v, o) in values.iter().zip(dst.chunks_exact_mut(N)) {
-            let (bits, flags, err) = op(v);
-            c.add(flags, err);
-            put(o, bits);
+    with_elements::<T>(dst, |out| {
+        if !from_packed || channels == 3 {
+            lanes(values, out, tally, op)
+        } else {
+            texels(values, out, tally, op)
         }
-    } else {
-        let alpha = op(1f32.to_bits()).0;
-        for (v, o) in values.chunks_exact(3).zip(dst.chunks_exact_mut(4 * N)) {
-            for i in 0..3 {
-                let (bits, flags, err) = op(v[i]);
-                c.add(flags, err);
-                put(&mut o[i * N..(i + 1) * N], bits);
-            }
-            put(&mut o[3 * N..], alpha);
+    })
+}
+
+#[inline(always)]
+fn r11g11b10_generic<const M: u8, const S: bool>(
+    values: &[u32],
+    stride: usize,
+    out: &mut [u32],
+    tally: &mut Tally,
+) {
+    for (v, o) in values.chunks_exact(stride).zip(out.iter_mut()) {
+        let (r, fr, er) = narrow::<6, false, M, S>(v[0]);
+        let (g, fg, eg) = narrow::<6, false, M, S>(v[1]);
+        let (b, fb, eb) = narrow::<5, false, M, S>(v[2]);
+        tally.add(fr, er);
+        tally.add(fg, eg);
+        tally.add(fb, eb);
+        let [rs, gs, bs] = R11G11B10_CHANNELS.map(|(_, s)| s);
+        *o = ((r << rs) | (g << gs) | (b << bs)) as u32;
+    }
+}
+
+#[inline(always)]
+fn rgb9e5_generic<const M: u8>(values: &[u32], stride: usize, out: &mut [u32], tally: &mut Tally) {
+    for (v, o) in values.chunks_exact(stride).zip(out.iter_mut()) {
+        let (w, flags, errs) = rgb9e5_pack::<M>([v[0], v[1], v[2]]);
+        for i in 0..3 {
+            tally.add(flags[i], errs[i]);
+        }
+        *o = w;
+    }
+}
+
+fn encode_from_f32(conv: &Conversion, values: &[u32], dst: &mut [u8], stats: &mut Stats) {
+    let from_packed = matches!(conv.from, Format::R11G11B10 | Format::Rgb9e5);
+    let ch = conv.channels;
+    let mut tally = Tally::default();
+    let t = &mut tally;
+    match conv.to {
+        Format::Float(f) if f == F32 => {
+            float_target::<u32>(values, dst, from_packed, ch, t, same_f32)
+        }
+        Format::Float(f) if f.name == "f64" => {
+            float_target::<u64>(values, dst, from_packed, ch, t, widen_f64)
+        }
+        Format::Float(f) if !from_packed => with_mode!(conv.opts, |M, S| match f.name {
+            "f16" => narrow_block::<10, true, M, S>(values, dst, stats),
+            "f11" => narrow_block::<6, false, M, S>(values, dst, stats),
+            _ => narrow_block::<5, false, M, S>(values, dst, stats),
+        }),
+        Format::Float(f) => with_mode!(conv.opts, |M, S| match f.name {
+            "f16" => float_target::<u16>(values, dst, from_packed, ch, t, narrow::<10, true, M, S>),
+            "f11" => float_target::<u16>(values, dst, from_packed, ch, t, narrow::<6, false, M, S>),
+            _ => float_target::<u16>(values, dst, from_packed, ch, t, narrow::<5, false, M, S>),
+        }),
+        Format::R11G11B10 => {
+            let stride = if from_packed { 3 } else { ch };
+            with_mode!(conv.opts, |M, S| r11g11b10_block::<M, S>(
+                values, stride, dst, stats
+            ))
+        }
+        Format::Rgb9e5 => {
+            let stride = if from_packed { 3 } else { ch };
+            // RGB9E5 always saturates (§19.3.2.2): --saturate changes nothing.
+            with_mode!(conv.opts, |M, _S| rgb9e5_block::<M>(
+                values, stride, dst, stats
+            ))
         }
     }
+    tally.into_stats(stats);
+}
+
+/// `a` where `c`, else `b`, written so that both sides are computed (no branch).
+#[inline(always)]
+fn pick(c: bool, a: u32, b: u32) -> u32 {
+    let mask = (c as u32).wrapping_neg();
+    (a & mask) | (b & !mask)
+}
+
+#[inline(always)]
+fn bit(c: bool, f: u32) -> u32 {
+    (c as u32) * f
 }
 
 const F32_NAN_QUIET: u32 = 1 << 22;
 
 /// f32 to f32: NaN gets the quiet bit, as the core's NaN rule does.
 #[inline(always)]
-fn same_f32(u: u32) -> (u64, u32, f64) {
+fn same_f32(u: u32) -> Lane {
     let mag = u & 0x7fff_ffff;
-    if mag > 0x7f80_0000 {
-        (
-            (u | F32_NAN_QUIET) as u64,
-            flag::NAN_IN | flag::NAN_OUT,
-            0.0,
-        )
-    } else {
-        let subnormal = mag != 0 && mag < 0x0080_0000;
-        (u as u64, if subnormal { flag::SUBNORMAL } else { 0 }, 0.0)
-    }
+    let nan = mag > 0x7f80_0000;
+    let subnormal = mag != 0 && mag < 0x0080_0000;
+    let bits = u | bit(nan, F32_NAN_QUIET);
+    let flags = bit(nan, flag::NAN_IN | flag::NAN_OUT) | bit(subnormal, flag::SUBNORMAL);
+    (bits as u64, flags, 0.0)
 }
 
 /// f32 to f64: exact; NaN keeps its payload and gets the quiet bit.
 #[inline(always)]
-fn widen_f64(u: u32) -> (u64, u32, f64) {
+fn widen_f64(u: u32) -> Lane {
     let mag = u & 0x7fff_ffff;
-    if mag > 0x7f80_0000 {
-        let sign = ((u >> 31) as u64) << 63;
-        let bits = sign | 0x7ff8_0000_0000_0000 | (((mag & 0x7f_ffff) as u64) << 29);
-        (bits, flag::NAN_IN | flag::NAN_OUT, 0.0)
+    let nan = mag > 0x7f80_0000;
+    let sign = ((u >> 31) as u64) << 63;
+    let nan_bits = sign | 0x7ff8_0000_0000_0000 | (((mag & 0x7f_ffff) as u64) << 29);
+    let bits = if nan {
+        nan_bits
     } else {
-        ((f32::from_bits(u) as f64).to_bits(), 0, 0.0)
-    }
+        (f32::from_bits(u) as f64).to_bits()
+    };
+    (bits, bit(nan, flag::NAN_IN | flag::NAN_OUT), 0.0)
 }
 
 /// f32 pattern to a 5-exponent-bit, bias-15 float with `F` fraction bits (f16: 10 and
 /// signed; f11: 6, f10: 5, unsigned), rounded in mode `M`; `S` keeps finite values finite.
-/// Returns the pattern, the flags and the error in ULPs of the result.
+/// Branch-free: every case is computed and the right one picked, so it vectorises.
 #[inline(always)]
-fn narrow<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(u: u32) -> (u64, u32, f64) {
+fn narrow<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(u: u32) -> Lane {
     let neg = u >> 31 != 0;
     let mag = u & 0x7fff_ffff;
-    let sign_out = if SIGNED && neg { 1u32 << (F + 5) } else { 0 };
+    let frac = mag & 0x7f_ffff;
+    let exp_field = mag >> 23;
+    let nan = mag > 0x7f80_0000;
+    let inf = mag == 0x7f80_0000;
+    // §3.1.6: no sign, so negatives (and -INF) become 0; -0 is simply 0. NaN stays NaN.
+    let negative_to_zero = !SIGNED && neg && !nan;
+    let clamped = negative_to_zero && mag != 0;
     let inf_bits = 31u32 << F;
-    if mag > 0x7f80_0000 {
-        // Keep the top payload bits and set the top fraction bit.
-        let bits = sign_out | inf_bits | ((mag & 0x7f_ffff) >> (23 - F)) | (1 << (F - 1));
-        return (bits as u64, flag::NAN_IN | flag::NAN_OUT, 0.0);
-    }
-    if !SIGNED && neg {
-        // §3.1.6: no sign, negatives (and -INF) clamp to 0; -0 is simply 0.
-        let flags = if mag == 0 {
-            0
-        } else {
-            flag::CLAMPED | flag::INEXACT
-        };
-        return (0, flags, 0.0);
-    }
-    if mag == 0x7f80_0000 || mag == 0 {
-        let bits = sign_out | if mag == 0 { 0 } else { inf_bits };
-        return (bits as u64, 0, 0.0);
-    }
-    let exp_field = (mag >> 23) as i32;
-    let e = exp_field.max(1) - 127;
-    let m = (mag & 0x7f_ffff) | (((exp_field != 0) as u32) << 23);
-    let magnitude = f32::from_bits(mag) as f64;
-    let (mag_bits, inexact) = if e >= 16 {
-        (inf_bits, true)
-    } else {
-        // Bits of m below the target's last place; past 25 everything is under a half.
-        let s = ((23 - F as i32) + (-14 - e).max(0)).min(25) as u32;
-        let q = m >> s;
-        let rem = m & ((1 << s) - 1);
-        let half = 1 << (s - 1);
-        let up = match M {
-            RNE => rem > half || (rem == half && q & 1 == 1),
-            RTZ => false,
-            RTP => !neg && rem != 0,
-            _ => neg && rem != 0,
-        };
-        ((((e + 14).max(0) as u32) << F) + q + up as u32, rem != 0)
+
+    // Finite: the significand m at exponent e, shifted right by s to the target's last
+    // place (past 25 everything is under a half), rounded, and the exponent added back.
+    let m = frac | ((exp_field != 0) as u32) << 23;
+    let e = exp_field.max(1) as i32 - 127;
+    let s = ((23 - F as i32) + (-14 - e).max(0)).min(25) as u32;
+    let q = m >> s;
+    let rem = m & ((1u32 << s) - 1);
+    let half = (1u32 << s) >> 1;
+    let up = match M {
+        RNE => (rem > half) | ((rem == half) & (q & 1 == 1)),
+        RTZ => false,
+        RTP => !neg & (rem != 0),
+        _ => neg & (rem != 0),
     };
-    if mag_bits >= inf_bits {
-        let to_infinity = !S
-            && match M {
-                RNE => true,
-                RTZ => false,
-                RTP => !neg,
-                _ => neg,
-            };
-        if to_infinity {
-            return (
-                (sign_out | inf_bits) as u64,
-                flag::OVERFLOW | flag::INEXACT,
-                0.0,
-            );
-        }
-        let max = inf_bits - 1;
-        let err = (((1u32 << (F + 1)) - 1) as f64 - magnitude * pow2(F as i32 - 15)).abs();
-        return (
-            (sign_out | max) as u64,
-            flag::SATURATED | flag::INEXACT,
-            err,
-        );
-    }
-    let mut flags = if inexact { flag::INEXACT } else { 0 };
-    if mag_bits == 0 {
-        flags |= flag::FLUSHED;
-    } else if mag_bits < 1 << F {
-        flags |= flag::SUBNORMAL;
-    }
-    let exp_out = mag_bits >> F;
-    let sig = (mag_bits & ((1 << F) - 1)) | (((exp_out != 0) as u32) << F);
+    // A carry out of the significand moves into the exponent by itself.
+    let mag_bits = ((((e + 14).max(0)) as u32) << F) + q + up as u32;
+    let finite = !nan && !inf && !negative_to_zero;
+    let overflow = finite && mag_bits >= inf_bits;
+    let to_infinity = !S
+        && match M {
+            RNE => true,
+            RTZ => false,
+            RTP => !neg,
+            _ => neg,
+        };
+    let result = pick(
+        overflow,
+        pick(to_infinity, inf_bits, inf_bits - 1),
+        mag_bits,
+    );
+    let nan_bits = inf_bits | (frac >> (23 - F)) | (1 << (F - 1));
+    let sign_out = if SIGNED { (u >> 31) << (F + 5) } else { 0 };
+    let bits = pick(
+        negative_to_zero,
+        0,
+        sign_out | pick(nan, nan_bits, pick(inf, inf_bits, result)),
+    );
+
+    let in_range = finite && !overflow;
+    let flags = bit(clamped || (finite && (rem != 0 || overflow)), flag::INEXACT)
+        | bit(overflow && !to_infinity, flag::SATURATED)
+        | bit(overflow && to_infinity, flag::OVERFLOW)
+        | bit(nan, flag::NAN_IN | flag::NAN_OUT)
+        | bit(clamped, flag::CLAMPED)
+        | bit(
+            in_range && mag_bits != 0 && mag_bits < 1 << F,
+            flag::SUBNORMAL,
+        )
+        | bit(in_range && mag != 0 && mag_bits == 0, flag::FLUSHED);
+
+    // |result - input| in ULPs of the result, with the core's own operations: both sides
+    // scaled by 2^-ulp_exp (exact), then one subtraction.
+    let exp_out = result >> F;
+    let sig = (result & ((1 << F) - 1)) | (((exp_out != 0) as u32) << F);
     let ulp_exp = exp_out.max(1) as i32 - 15 - F as i32;
+    let magnitude = f32::from_bits(mag) as f64;
     let err = (sig as f64 - magnitude * pow2(-ulp_exp)).abs();
-    ((sign_out | mag_bits) as u64, flags, err)
+    let measured = finite && !(overflow && to_infinity);
+    (bits as u64, flags, if measured { err } else { 0.0 })
 }
 
 /// 65408.0 as f32: the largest RGB9E5 channel value.
@@ -377,7 +554,7 @@ fn rgb9e5_mantissa<const M: u8>(v: u32, big_e: i32) -> (u32, u32) {
     let rem = m & ((1 << s) - 1);
     let half = 1 << (s - 1);
     let up = match M {
-        RNE => rem > half || (rem == half && q & 1 == 1),
+        RNE => (rem > half) | ((rem == half) & (q & 1 == 1)),
         RTP => rem != 0,
         _ => false,
     };
@@ -393,33 +570,336 @@ fn rgb9e5_pack<const M: u8>(rgb: [u32; 3]) -> (u32, [u32; 3], [f64; 3]) {
     let mut clamped = [0u32; 3];
     for i in 0..3 {
         let mag = rgb[i] & 0x7fff_ffff;
-        (clamped[i], flags[i]) = if mag > 0x7f80_0000 {
-            (0, flag::NAN_IN | flag::INEXACT)
-        } else if rgb[i] >> 31 != 0 && mag != 0 {
-            (0, flag::CLAMPED | flag::INEXACT)
-        } else if mag > RGB9E5_MAX_F32 {
-            (RGB9E5_MAX_F32, flag::SATURATED | flag::INEXACT)
-        } else {
-            (mag, 0)
-        };
+        let nan = mag > 0x7f80_0000;
+        let negative = !nan && rgb[i] >> 31 != 0 && mag != 0;
+        let over = !nan && !negative && mag > RGB9E5_MAX_F32;
+        clamped[i] = pick(nan || negative, 0, pick(over, RGB9E5_MAX_F32, mag));
+        flags[i] = bit(nan, flag::NAN_IN | flag::INEXACT)
+            | bit(negative, flag::CLAMPED | flag::INEXACT)
+            | bit(over, flag::SATURATED | flag::INEXACT);
     }
     let largest = clamped[0].max(clamped[1]).max(clamped[2]);
-    let mut big_e = ((largest >> 23) as i32 - 111).max(0);
-    if rgb9e5_mantissa::<M>(largest, big_e).0 > 511 {
-        big_e += 1;
-    }
+    let first_e = ((largest >> 23) as i32 - 111).max(0);
+    let big_e = first_e + (rgb9e5_mantissa::<M>(largest, first_e).0 > 511) as i32;
     let mut word = (big_e as u32) << 27;
     let mut errs = [0f64; 3];
     for i in 0..3 {
         let (q, rem) = rgb9e5_mantissa::<M>(clamped[i], big_e);
         word |= q << (9 * i);
-        if flags[i] == 0 && rem != 0 {
-            flags[i] = flag::INEXACT | if q == 0 { flag::FLUSHED } else { 0 };
-        }
+        let plain = flags[i] == 0;
+        flags[i] |=
+            bit(plain && rem != 0, flag::INEXACT) | bit(plain && rem != 0 && q == 0, flag::FLUSHED);
         let input = f32::from_bits(rgb[i]);
-        if flags[i] & (flag::NAN_IN | flag::CLAMPED) == 0 && input.is_finite() {
-            errs[i] = (q as f64 - input as f64 * pow2(24 - big_e)).abs();
-        }
+        let measured = flags[i] & (flag::NAN_IN | flag::CLAMPED) == 0 && input.is_finite();
+        let err = (q as f64 - input as f64 * pow2(24 - big_e)).abs();
+        errs[i] = if measured { err } else { 0.0 };
     }
     (word, flags, errs)
+}
+
+/// What the ordinary path of a block found: inexact results and the largest rounding
+/// error, in units of 2^-(s+1) of the input's binade (see [`narrow_ordinary_lane`]).
+#[derive(Clone, Copy, Default)]
+struct Ordinary {
+    inexact: u32,
+    flushed: u32,
+    max_half_units: u32,
+    /// For RGB9E5: the largest error itself, as the bits of a non-negative f64.
+    max_err_bits: i64,
+}
+
+/// The bits of f32 pattern `u` in a 5-exponent-bit, bias-15 format with `F` fraction bits,
+/// when `u` is ±0 or in the target's normal range up to its largest finite value (where
+/// no NaN, INF, subnormal, clamping or overflow can happen): a rebias, a shift and a
+/// rounding increment. Also whether the result is inexact and its error in units of
+/// 2^-(s+1) of the input's last-place, halved when rounding carried into the next binade
+/// (the result's ULP is then twice the input binade's).
+#[inline(always)]
+fn narrow_ordinary_lane<const F: u32, const SIGNED: bool, const M: u8>(u: u32) -> (u16, bool, u32) {
+    let s = 23 - F;
+    let neg = u >> 31 != 0;
+    let mag = u & 0x7fff_ffff;
+    let q = mag.wrapping_sub((127 - 15) << 23) >> s;
+    let rem = mag & ((1 << s) - 1);
+    let half = 1 << (s - 1);
+    let up = match M {
+        RNE => (rem > half) | ((rem == half) & (q & 1 == 1)),
+        RTZ => false,
+        RTP => !neg & (rem != 0),
+        _ => neg & (rem != 0),
+    };
+    let carried = up & ((q + 1) & ((1 << F) - 1) == 0);
+    let diff = if up { (1 << s) - rem } else { rem };
+    let half_units = if carried { diff } else { 2 * diff };
+    let sign_out = if SIGNED { (u >> 31) << (F + 5) } else { 0 };
+    let bits = sign_out | pick(mag == 0, 0, q + up as u32);
+    (bits as u16, rem != 0, half_units)
+}
+
+/// Whether `u` can take the ordinary path into the format with `F` fraction bits.
+#[inline(always)]
+fn is_ordinary<const F: u32, const SIGNED: bool>(u: u32) -> bool {
+    let min_normal = (127 - 14) << 23;
+    let max_finite = ((15 + 127) << 23) | (((1 << F) - 1) << (23 - F));
+    // Unsigned formats: the sign bit makes a negative fail the range test.
+    let v = if SIGNED { u & 0x7fff_ffff } else { u };
+    (v.wrapping_sub(min_normal) <= max_finite - min_normal) | (u & 0x7fff_ffff == 0)
+}
+
+/// The vector pass over a block of f16/f11/f10 output: every lane gets the ordinary
+/// answer, and the counts take only the ordinary lanes. Returns those counts and the number
+/// of lanes left for [`narrow`].
+#[inline(always)]
+fn narrow_vector_generic<const F: u32, const SIGNED: bool, const M: u8>(
+    values: &[u32],
+    out: &mut [u16],
+) -> (Ordinary, u32) {
+    let mut o = Ordinary::default();
+    let mut exceptions = 0u32;
+    for (&u, d) in values.iter().zip(out.iter_mut()) {
+        let ok = is_ordinary::<F, SIGNED>(u);
+        let (bits, inexact, units) = narrow_ordinary_lane::<F, SIGNED, M>(u);
+        *d = bits;
+        o.inexact += (inexact & ok) as u32;
+        o.max_half_units = o.max_half_units.max(if ok { units } else { 0 });
+        exceptions += !ok as u32;
+    }
+    (o, exceptions)
+}
+
+/// The vector pass for R11G11B10 texels (`stride` floats apart): a texel whose three
+/// channels are ordinary is finished here; the count of the others is returned.
+#[inline(always)]
+fn r11g11b10_vector_generic<const M: u8, const STRIDE: usize>(
+    values: &[u32],
+    out: &mut [u32],
+) -> ([Ordinary; 2], u32) {
+    let (mut o11, mut o10) = (Ordinary::default(), Ordinary::default());
+    let mut exceptions = 0u32;
+    for (v, d) in values.chunks_exact(STRIDE).zip(out.iter_mut()) {
+        let ok = is_ordinary::<6, false>(v[0])
+            & is_ordinary::<6, false>(v[1])
+            & is_ordinary::<5, false>(v[2]);
+        let (r, ir, ur) = narrow_ordinary_lane::<6, false, M>(v[0]);
+        let (g, ig, ug) = narrow_ordinary_lane::<6, false, M>(v[1]);
+        let (b, ib, ub) = narrow_ordinary_lane::<5, false, M>(v[2]);
+        *d = r as u32 | (g as u32) << 11 | (b as u32) << 22;
+        let keep = |x: u32| if ok { x } else { 0 };
+        o11.inexact += keep(ir as u32 + ig as u32);
+        o11.max_half_units = o11.max_half_units.max(keep(ur.max(ug)));
+        o10.inexact += keep(ib as u32);
+        o10.max_half_units = o10.max_half_units.max(keep(ub));
+        exceptions += !ok as u32;
+    }
+    ([o11, o10], exceptions)
+}
+
+/// An RGB9E5 texel on the ordinary path: every channel ±0 or in (0, 65408] (no NaN,
+/// negative or saturated channel). Returns the word, whether the texel was ordinary, its
+/// inexact and flushed channels and its largest error in ULPs, computed as the core does
+/// (one rounding of the exact difference, scaled by powers of two).
+#[inline(always)]
+fn rgb9e5_ordinary_texel<const M: u8>(rgb: [u32; 3]) -> (u32, bool, u32, u32, f64) {
+    let mut ok = true;
+    let mut mags = [0u32; 3];
+    for i in 0..3 {
+        let mag = rgb[i] & 0x7fff_ffff;
+        ok &= (mag <= RGB9E5_MAX_F32) & ((rgb[i] >> 31 == 0) | (mag == 0));
+        mags[i] = mag;
+    }
+    let largest = mags[0].max(mags[1]).max(mags[2]);
+    let first_e = ((largest >> 23) as i32 - 111).max(0);
+    let big_e = first_e + (rgb9e5_mantissa::<M>(largest, first_e).0 > 511) as i32;
+    let mut word = (big_e as u32) << 27;
+    let (mut inexact, mut flushed, mut max_err) = (0u32, 0u32, 0f64);
+    for (i, &mag) in mags.iter().enumerate() {
+        let exp_field = (mag >> 23) as i32;
+        // Value = m * 2^-shift ULPs of the shared exponent.
+        let shift = big_e - 1 - (exp_field.max(1) - 127);
+        let (q, rem) = rgb9e5_mantissa::<M>(mag, big_e);
+        word |= q << (9 * i);
+        let m = (mag & 0x7f_ffff) | (((exp_field != 0) as u32) << 23);
+        let err = (q as f64 * pow2(shift) - m as f64).abs() * pow2(-shift);
+        max_err = max_err.max(err);
+        inexact += (rem != 0) as u32;
+        flushed += ((q == 0) & (rem != 0)) as u32;
+    }
+    (word, ok, inexact, flushed, max_err)
+}
+
+#[inline(always)]
+fn rgb9e5_vector_generic<const M: u8, const STRIDE: usize>(
+    values: &[u32],
+    out: &mut [u32],
+) -> (Ordinary, u32) {
+    let mut o = Ordinary::default();
+    let mut exceptions = 0u32;
+    for (v, d) in values.chunks_exact(STRIDE).zip(out.iter_mut()) {
+        let (word, ok, inexact, flushed, err) = rgb9e5_ordinary_texel::<M>([v[0], v[1], v[2]]);
+        *d = word;
+        let keep = |x: u32| if ok { x } else { 0 };
+        o.inexact += keep(inexact);
+        o.flushed += keep(flushed);
+        // Errors are never negative, so their bit patterns order like the values.
+        let err_bits = if ok { err.to_bits() as i64 } else { 0 };
+        o.max_err_bits = o.max_err_bits.max(err_bits);
+        exceptions += !ok as u32;
+    }
+    (o, exceptions)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2_vector {
+    use super::Ordinary;
+
+    #[target_feature(enable = "avx2")]
+    pub fn narrow<const F: u32, const SIGNED: bool, const M: u8>(
+        values: &[u32],
+        out: &mut [u16],
+    ) -> (Ordinary, u32) {
+        super::narrow_vector_generic::<F, SIGNED, M>(values, out)
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub fn r11g11b10<const M: u8, const STRIDE: usize>(
+        values: &[u32],
+        out: &mut [u32],
+    ) -> ([Ordinary; 2], u32) {
+        super::r11g11b10_vector_generic::<M, STRIDE>(values, out)
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub fn rgb9e5<const M: u8, const STRIDE: usize>(
+        values: &[u32],
+        out: &mut [u32],
+    ) -> (Ordinary, u32) {
+        super::rgb9e5_vector_generic::<M, STRIDE>(values, out)
+    }
+}
+
+/// Calls the AVX2 copy of a vector pass when the CPU has it, the portable one otherwise.
+macro_rules! vector_pass {
+    ($avx2:path, $generic:path, $($arg:expr),*) => {{
+        #[cfg(target_arch = "x86_64")]
+        let result = if has_avx2() {
+            // SAFETY: the CPU has AVX2, checked just above.
+            unsafe { $avx2($($arg),*) }
+        } else {
+            $generic($($arg),*)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let result = $generic($($arg),*);
+        result
+    }};
+}
+
+/// Adds the ordinary lanes' counts: `n` values whose error unit is `2^unit_exp` ULPs.
+fn add_ordinary(stats: &mut Stats, n: u32, unit_exp: i32, o: Ordinary) {
+    stats.merge(&Stats {
+        values: n as u64,
+        inexact: o.inexact as u64,
+        flushed_to_zero: o.flushed as u64,
+        max_ulp_error: (o.max_half_units as f64 * pow2(unit_exp))
+            .max(f64::from_bits(o.max_err_bits as u64)),
+        ..Stats::default()
+    });
+}
+
+/// f32 values to f16/f11/f10: the vector pass, then the exact lane code for what it left.
+fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
+    values: &[u32],
+    dst: &mut [u8],
+    stats: &mut Stats,
+) {
+    with_elements::<u16>(dst, |out| {
+        let (o, exceptions) = vector_pass!(
+            avx2_vector::narrow::<F, SIGNED, M>,
+            narrow_vector_generic::<F, SIGNED, M>,
+            values,
+            out
+        );
+        add_ordinary(stats, values.len() as u32 - exceptions, -(24 - F as i32), o);
+        if exceptions > 0 {
+            let mut tally = Tally::default();
+            for (&u, d) in values.iter().zip(out.iter_mut()) {
+                if !is_ordinary::<F, SIGNED>(u) {
+                    let (bits, flags, err) = narrow::<F, SIGNED, M, S>(u);
+                    *d = bits as u16;
+                    tally.add(flags, err);
+                }
+            }
+            tally.into_stats(stats);
+        }
+    })
+}
+
+fn r11g11b10_block<const M: u8, const S: bool>(
+    values: &[u32],
+    stride: usize,
+    dst: &mut [u8],
+    stats: &mut Stats,
+) {
+    with_elements::<u32>(dst, |out| {
+        let ([o11, o10], exceptions) = if stride == 3 {
+            vector_pass!(
+                avx2_vector::r11g11b10::<M, 3>,
+                r11g11b10_vector_generic::<M, 3>,
+                values,
+                out
+            )
+        } else {
+            vector_pass!(
+                avx2_vector::r11g11b10::<M, 4>,
+                r11g11b10_vector_generic::<M, 4>,
+                values,
+                out
+            )
+        };
+        let ordinary = (values.len() / stride) as u32 - exceptions;
+        add_ordinary(stats, 2 * ordinary, -(24 - 6), o11);
+        add_ordinary(stats, ordinary, -(24 - 5), o10);
+        if exceptions > 0 {
+            let mut tally = Tally::default();
+            for (v, d) in values.chunks_exact(stride).zip(out.iter_mut()) {
+                let ok = is_ordinary::<6, false>(v[0])
+                    & is_ordinary::<6, false>(v[1])
+                    & is_ordinary::<5, false>(v[2]);
+                if !ok {
+                    r11g11b10_generic::<M, S>(v, stride, std::slice::from_mut(d), &mut tally);
+                }
+            }
+            tally.into_stats(stats);
+        }
+    })
+}
+
+fn rgb9e5_block<const M: u8>(values: &[u32], stride: usize, dst: &mut [u8], stats: &mut Stats) {
+    with_elements::<u32>(dst, |out| {
+        let (o, exceptions) = if stride == 3 {
+            vector_pass!(
+                avx2_vector::rgb9e5::<M, 3>,
+                rgb9e5_vector_generic::<M, 3>,
+                values,
+                out
+            )
+        } else {
+            vector_pass!(
+                avx2_vector::rgb9e5::<M, 4>,
+                rgb9e5_vector_generic::<M, 4>,
+                values,
+                out
+            )
+        };
+        let ordinary = (values.len() / stride) as u32 - exceptions;
+        add_ordinary(stats, 3 * ordinary, -25, o);
+        if exceptions > 0 {
+            let mut tally = Tally::default();
+            for (v, d) in values.chunks_exact(stride).zip(out.iter_mut()) {
+                if !rgb9e5_ordinary_texel::<M>([v[0], v[1], v[2]]).1 {
+                    rgb9e5_generic::<M>(v, stride, std::slice::from_mut(d), &mut tally);
+                }
+            }
+            tally.into_stats(stats);
+        }
+    })
 }

@@ -75,8 +75,7 @@ pub(crate) fn ulp_error(result: f64, input: f64, ulp_exp: i32) -> f64 {
     ((result - input) * pow2(-ulp_exp)).abs()
 }
 
-/// Flags as the fast kernels carry them: one bit each, spread to one byte each when
-/// counted so eight counters add in a single `u64` (see [`FlagCounter`]).
+/// Flags as the fast kernels carry them, one bit each.
 pub(crate) mod flag {
     pub const INEXACT: u32 = 1 << 0;
     pub const SATURATED: u32 = 1 << 1;
@@ -88,89 +87,9 @@ pub(crate) mod flag {
     pub const FLUSHED: u32 = 1 << 7;
 }
 
-/// Eight flag counters packed one per byte of a `u64`, emptied into [`Stats`] before a
-/// byte can overflow.
-pub(crate) struct FlagCounter {
-    packed: u64,
-    pending: u32,
-    pub stats: Stats,
-}
-
-impl FlagCounter {
-    pub fn new() -> FlagCounter {
-        FlagCounter {
-            packed: 0,
-            pending: 0,
-            stats: Stats::default(),
-        }
-    }
-
-    /// Counts one value with its flags and its error (0 where none is measured).
-    #[inline(always)]
-    pub fn add(&mut self, flags: u32, err: f64) {
-        // Bit i of `flags` lands in the low bit of byte i. The multiply spreads seven bits
-        // without two partial products meeting (no carries); the eighth goes by itself.
-        let low7 = ((flags as u64 & 0x7f) * 0x0002_0408_1020_4081) & 0x0001_0101_0101_0101;
-        self.packed += low7 | ((flags as u64 & 0x80) << 49);
-        if err > self.stats.max_ulp_error {
-            self.stats.max_ulp_error = err;
-        }
-        self.pending += 1;
-        if self.pending == 255 {
-            self.flush();
-        }
-    }
-
-    pub fn flush(&mut self) {
-        let byte = |i: u32| (self.packed >> (8 * i)) & 0xff;
-        let s = &mut self.stats;
-        s.values += self.pending as u64;
-        s.inexact += byte(0);
-        s.saturated += byte(1);
-        s.overflow_to_infinity += byte(2);
-        s.nan_in += byte(3);
-        s.nan_out += byte(4);
-        s.clamped_negative += byte(5);
-        s.subnormal_out += byte(6);
-        s.flushed_to_zero += byte(7);
-        self.packed = 0;
-        self.pending = 0;
-    }
-
-    pub fn finish(mut self) -> Stats {
-        self.flush();
-        self.stats
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn packed_counters_spread_each_flag_to_its_byte() {
-        let mut c = FlagCounter::new();
-        for i in 0..1000u32 {
-            c.add(1 << (i % 8), 0.0);
-        }
-        c.add(0xff, 0.25);
-        let s = c.finish();
-        assert_eq!(s.values, 1001);
-        assert_eq!(
-            [
-                s.inexact,
-                s.saturated,
-                s.overflow_to_infinity,
-                s.nan_in,
-                s.nan_out,
-                s.clamped_negative,
-                s.subnormal_out,
-                s.flushed_to_zero
-            ],
-            [126, 126, 126, 126, 126, 126, 126, 126]
-        );
-        assert_eq!(s.max_ulp_error, 0.25);
-    }
 
     #[test]
     fn pow2_is_exact() {
