@@ -31,6 +31,7 @@ Register-ArgumentCompleter -Native -CommandName 'd3dfloat' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Bits to fields, class and exact value')
             [CompletionResult]::new('encode', 'encode', [CompletionResultType]::ParameterValue, 'A value to bits, with explicit rounding')
+            [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions or man pages (for packaging and the checked-in copies)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -64,6 +65,26 @@ Register-ArgumentCompleter -Native -CommandName 'd3dfloat' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'd3dfloat;convert' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source format (needed for raw input; a container knows its own)')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target format')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Rounding direction')
+            [CompletionResult]::new('--rounding', '--rounding', [CompletionResultType]::ParameterName, 'Rounding direction')
+            [CompletionResult]::new('--channels', '--channels', [CompletionResultType]::ParameterName, 'Float channels per texel beside a packed format: 3 (RGB) or 4 (RGBA) [default: 3 raw, 4 DDS]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output file, or - for stdout [default: stdout]')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output file, or - for stdout [default: stdout]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)')
+            [CompletionResult]::new('--saturate', '--saturate', [CompletionResultType]::ParameterName, 'Keep finite values finite: overflow gives the largest finite value in every mode')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar')
+            [CompletionResult]::new('--plain', '--plain', [CompletionResultType]::ParameterName, 'Just the answer, one line per input (stable, for scripts)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object per input, per line, with a "schema" field (stable, for scripts)')
+            [CompletionResult]::new('--csv', '--csv', [CompletionResultType]::ParameterName, 'CSV: a header, then one row per input (stable, for scripts)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'd3dfloat;generate' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)')
             [CompletionResult]::new('--plain', '--plain', [CompletionResultType]::ParameterName, 'Just the answer, one line per input (stable, for scripts)')
@@ -78,6 +99,7 @@ Register-ArgumentCompleter -Native -CommandName 'd3dfloat' -ScriptBlock {
         'd3dfloat;help' {
             [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Bits to fields, class and exact value')
             [CompletionResult]::new('encode', 'encode', [CompletionResultType]::ParameterValue, 'A value to bits, with explicit rounding')
+            [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions or man pages (for packaging and the checked-in copies)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -86,6 +108,9 @@ Register-ArgumentCompleter -Native -CommandName 'd3dfloat' -ScriptBlock {
             break
         }
         'd3dfloat;help;encode' {
+            break
+        }
+        'd3dfloat;help;convert' {
             break
         }
         'd3dfloat;help;generate' {

@@ -16,6 +16,9 @@ _d3dfloat() {
             ",$1")
                 cmd="d3dfloat"
                 ;;
+            d3dfloat,convert)
+                cmd="d3dfloat__subcmd__convert"
+                ;;
             d3dfloat,decode)
                 cmd="d3dfloat__subcmd__decode"
                 ;;
@@ -27,6 +30,9 @@ _d3dfloat() {
                 ;;
             d3dfloat,help)
                 cmd="d3dfloat__subcmd__help"
+                ;;
+            d3dfloat__subcmd__help,convert)
+                cmd="d3dfloat__subcmd__help__subcmd__convert"
                 ;;
             d3dfloat__subcmd__help,decode)
                 cmd="d3dfloat__subcmd__help__subcmd__decode"
@@ -47,12 +53,58 @@ _d3dfloat() {
 
     case "${cmd}" in
         d3dfloat)
-            opts="-h -V --plain --json --csv --color --help --version decode encode generate help"
+            opts="-h -V --plain --json --csv --color --help --version decode encode convert generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        d3dfloat__subcmd__convert)
+            opts="-r -o -h -V --from --to --rounding --saturate --channels --output --no-progress --plain --json --csv --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rounding)
+                    COMPREPLY=($(compgen -W "rne rtz rtp rtn" -- "${cur}"))
+                    return 0
+                    ;;
+                -r)
+                    COMPREPLY=($(compgen -W "rne rtz rtp rtn" -- "${cur}"))
+                    return 0
+                    ;;
+                --channels)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -143,8 +195,22 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__help)
-            opts="decode encode generate help"
+            opts="decode encode convert generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        d3dfloat__subcmd__help__subcmd__convert)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -28,6 +28,7 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand --version 'Print version'
             cand decode 'Bits to fields, class and exact value'
             cand encode 'A value to bits, with explicit rounding'
+            cand convert 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images'
             cand generate 'Write shell completions or man pages (for packaging and the checked-in copies)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -58,6 +59,25 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'d3dfloat;convert'= {
+            cand --from 'Source format (needed for raw input; a container knows its own)'
+            cand --to 'Target format'
+            cand -r 'Rounding direction'
+            cand --rounding 'Rounding direction'
+            cand --channels 'Float channels per texel beside a packed format: 3 (RGB) or 4 (RGBA) [default: 3 raw, 4 DDS]'
+            cand -o 'Output file, or - for stdout [default: stdout]'
+            cand --output 'Output file, or - for stdout [default: stdout]'
+            cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
+            cand --saturate 'Keep finite values finite: overflow gives the largest finite value in every mode'
+            cand --no-progress 'Never show a progress bar'
+            cand --plain 'Just the answer, one line per input (stable, for scripts)'
+            cand --json 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+            cand --csv 'CSV: a header, then one row per input (stable, for scripts)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'d3dfloat;generate'= {
             cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
             cand --plain 'Just the answer, one line per input (stable, for scripts)'
@@ -71,12 +91,15 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
         &'d3dfloat;help'= {
             cand decode 'Bits to fields, class and exact value'
             cand encode 'A value to bits, with explicit rounding'
+            cand convert 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images'
             cand generate 'Write shell completions or man pages (for packaging and the checked-in copies)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'d3dfloat;help;decode'= {
         }
         &'d3dfloat;help;encode'= {
+        }
+        &'d3dfloat;help;convert'= {
         }
         &'d3dfloat;help;generate'= {
         }

@@ -34,6 +34,7 @@ complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -s h -l help -d 'Print h
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -s V -l version -d 'Print version'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "decode" -d 'Bits to fields, class and exact value'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "encode" -d 'A value to bits, with explicit rounding'
+complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "convert" -d 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "generate" -d 'Write shell completions or man pages (for packaging and the checked-in copies)'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand decode" -s f -l fmt -d 'Format of the patterns' -r
@@ -59,6 +60,24 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -l json -d 'On
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -s V -l version -d 'Print version'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l from -d 'Source format (needed for raw input; a container knows its own)' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l to -d 'Target format' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -s r -l rounding -d 'Rounding direction' -r -f -a "rne\t'Round to nearest, ties to even; overflow to infinity (IEEE default)'
+rtz\t'Round toward zero; overflow to the largest finite value (D3D conversion rule, 3.2.2)'
+rtp\t'Round toward +infinity'
+rtn\t'Round toward -infinity'"
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l channels -d 'Float channels per texel beside a packed format: 3 (RGB) or 4 (RGBA) [default: 3 raw, 4 DDS]' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -s o -l output -d 'Output file, or - for stdout [default: stdout]' -r -F
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l saturate -d 'Keep finite values finite: overflow gives the largest finite value in every mode'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l no-progress -d 'Never show a progress bar'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l plain -d 'Just the answer, one line per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l json -d 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -s V -l version -d 'Print version'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -67,7 +86,8 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -l json -d '
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -s h -l help -d 'Print help'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode generate help" -f -a "decode" -d 'Bits to fields, class and exact value'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode generate help" -f -a "encode" -d 'A value to bits, with explicit rounding'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode generate help" -f -a "generate" -d 'Write shell completions or man pages (for packaging and the checked-in copies)'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert generate help" -f -a "decode" -d 'Bits to fields, class and exact value'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert generate help" -f -a "encode" -d 'A value to bits, with explicit rounding'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert generate help" -f -a "convert" -d 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert generate help" -f -a "generate" -d 'Write shell completions or man pages (for packaging and the checked-in copies)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
