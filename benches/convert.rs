@@ -90,7 +90,32 @@ fn conv(from: Format, to: Format, channels: usize, mode: Rounding) -> Conversion
     Conversion::new(from, to, channels, RoundOptions::new(mode)).unwrap()
 }
 
+/// `--write-sample PATH MIB`: writes MIB MiB of the typical data to PATH (for
+/// `convert_process.sh`) and exits.
+fn write_sample(args: &[String]) -> bool {
+    let Some(i) = args.iter().position(|a| a == "--write-sample") else {
+        return false;
+    };
+    let path = &args[i + 1];
+    let mib: usize = args[i + 2].parse().expect("MiB");
+    let chunk = sample_f32(1 << 20, false);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
+    for k in 0..mib / 4 {
+        // Vary the chunks a little so no two MiB are the same.
+        let shift = (k % 7) as u32;
+        for v in chunk.chunks_exact(4) {
+            let x = f32::from_le_bytes(v.try_into().unwrap()) * (1 << shift) as f32 / 64.0;
+            std::io::Write::write_all(&mut f, &x.to_le_bytes()).expect("write");
+        }
+    }
+    true
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if write_sample(&args) {
+        return;
+    }
     let millions: usize = std::env::args()
         .skip(1)
         .find_map(|a| a.parse().ok())

@@ -313,3 +313,30 @@ fn ordinary_blocks_match_the_core() {
         .collect();
     check(Format::Float(F32), Format::R11G11B10, 4, &bytes_u32(&four));
 }
+
+#[test]
+fn single_values_report_their_own_error() {
+    // A block's maximum hides any one value's error, so values that round across a binade
+    // edge (where the result's ULP doubles), into the subnormals and to zero are checked
+    // one at a time.
+    for fmt in [F16, F11, F10] {
+        let mut values = Vec::new();
+        for k in -30..17 {
+            let p = 2f64.powi(k);
+            for x in [
+                p * (1.0 - 2f64.powi(-24)),
+                p * (1.0 - 2f64.powi(-12)),
+                p * (1.0 - 2f64.powi(-(fmt.frac_bits as i32) - 2)),
+                p * (1.0 - 2f64.powi(-(fmt.frac_bits as i32) - 1)),
+                p * (1.0 + 2f64.powi(-(fmt.frac_bits as i32) - 1)),
+                p * 1.3,
+            ] {
+                let bits = (x as f32).to_bits();
+                values.extend([bits, bits | 0x8000_0000]);
+            }
+        }
+        for v in values {
+            check(Format::Float(F32), Format::Float(fmt), 1, &v.to_le_bytes());
+        }
+    }
+}

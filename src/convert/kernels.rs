@@ -597,30 +597,57 @@ fn rgb9e5_pack<const M: u8>(rgb: [u32; 3]) -> (u32, [u32; 3], [f64; 3]) {
     (word, flags, errs)
 }
 
-/// What the ordinary path of a block found: inexact results and the largest rounding
-/// error, in units of 2^-(s+1) of the input's binade (see [`narrow_ordinary_lane`]).
+/// What the vector pass counted over the ordinary lanes of a block.
 #[derive(Clone, Copy, Default)]
 struct Ordinary {
     inexact: u32,
     flushed: u32,
-    max_half_units: u32,
+    subnormal: u32,
+    /// The largest error in units of 2^-26 ULPs (f16, f11, f10 and R11G11B10).
+    max_units: u32,
     /// For RGB9E5: the largest error itself, as the bits of a non-negative f64.
     max_err_bits: i64,
 }
 
+impl Ordinary {
+    /// Counts a lane when it was ordinary (`ok`); branch-free.
+    #[inline(always)]
+    fn add(&mut self, ok: bool, lane: OrdinaryLane) {
+        self.inexact += (ok & lane.inexact) as u32;
+        self.flushed += (ok & lane.flushed) as u32;
+        self.subnormal += (ok & lane.subnormal) as u32;
+        self.max_units = self.max_units.max(if ok { lane.units } else { 0 });
+    }
+}
+
+/// What the vector pass computes for one ordinary lane.
+#[derive(Clone, Copy)]
+struct OrdinaryLane {
+    bits: u16,
+    inexact: bool,
+    subnormal: bool,
+    flushed: bool,
+    /// The error in ULPs of the result, in units of 2^-26.
+    units: u32,
+}
+
 /// The bits of f32 pattern `u` in a 5-exponent-bit, bias-15 format with `F` fraction bits,
-/// when `u` is ±0 or in the target's normal range up to its largest finite value (where
-/// no NaN, INF, subnormal, clamping or overflow can happen): a rebias, a shift and a
-/// rounding increment. Also whether the result is inexact and its error in units of
-/// 2^-(s+1) of the input's last-place, halved when rounding carried into the next binade
-/// (the result's ULP is then twice the input binade's).
+/// when `u` is ±0 or between 2^(-16-F) and the target's largest finite value (so no NaN,
+/// INF, clamping or overflow can happen, and at most 25 bits are shifted out): a shift, a
+/// rounding increment and the exponent added back. The error is then a whole number of
+/// 2^-26 ULPs of the result: the discarded part over 2^s, halved when rounding carried
+/// into the next binade (whose ULP is twice as large; subnormals and the smallest normal
+/// binade share one ULP).
 #[inline(always)]
-fn narrow_ordinary_lane<const F: u32, const SIGNED: bool, const M: u8>(u: u32) -> (u16, bool, u32) {
-    let s = 23 - F;
+fn narrow_ordinary_lane<const F: u32, const SIGNED: bool, const M: u8>(u: u32) -> OrdinaryLane {
     let neg = u >> 31 != 0;
     let mag = u & 0x7fff_ffff;
-    let q = mag.wrapping_sub((127 - 15) << 23) >> s;
-    let rem = mag & ((1 << s) - 1);
+    let exp_field = (mag >> 23) as i32;
+    let e = exp_field - 127;
+    let m = (mag & 0x7f_ffff) | 1 << 23;
+    let s = (23 - F as i32 + (-14 - e).max(0)).min(25) as u32;
+    let q = m >> s;
+    let rem = m & ((1 << s) - 1);
     let half = 1 << (s - 1);
     let up = match M {
         RNE => (rem > half) | ((rem == half) & (q & 1 == 1)),
@@ -628,22 +655,35 @@ fn narrow_ordinary_lane<const F: u32, const SIGNED: bool, const M: u8>(u: u32) -
         RTP => !neg & (rem != 0),
         _ => neg & (rem != 0),
     };
-    let carried = up & ((q + 1) & ((1 << F) - 1) == 0);
+    let base_exp = (e + 14).max(0) as u32;
+    let mag_bits = pick(mag == 0, 0, (base_exp << F) + q + up as u32);
+    // Rounding carried into the next binade when the exponent field ends one above the
+    // input's (subnormal results carry at most into the smallest normal: same ULP).
+    let carried = (mag_bits >> F) as i32 == (e + 15).max(1) + 1;
     let diff = if up { (1 << s) - rem } else { rem };
-    let half_units = if carried { diff } else { 2 * diff };
+    let units = if carried {
+        diff << (25 - s)
+    } else {
+        diff << (26 - s)
+    };
     let sign_out = if SIGNED { (u >> 31) << (F + 5) } else { 0 };
-    let bits = sign_out | pick(mag == 0, 0, q + up as u32);
-    (bits as u16, rem != 0, half_units)
+    OrdinaryLane {
+        bits: (sign_out | mag_bits) as u16,
+        inexact: rem != 0 && mag != 0,
+        subnormal: mag_bits != 0 && mag_bits < 1 << F,
+        flushed: mag_bits == 0 && mag != 0,
+        units: pick(mag == 0, 0, units),
+    }
 }
 
 /// Whether `u` can take the ordinary path into the format with `F` fraction bits.
 #[inline(always)]
 fn is_ordinary<const F: u32, const SIGNED: bool>(u: u32) -> bool {
-    let min_normal = (127 - 14) << 23;
+    let lowest = (127 - 16 - F) << 23;
     let max_finite = ((15 + 127) << 23) | (((1 << F) - 1) << (23 - F));
     // Unsigned formats: the sign bit makes a negative fail the range test.
     let v = if SIGNED { u & 0x7fff_ffff } else { u };
-    (v.wrapping_sub(min_normal) <= max_finite - min_normal) | (u & 0x7fff_ffff == 0)
+    (v.wrapping_sub(lowest) <= max_finite - lowest) | (u & 0x7fff_ffff == 0)
 }
 
 /// The vector pass over a block of f16/f11/f10 output: every lane gets the ordinary
@@ -658,10 +698,9 @@ fn narrow_vector_generic<const F: u32, const SIGNED: bool, const M: u8>(
     let mut exceptions = 0u32;
     for (&u, d) in values.iter().zip(out.iter_mut()) {
         let ok = is_ordinary::<F, SIGNED>(u);
-        let (bits, inexact, units) = narrow_ordinary_lane::<F, SIGNED, M>(u);
-        *d = bits;
-        o.inexact += (inexact & ok) as u32;
-        o.max_half_units = o.max_half_units.max(if ok { units } else { 0 });
+        let lane = narrow_ordinary_lane::<F, SIGNED, M>(u);
+        *d = lane.bits;
+        o.add(ok, lane);
         exceptions += !ok as u32;
     }
     (o, exceptions)
@@ -680,15 +719,13 @@ fn r11g11b10_vector_generic<const M: u8, const STRIDE: usize>(
         let ok = is_ordinary::<6, false>(v[0])
             & is_ordinary::<6, false>(v[1])
             & is_ordinary::<5, false>(v[2]);
-        let (r, ir, ur) = narrow_ordinary_lane::<6, false, M>(v[0]);
-        let (g, ig, ug) = narrow_ordinary_lane::<6, false, M>(v[1]);
-        let (b, ib, ub) = narrow_ordinary_lane::<5, false, M>(v[2]);
-        *d = r as u32 | (g as u32) << 11 | (b as u32) << 22;
-        let keep = |x: u32| if ok { x } else { 0 };
-        o11.inexact += keep(ir as u32 + ig as u32);
-        o11.max_half_units = o11.max_half_units.max(keep(ur.max(ug)));
-        o10.inexact += keep(ib as u32);
-        o10.max_half_units = o10.max_half_units.max(keep(ub));
+        let r = narrow_ordinary_lane::<6, false, M>(v[0]);
+        let g = narrow_ordinary_lane::<6, false, M>(v[1]);
+        let b = narrow_ordinary_lane::<5, false, M>(v[2]);
+        *d = r.bits as u32 | (g.bits as u32) << 11 | (b.bits as u32) << 22;
+        o11.add(ok, r);
+        o11.add(ok, g);
+        o10.add(ok, b);
         exceptions += !ok as u32;
     }
     ([o11, o10], exceptions)
@@ -793,14 +830,14 @@ macro_rules! vector_pass {
     }};
 }
 
-/// Adds the ordinary lanes' counts: `n` values whose error unit is `2^unit_exp` ULPs.
-fn add_ordinary(stats: &mut Stats, n: u32, unit_exp: i32, o: Ordinary) {
+/// Adds the ordinary lanes' counts for `n` values.
+fn add_ordinary(stats: &mut Stats, n: u32, o: Ordinary) {
     stats.merge(&Stats {
         values: n as u64,
         inexact: o.inexact as u64,
         flushed_to_zero: o.flushed as u64,
-        max_ulp_error: (o.max_half_units as f64 * pow2(unit_exp))
-            .max(f64::from_bits(o.max_err_bits as u64)),
+        subnormal_out: o.subnormal as u64,
+        max_ulp_error: (o.max_units as f64 * pow2(-26)).max(f64::from_bits(o.max_err_bits as u64)),
         ..Stats::default()
     });
 }
@@ -818,7 +855,7 @@ fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
             values,
             out
         );
-        add_ordinary(stats, values.len() as u32 - exceptions, -(24 - F as i32), o);
+        add_ordinary(stats, values.len() as u32 - exceptions, o);
         if exceptions > 0 {
             let mut tally = Tally::default();
             for (&u, d) in values.iter().zip(out.iter_mut()) {
@@ -856,8 +893,8 @@ fn r11g11b10_block<const M: u8, const S: bool>(
             )
         };
         let ordinary = (values.len() / stride) as u32 - exceptions;
-        add_ordinary(stats, 2 * ordinary, -(24 - 6), o11);
-        add_ordinary(stats, ordinary, -(24 - 5), o10);
+        add_ordinary(stats, 2 * ordinary, o11);
+        add_ordinary(stats, ordinary, o10);
         if exceptions > 0 {
             let mut tally = Tally::default();
             for (v, d) in values.chunks_exact(stride).zip(out.iter_mut()) {
@@ -891,7 +928,7 @@ fn rgb9e5_block<const M: u8>(values: &[u32], stride: usize, dst: &mut [u8], stat
             )
         };
         let ordinary = (values.len() / stride) as u32 - exceptions;
-        add_ordinary(stats, 3 * ordinary, -25, o);
+        add_ordinary(stats, 3 * ordinary, o);
         if exceptions > 0 {
             let mut tally = Tally::default();
             for (v, d) in values.chunks_exact(stride).zip(out.iter_mut()) {

@@ -61,16 +61,15 @@ impl AtomicFile {
     }
 
     /// Flushes and renames the file into place. Dropping an `AtomicFile` without
-    /// committing it deletes the temporary file.
+    /// committing it deletes the temporary file. No fsync: the promise is about errors in
+    /// this process (which never leave a partial output), not about power loss, and an
+    /// fsync of a large output would cost more than the conversion.
     pub fn commit(self) -> Result<(), ConvertError> {
         let context = || format!("writing {}", self.path.display());
         let tmp = self
             .writer
             .into_inner()
             .map_err(|e| ConvertError::io(context(), e.into_error()))?;
-        tmp.as_file()
-            .sync_data()
-            .map_err(|e| ConvertError::io(context(), e))?;
         set_default_permissions(tmp.as_file());
         tmp.persist(&self.path)
             .map_err(|e| ConvertError::io(context(), e.error))?;
