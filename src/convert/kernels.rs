@@ -13,7 +13,6 @@ use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 use super::Conversion;
 use super::element;
 use super::summary::{Stats, flag, pow2};
-use crate::format::packed::R11G11B10_CHANNELS;
 use crate::format::{F10, F11, F32, Format, Rounding, round_f64};
 
 /// Groups per block: the widened f32 patterns of a block stay in the L1 cache.
@@ -353,25 +352,6 @@ fn float_target<T: Element>(
 }
 
 #[inline(always)]
-fn r11g11b10_generic<const M: u8, const S: bool>(
-    values: &[u32],
-    stride: usize,
-    out: &mut [u32],
-    tally: &mut Tally,
-) {
-    for (v, o) in values.chunks_exact(stride).zip(out.iter_mut()) {
-        let (r, fr, er) = narrow::<6, false, M, S>(v[0]);
-        let (g, fg, eg) = narrow::<6, false, M, S>(v[1]);
-        let (b, fb, eb) = narrow::<5, false, M, S>(v[2]);
-        tally.add(fr, er);
-        tally.add(fg, eg);
-        tally.add(fb, eb);
-        let [rs, gs, bs] = R11G11B10_CHANNELS.map(|(_, s)| s);
-        *o = ((r << rs) | (g << gs) | (b << bs)) as u32;
-    }
-}
-
-#[inline(always)]
 fn rgb9e5_generic<const M: u8>(values: &[u32], stride: usize, out: &mut [u32], tally: &mut Tally) {
     for (v, o) in values.chunks_exact(stride).zip(out.iter_mut()) {
         let (w, flags, errs) = rgb9e5_pack::<M>([v[0], v[1], v[2]]);
@@ -613,41 +593,39 @@ impl Ordinary {
     /// Counts a lane when it was ordinary (`ok`); branch-free.
     #[inline(always)]
     fn add(&mut self, ok: bool, lane: OrdinaryLane) {
-        self.inexact += (ok & lane.inexact) as u32;
-        self.flushed += (ok & lane.flushed) as u32;
-        self.subnormal += (ok & lane.subnormal) as u32;
-        self.max_units = self.max_units.max(if ok { lane.units } else { 0 });
+        let ok = ok as u32;
+        self.inexact += ok & lane.inexact;
+        self.flushed += ok & lane.flushed;
+        self.subnormal += ok & lane.subnormal;
+        self.max_units = self.max_units.max(ok.wrapping_neg() & lane.units);
     }
 }
 
 /// What the vector pass computes for one ordinary lane.
 #[derive(Clone, Copy)]
 struct OrdinaryLane {
-    bits: u16,
-    inexact: bool,
-    subnormal: bool,
-    flushed: bool,
+    bits: u32,
+    /// 1 or 0 (plain integers rather than bools keep the loops vectorised).
+    inexact: u32,
+    subnormal: u32,
+    flushed: u32,
     /// The error in ULPs of the result, in units of 2^-26.
     units: u32,
 }
 
 /// The bits of f32 pattern `u` in a 5-exponent-bit, bias-15 format with `F` fraction bits,
-/// when `u` is ±0 or between 2^(-16-F) and the target's largest finite value (so no NaN,
-/// INF, clamping or overflow can happen, and at most 25 bits are shifted out): a shift, a
-/// rounding increment and the exponent added back. The error is then a whole number of
-/// 2^-26 ULPs of the result: the discarded part over 2^s, halved when rounding carried
-/// into the next binade (whose ULP is twice as large; subnormals and the smallest normal
-/// binade share one ULP).
+/// when `u` is ±0 or in the target's normal range up to its largest finite value (so no
+/// NaN, INF, subnormal, clamping or overflow can happen): a rebias, a fixed shift and a
+/// rounding increment, a dozen integer operations that vectorise well. The error is then a
+/// whole number of 2^-26 ULPs of the result: the discarded part over 2^s, halved when
+/// rounding carried into the next binade (whose ULP is twice as large).
 #[inline(always)]
 fn narrow_ordinary_lane<const F: u32, const SIGNED: bool, const M: u8>(u: u32) -> OrdinaryLane {
+    let s = 23 - F;
     let neg = u >> 31 != 0;
     let mag = u & 0x7fff_ffff;
-    let exp_field = (mag >> 23) as i32;
-    let e = exp_field - 127;
-    let m = (mag & 0x7f_ffff) | 1 << 23;
-    let s = (23 - F as i32 + (-14 - e).max(0)).min(25) as u32;
-    let q = m >> s;
-    let rem = m & ((1 << s) - 1);
+    let q = mag.wrapping_sub((127 - 15) << 23) >> s;
+    let rem = mag & ((1 << s) - 1);
     let half = 1 << (s - 1);
     let up = match M {
         RNE => (rem > half) | ((rem == half) & (q & 1 == 1)),
@@ -655,11 +633,7 @@ fn narrow_ordinary_lane<const F: u32, const SIGNED: bool, const M: u8>(u: u32) -
         RTP => !neg & (rem != 0),
         _ => neg & (rem != 0),
     };
-    let base_exp = (e + 14).max(0) as u32;
-    let mag_bits = pick(mag == 0, 0, (base_exp << F) + q + up as u32);
-    // Rounding carried into the next binade when the exponent field ends one above the
-    // input's (subnormal results carry at most into the smallest normal: same ULP).
-    let carried = (mag_bits >> F) as i32 == (e + 15).max(1) + 1;
+    let carried = up & ((q + 1) & ((1 << F) - 1) == 0);
     let diff = if up { (1 << s) - rem } else { rem };
     let units = if carried {
         diff << (25 - s)
@@ -667,23 +641,24 @@ fn narrow_ordinary_lane<const F: u32, const SIGNED: bool, const M: u8>(u: u32) -
         diff << (26 - s)
     };
     let sign_out = if SIGNED { (u >> 31) << (F + 5) } else { 0 };
+    let nonzero = (mag != 0) as u32;
     OrdinaryLane {
-        bits: (sign_out | mag_bits) as u16,
-        inexact: rem != 0 && mag != 0,
-        subnormal: mag_bits != 0 && mag_bits < 1 << F,
-        flushed: mag_bits == 0 && mag != 0,
-        units: pick(mag == 0, 0, units),
+        bits: sign_out | (q + up as u32) & nonzero.wrapping_neg(),
+        inexact: (rem != 0) as u32,
+        subnormal: 0,
+        flushed: 0,
+        units,
     }
 }
 
 /// Whether `u` can take the ordinary path into the format with `F` fraction bits.
 #[inline(always)]
 fn is_ordinary<const F: u32, const SIGNED: bool>(u: u32) -> bool {
-    let lowest = (127 - 16 - F) << 23;
+    let min_normal = (127 - 14) << 23;
     let max_finite = ((15 + 127) << 23) | (((1 << F) - 1) << (23 - F));
     // Unsigned formats: the sign bit makes a negative fail the range test.
     let v = if SIGNED { u & 0x7fff_ffff } else { u };
-    (v.wrapping_sub(lowest) <= max_finite - lowest) | (u & 0x7fff_ffff == 0)
+    (v.wrapping_sub(min_normal) <= max_finite - min_normal) | (u & 0x7fff_ffff == 0)
 }
 
 /// The vector pass over a block of f16/f11/f10 output: every lane gets the ordinary
@@ -699,36 +674,11 @@ fn narrow_vector_generic<const F: u32, const SIGNED: bool, const M: u8>(
     for (&u, d) in values.iter().zip(out.iter_mut()) {
         let ok = is_ordinary::<F, SIGNED>(u);
         let lane = narrow_ordinary_lane::<F, SIGNED, M>(u);
-        *d = lane.bits;
+        *d = lane.bits as u16;
         o.add(ok, lane);
         exceptions += !ok as u32;
     }
     (o, exceptions)
-}
-
-/// The vector pass for R11G11B10 texels (`stride` floats apart): a texel whose three
-/// channels are ordinary is finished here; the count of the others is returned.
-#[inline(always)]
-fn r11g11b10_vector_generic<const M: u8, const STRIDE: usize>(
-    values: &[u32],
-    out: &mut [u32],
-) -> ([Ordinary; 2], u32) {
-    let (mut o11, mut o10) = (Ordinary::default(), Ordinary::default());
-    let mut exceptions = 0u32;
-    for (v, d) in values.chunks_exact(STRIDE).zip(out.iter_mut()) {
-        let ok = is_ordinary::<6, false>(v[0])
-            & is_ordinary::<6, false>(v[1])
-            & is_ordinary::<5, false>(v[2]);
-        let r = narrow_ordinary_lane::<6, false, M>(v[0]);
-        let g = narrow_ordinary_lane::<6, false, M>(v[1]);
-        let b = narrow_ordinary_lane::<5, false, M>(v[2]);
-        *d = r.bits as u32 | (g.bits as u32) << 11 | (b.bits as u32) << 22;
-        o11.add(ok, r);
-        o11.add(ok, g);
-        o10.add(ok, b);
-        exceptions += !ok as u32;
-    }
-    ([o11, o10], exceptions)
 }
 
 /// An RGB9E5 texel on the ordinary path: every channel ±0 or in (0, 65408] (no NaN,
@@ -795,14 +745,6 @@ mod avx2_vector {
         out: &mut [u16],
     ) -> (Ordinary, u32) {
         super::narrow_vector_generic::<F, SIGNED, M>(values, out)
-    }
-
-    #[target_feature(enable = "avx2")]
-    pub fn r11g11b10<const M: u8, const STRIDE: usize>(
-        values: &[u32],
-        out: &mut [u32],
-    ) -> ([Ordinary; 2], u32) {
-        super::r11g11b10_vector_generic::<M, STRIDE>(values, out)
     }
 
     #[target_feature(enable = "avx2")]
@@ -876,36 +818,35 @@ fn r11g11b10_block<const M: u8, const S: bool>(
     dst: &mut [u8],
     stats: &mut Stats,
 ) {
+    // The channels round independently (§19.3.3), so each is taken out into its own
+    // array and narrowed there by the elementwise kernel, then the words are joined.
+    let texels = values.len() / stride;
+    debug_assert!(texels <= BLOCK);
+    let mut planes = [[0u32; BLOCK]; 3];
+    for (t, v) in values.chunks_exact(stride).enumerate() {
+        for c in 0..3 {
+            planes[c][t] = v[c];
+        }
+    }
+    let mut bits = [[0u16; BLOCK]; 3];
+    narrow_block::<6, false, M, S>(
+        &planes[0][..texels],
+        bytemuck::cast_slice_mut(&mut bits[0][..texels]),
+        stats,
+    );
+    narrow_block::<6, false, M, S>(
+        &planes[1][..texels],
+        bytemuck::cast_slice_mut(&mut bits[1][..texels]),
+        stats,
+    );
+    narrow_block::<5, false, M, S>(
+        &planes[2][..texels],
+        bytemuck::cast_slice_mut(&mut bits[2][..texels]),
+        stats,
+    );
     with_elements::<u32>(dst, |out| {
-        let ([o11, o10], exceptions) = if stride == 3 {
-            vector_pass!(
-                avx2_vector::r11g11b10::<M, 3>,
-                r11g11b10_vector_generic::<M, 3>,
-                values,
-                out
-            )
-        } else {
-            vector_pass!(
-                avx2_vector::r11g11b10::<M, 4>,
-                r11g11b10_vector_generic::<M, 4>,
-                values,
-                out
-            )
-        };
-        let ordinary = (values.len() / stride) as u32 - exceptions;
-        add_ordinary(stats, 2 * ordinary, o11);
-        add_ordinary(stats, ordinary, o10);
-        if exceptions > 0 {
-            let mut tally = Tally::default();
-            for (v, d) in values.chunks_exact(stride).zip(out.iter_mut()) {
-                let ok = is_ordinary::<6, false>(v[0])
-                    & is_ordinary::<6, false>(v[1])
-                    & is_ordinary::<5, false>(v[2]);
-                if !ok {
-                    r11g11b10_generic::<M, S>(v, stride, std::slice::from_mut(d), &mut tally);
-                }
-            }
-            tally.into_stats(stats);
+        for (t, o) in out.iter_mut().enumerate() {
+            *o = bits[0][t] as u32 | (bits[1][t] as u32) << 11 | (bits[2][t] as u32) << 22;
         }
     })
 }
