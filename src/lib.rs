@@ -4,6 +4,7 @@
 //! format, [`exact`] is the rational arithmetic it leans on, [`input`] turns text into exact
 //! values and bit patterns. The binary's `cli` and `render` modules sit on top.
 
+pub mod d3d;
 pub mod exact;
 pub mod format;
 pub mod input;
