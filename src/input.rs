@@ -49,12 +49,20 @@ pub fn parse_bits(text: &str, format: &'static str, width: u32) -> Result<u64, I
     } else {
         (t, 10)
     };
-    let clean: String = digits.chars().filter(|c| *c != '_').collect();
-    if clean.is_empty() || !clean.chars().all(|c| c.is_digit(radix)) {
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix) || c == '_') {
         return Err(InputError::NotBits);
     }
     let wide = || InputError::TooWide { format, width };
-    let bits = u64::from_str_radix(&clean, radix).map_err(|_| wide())?;
+    let bits = if digits.contains('_') {
+        let clean: String = digits.chars().filter(|c| *c != '_').collect();
+        if clean.is_empty() {
+            return Err(InputError::NotBits);
+        }
+        u64::from_str_radix(&clean, radix)
+    } else {
+        u64::from_str_radix(digits, radix)
+    }
+    .map_err(|_| wide())?;
     if width < 64 && bits >> width != 0 {
         return Err(wide());
     }

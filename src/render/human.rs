@@ -58,11 +58,20 @@ impl Palette {
 
 pub struct Human {
     p: Palette,
+    /// Whether a block was written already: blocks are separated by a blank line.
+    started: bool,
 }
 
 impl Human {
     pub fn new(p: Palette) -> Human {
-        Human { p }
+        Human { p, started: false }
+    }
+
+    fn separate(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if std::mem::replace(&mut self.started, true) {
+            writeln!(out)?;
+        }
+        Ok(())
     }
 
     fn line(&self, out: &mut dyn Write, indent: &str, label: &str, body: &str) -> io::Result<()> {
@@ -236,6 +245,16 @@ fn decimal_or_approx(r: &Ratio) -> String {
     }
 }
 
+/// `= 65504` when the exact value is short enough to read at a glance, else `≈ 0.1`.
+fn headline_value(f: &FloatFormat, bits: u64) -> String {
+    let exact = text::exact_decimal(f, bits);
+    if exact.len() <= 24 {
+        format!("= {exact}")
+    } else {
+        format!("≈ {}", text::shortest_decimal(f, bits))
+    }
+}
+
 fn mode_text(m: Rounding) -> &'static str {
     match m {
         Rounding::NearestEven => "rne: to nearest, ties to even; overflow to infinity",
@@ -249,14 +268,15 @@ fn mode_text(m: Rounding) -> &'static str {
 
 impl Renderer for Human {
     fn decode(&mut self, out: &mut dyn Write, format: &Format, bits: u64) -> io::Result<()> {
+        self.separate(out)?;
         match format {
             Format::Float(f) => {
                 writeln!(
                     out,
-                    "{} {} = {}",
+                    "{} {} {}",
                     f.name,
                     self.p.value(&hex_bits(bits, f.width())),
-                    self.p.value(&text::shortest_decimal(f, bits))
+                    self.p.value(&headline_value(f, bits))
                 )?;
                 self.float_block(out, f, bits, "")
             }
@@ -364,6 +384,7 @@ impl Renderer for Human {
     }
 
     fn encode(&mut self, out: &mut dyn Write, e: &Encoding) -> io::Result<()> {
+        self.separate(out)?;
         let width = e.format.width();
         writeln!(
             out,
@@ -427,6 +448,10 @@ impl Renderer for Human {
             let o = &e.outcomes[i];
             let verdict = if o.exact {
                 self.p.good("exact")
+            } else if o.clamped_negative {
+                self.p.warn("clamped: the format holds no negative values")
+            } else if o.overflow_to_infinity {
+                self.p.warn("inexact: overflowed to infinity")
             } else {
                 match e.error(i) {
                     Some(err) => self.p.warn(&format!(
