@@ -108,12 +108,16 @@ impl Constants<'_> {
 }
 
 impl<'a> Constants<'a> {
-    /// The constants for a format's channel values (packed formats: per channel, use
-    /// [`Constants::Float`] with the channel's format for R11G11B10).
-    pub fn of(format: &'a Format) -> Constants<'a> {
+    /// The constants a value of channel `channel` (0 = R) of `format` may name: the
+    /// format's own, f11/f11/f10 for R11G11B10, RGB9E5's for its channels.
+    pub fn for_channel(format: &'a Format, channel: usize) -> Constants<'a> {
         match format {
             Format::Float(f) => Constants::Float(f),
-            Format::R11G11B10 => Constants::Float(&crate::format::F11),
+            Format::R11G11B10 => Constants::Float(if channel == 2 {
+                &crate::format::F10
+            } else {
+                &crate::format::F11
+            }),
             Format::Rgb9e5 => Constants::Rgb9e5,
         }
     }
