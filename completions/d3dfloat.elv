@@ -28,6 +28,7 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand --version 'Print version'
             cand decode 'Bits to fields, class and exact value'
             cand encode 'A value to bits, with explicit rounding'
+            cand op 'Evaluate a D3D shader instruction: every result a conforming GPU may return'
             cand generate 'Write shell completions or man pages (for packaging and the checked-in copies)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -58,6 +59,20 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'d3dfloat;op'= {
+            cand -f 'Working format: f32, f16 or f64 (the double instruction names imply f64)'
+            cand --fmt 'Working format: f32, f16 or f64 (the double instruction names imply f64)'
+            cand --rules 'Rule set: d3d11 (Direct3D 11 and later) or d3d10 (1 ULP for 32-bit arithmetic)'
+            cand --check 'Check a claimed result (bits or value): exit 0 if it conforms, 1 if not'
+            cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
+            cand --plain 'Just the answer, one line per input (stable, for scripts)'
+            cand --json 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+            cand --csv 'CSV: a header, then one row per input (stable, for scripts)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'d3dfloat;generate'= {
             cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
             cand --plain 'Just the answer, one line per input (stable, for scripts)'
@@ -71,12 +86,15 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
         &'d3dfloat;help'= {
             cand decode 'Bits to fields, class and exact value'
             cand encode 'A value to bits, with explicit rounding'
+            cand op 'Evaluate a D3D shader instruction: every result a conforming GPU may return'
             cand generate 'Write shell completions or man pages (for packaging and the checked-in copies)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'d3dfloat;help;decode'= {
         }
         &'d3dfloat;help;encode'= {
+        }
+        &'d3dfloat;help;op'= {
         }
         &'d3dfloat;help;generate'= {
         }

@@ -96,6 +96,17 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
             r.as_mut(),
             &mut out,
         ),
+        Command::Op(a) => commands::op::run(
+            &commands::op::OpCommand {
+                format: a.fmt,
+                rules: a.rules.into(),
+                check: a.check,
+                words: a.words,
+                style,
+            },
+            r.as_mut(),
+            &mut out,
+        ),
         Command::Generate(a) => generate(a.what, &a.dir).map(|()| Verdict::Success),
     };
     // Whatever was written for good inputs goes out before an error is reported.

@@ -64,6 +64,9 @@ pub enum Command {
     /// A value to bits, with explicit rounding
     #[command(after_help = ENCODE_HELP)]
     Encode(EncodeArgs),
+    /// Evaluate a D3D shader instruction: every result a conforming GPU may return
+    #[command(after_help = OP_HELP)]
+    Op(OpArgs),
     /// Write shell completions or man pages (for packaging and the checked-in copies)
     #[command(hide = true)]
     Generate(GenerateArgs),
@@ -92,6 +95,65 @@ Examples:
   d3dfloat encode --fmt f16 0.1
   d3dfloat encode --fmt f16 --rounding d3d 70000
   d3dfloat encode --fmt r11g11b10 --saturate 1.0 0.5 1e9";
+
+const OP_HELP: &str = "\
+OP is a shader instruction. f32 (default): add sub mul div mad dp2 dp3 dp4 min max sqrt
+rsq rcp exp log frc round_ne round_ni round_pi round_z sincos eq ne lt ge ftoi ftou itof
+utof f16tof32 f32tof16 dtof ftod; conveniences that are not D3D instructions: sub (add
+with a negated operand), gt and le (lt and ge with swapped operands), sin and cos (sincos
+with one destination). --fmt f16: the arithmetic ones under the float16 rules (3.1.5).
+--fmt f64 or the spec names: dadd dmul ddiv drcp dfma dmin dmax deq dge dlt dne (also
+add mul div rcp fma/mad min max eq ne lt ge with --fmt f64).
+
+ARGs are values (0.1, 1e-40, 0x1.8p+3, inf, nan, -0, max, min-normal, ...), rounded to
+nearest-even into the format, or bits written 0x and exactly the format's width in hex
+digits (0x3f800000 for f32, 0x3c00 for f16). Vector operands of dp2/dp3/dp4 are written
+1,2,3. itof/utof take integers.
+
+--check RESULT (bits or a value; true/false for comparisons; S,C for sincos) exits 0 when
+RESULT conforms and 1 when it does not. With no OP, lines 'OP ARG... [= RESULT]' are read
+from stdin; lines with = RESULT are checked, a summary ends the run, and the exit status is
+1 when any line does not conform.
+
+Examples:
+  d3dfloat op add 1 0x33800000
+  d3dfloat op mad 0x3f800001 0x3f800001 -1 --check 0x34800000
+  d3dfloat op --rules d3d10 div 1 3
+  d3dfloat op --fmt f16 dp3 1,2,3 0.1,0.2,0.3
+  printf 'mul 3 0.1 = 0x3e99999a\\nsqrt 2 = 0x3fb504f4\\n' | d3dfloat op --plain";
+
+#[derive(Debug, Args)]
+pub struct OpArgs {
+    /// Working format: f32, f16 or f64 (the double instruction names imply f64)
+    #[arg(long, short = 'f', default_value = "f32", value_name = "F", value_parser = parse_format)]
+    pub fmt: Format,
+    /// Rule set: d3d11 (Direct3D 11 and later) or d3d10 (1 ULP for 32-bit arithmetic)
+    #[arg(long, value_enum, default_value_t = RulesArg::D3d11, value_name = "RULES")]
+    pub rules: RulesArg,
+    /// Check a claimed result (bits or value): exit 0 if it conforms, 1 if not
+    #[arg(long, value_name = "RESULT", allow_hyphen_values = true)]
+    pub check: Option<String>,
+    /// The instruction and its operands (stdin lines 'OP ARG... [= RESULT]' when none)
+    #[arg(value_name = "OP ARG")]
+    pub words: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RulesArg {
+    /// Direct3D 11 and later: 0.5 ULP for 32-bit add, subtract and multiply (3.1.3.1)
+    D3d11,
+    /// Direct3D 10: 1 ULP for 32-bit arithmetic, multiply and divide included
+    D3d10,
+}
+
+impl From<RulesArg> for crate::d3d::RuleSet {
+    fn from(r: RulesArg) -> crate::d3d::RuleSet {
+        match r {
+            RulesArg::D3d11 => crate::d3d::RuleSet::D3D11,
+            RulesArg::D3d10 => crate::d3d::RuleSet::D3D10,
+        }
+    }
+}
 
 #[derive(Debug, Args)]
 pub struct DecodeArgs {

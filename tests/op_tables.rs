@@ -92,6 +92,9 @@ fn draw(f: &FloatFormat, class: &str, rng: &mut Rng) -> u64 {
     }
 }
 
+/// (input classes, cell text) for every cell of one result row or table.
+type Grid = Vec<(Vec<String>, String)>;
+
 struct Case<'a> {
     name: &'a str,
     f: FloatFormat,
@@ -281,7 +284,7 @@ fn every_cell_of_every_table_matches() {
         }
         instructions += 1;
         // (output index, row label or None, column classes, cell lookup)
-        let mut grids: Vec<(usize, Vec<(Vec<String>, String)>)> = Vec::new();
+        let mut grids: Vec<(usize, Grid)> = Vec::new();
         let classes: Vec<String> = entry["classes"]
             .as_array()
             .unwrap()

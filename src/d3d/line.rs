@@ -25,3 +25,43 @@ pub fn parse_line(line: &str, fmt: &FloatFormat, rules: RuleSet) -> Result<OpReq
         check,
     })
 }
+
+/// The tally of a batch run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchSummary {
+    /// Lines evaluated.
+    pub lines: u64,
+    /// Lines with `= RESULT`.
+    pub checked: u64,
+    pub conform: u64,
+    pub violate: u64,
+}
+
+impl BatchSummary {
+    pub fn add(&mut self, conforms: Option<bool>) {
+        self.lines += 1;
+        match conforms {
+            Some(true) => {
+                self.checked += 1;
+                self.conform += 1;
+            }
+            Some(false) => {
+                self.checked += 1;
+                self.violate += 1;
+            }
+            None => {}
+        }
+    }
+
+    /// `N conform, M do not` (and how many lines had nothing to check).
+    pub fn text(&self) -> String {
+        let mut s = format!("{} conform, {} do not", self.conform, self.violate);
+        let unchecked = self.lines - self.checked;
+        if unchecked > 0 {
+            s.push_str(&format!(
+                " ({unchecked} evaluated without a result to check)"
+            ));
+        }
+        s
+    }
+}

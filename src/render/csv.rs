@@ -4,6 +4,9 @@
 use std::io::{self, Write};
 
 use super::Renderer;
+use super::op_text::{allowed_text, bits_text, exact_script};
+use crate::d3d::Evaluation;
+use crate::d3d::line::BatchSummary;
 use crate::format::encode::{Channel, Encoding, channels};
 use crate::format::{Format, hex_bits, text};
 
@@ -169,5 +172,78 @@ impl Renderer for Csv {
                 flags.join(" "),
             ],
         )
+    }
+
+    fn op(&mut self, out: &mut dyn Write, e: &Evaluation, _batch: bool) -> io::Result<()> {
+        self.header(
+            out,
+            &[
+                "op",
+                "format",
+                "rules",
+                "args",
+                "preferred",
+                "allowed",
+                "nan_allowed",
+                "count",
+                "exact",
+                "result",
+                "conforms",
+                "miss_ulps",
+            ],
+        )?;
+        let o = e.main_output();
+        let args: Vec<String> = e
+            .args
+            .iter()
+            .map(|comps| {
+                comps
+                    .iter()
+                    .map(|c| bits_text(&c.domain, c.bits))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect();
+        let (result, conforms, miss) = match &e.check {
+            Some(c) => (
+                bits_text(&o.domain, c.verdicts[0].result),
+                c.conforms.to_string(),
+                c.verdicts
+                    .iter()
+                    .map(|v| v.miss_ulps)
+                    .max()
+                    .flatten()
+                    .map(|m| m.to_string())
+                    .unwrap_or_default(),
+            ),
+            None => Default::default(),
+        };
+        let mut allowed = allowed_text(&o.domain, &o.allowed);
+        if allowed.ends_with("nan") {
+            allowed.truncate(allowed.len() - 3);
+            allowed = allowed.trim_end_matches(',').to_string();
+        }
+        row(
+            out,
+            &[
+                e.op_name.to_string(),
+                e.format.name.to_string(),
+                e.rules.as_str().to_string(),
+                args.join(" "),
+                bits_text(&o.domain, o.preferred),
+                allowed,
+                o.allowed.nan.to_string(),
+                o.allowed.count().to_string(),
+                exact_script(&o.exact).unwrap_or_default(),
+                result,
+                conforms,
+                miss,
+            ],
+        )
+    }
+
+    /// The summary goes to stderr (the command writes it): the table stays rectangular.
+    fn op_summary(&mut self, _out: &mut dyn Write, _s: &BatchSummary) -> io::Result<()> {
+        Ok(())
     }
 }

@@ -6,6 +6,9 @@ use std::io::{self, Write};
 use serde_json::{Value, json};
 
 use super::Renderer;
+use super::op_text::{bits_text, exact_script};
+use crate::d3d::line::BatchSummary;
+use crate::d3d::{Domain, Evaluation, OutputReport};
 use crate::exact::Number;
 use crate::format::describe::unbiased_exponent;
 use crate::format::encode::{Channel, Encoding, channels};
@@ -125,5 +128,103 @@ impl Renderer for Json {
         obj["exact"] = json!(e.exact());
         obj["other_modes"] = Value::Object(alternatives);
         write_object(out, &obj)
+    }
+
+    fn op(&mut self, out: &mut dyn Write, e: &Evaluation, _batch: bool) -> io::Result<()> {
+        let args: Vec<Value> = e
+            .args
+            .iter()
+            .map(|comps| {
+                let bits: Vec<Value> = comps
+                    .iter()
+                    .map(|c| Value::String(bits_text(&c.domain, c.bits)))
+                    .collect();
+                if bits.len() == 1 {
+                    bits.into_iter().next().unwrap()
+                } else {
+                    Value::Array(bits)
+                }
+            })
+            .collect();
+        let operands: Vec<Value> = e
+            .args
+            .iter()
+            .flatten()
+            .map(|c| {
+                json!({
+                    "text": c.text,
+                    "bits": bits_text(&c.domain, c.bits),
+                    "inexact_literal": c.inexact_literal,
+                    "flushed_to": c.flushed_to.map(|z| bits_text(&c.domain, z)),
+                })
+            })
+            .collect();
+        let output = |o: &OutputReport| -> Value {
+            let preferred = match o.domain {
+                Domain::Bool => Value::Bool(o.preferred != 0),
+                _ => Value::String(bits_text(&o.domain, o.preferred)),
+            };
+            let allowed: Vec<Value> = o
+                .allowed
+                .bit_ranges(&o.domain)
+                .into_iter()
+                .map(|(lo, hi)| json!([bits_text(&o.domain, lo), bits_text(&o.domain, hi)]))
+                .collect();
+            json!({
+                "name": o.name,
+                "format": o.domain.name(),
+                "preferred": preferred,
+                "allowed": allowed,
+                "nan_allowed": o.allowed.nan,
+                "count": o.allowed.count(),
+                "exact": exact_script(&o.exact),
+            })
+        };
+        let main = output(e.main_output());
+        let mut obj = json!({
+            "schema": SCHEMA,
+            "op": e.op_name,
+            "format": e.format.name,
+            "result_format": e.main_output().domain.name(),
+            "rules": e.rules.as_str(),
+            "args": args,
+            "operands": operands,
+            "exact": main["exact"],
+            "preferred": main["preferred"],
+            "allowed": main["allowed"],
+            "nan_allowed": main["nan_allowed"],
+            "count": main["count"],
+            "rules_applied": e.rules_applied.iter().map(|r| r.cite()).collect::<Vec<_>>(),
+        });
+        if e.outputs.len() > 1 {
+            obj["outputs"] = Value::Array(e.outputs.iter().map(output).collect());
+        }
+        if let Some(c) = &e.check {
+            let v = &c.verdicts[0];
+            let o = e.main_output();
+            obj["result"] = match o.domain {
+                Domain::Bool => Value::Bool(v.result != 0),
+                _ => Value::String(bits_text(&o.domain, v.result)),
+            };
+            obj["conforms"] = Value::Bool(c.conforms);
+            obj["miss_ulps"] = json!(c.verdicts.iter().map(|v| v.miss_ulps).max().flatten());
+            obj["broken_rule"] = json!(c.verdicts.iter().find_map(|v| v.broken.map(|r| r.cite())));
+        }
+        write_object(out, &obj)
+    }
+
+    fn op_summary(&mut self, out: &mut dyn Write, s: &BatchSummary) -> io::Result<()> {
+        write_object(
+            out,
+            &json!({
+                "schema": SCHEMA,
+                "summary": {
+                    "lines": s.lines,
+                    "checked": s.checked,
+                    "conform": s.conform,
+                    "violate": s.violate,
+                }
+            }),
+        )
     }
 }

@@ -3,12 +3,15 @@
 
 use std::io::{self, Write};
 
+use crate::d3d::Evaluation;
+use crate::d3d::line::BatchSummary;
 use crate::format::Format;
 use crate::format::encode::Encoding;
 
 mod csv;
 mod human;
 mod json;
+mod op_text;
 mod plain;
 
 pub use human::Palette;
@@ -28,6 +31,10 @@ pub trait Renderer {
     fn decode(&mut self, out: &mut dyn Write, format: &Format, bits: u64) -> io::Result<()>;
     /// A value (or three) rounded into a format.
     fn encode(&mut self, out: &mut dyn Write, e: &Encoding) -> io::Result<()>;
+    /// An evaluated instruction; `batch` asks for the one-line form of stdin runs.
+    fn op(&mut self, out: &mut dyn Write, e: &Evaluation, batch: bool) -> io::Result<()>;
+    /// The end of a batch in which results were checked.
+    fn op_summary(&mut self, out: &mut dyn Write, s: &BatchSummary) -> io::Result<()>;
 }
 
 /// The renderer for a style; `color` matters to the human style only.

@@ -3,6 +3,9 @@
 use std::io::{self, Write};
 
 use super::Renderer;
+use super::op_text::{push_allowed, push_bits};
+use crate::d3d::line::BatchSummary;
+use crate::d3d::{Domain, Evaluation};
 use crate::format::encode::{Encoding, channels};
 use crate::format::{Format, hex_bits, text};
 
@@ -30,5 +33,33 @@ impl Renderer for Plain {
 
     fn encode(&mut self, out: &mut dyn Write, e: &Encoding) -> io::Result<()> {
         writeln!(out, "{}", hex_bits(e.bits, e.format.width()))
+    }
+
+    /// The correctly rounded bits and the allowed set (`true`/`false` for comparisons;
+    /// sincos: sine then cosine); with `--check`, the verdict.
+    fn op(&mut self, out: &mut dyn Write, e: &Evaluation, _batch: bool) -> io::Result<()> {
+        self.line.clear();
+        if let Some(c) = &e.check {
+            self.line
+                .push_str(if c.conforms { "conforms" } else { "violates" });
+        } else {
+            for (i, o) in e.outputs.iter().enumerate() {
+                if i > 0 {
+                    self.line.push(' ');
+                }
+                push_bits(&mut self.line, &o.domain, o.preferred);
+                if o.domain != Domain::Bool {
+                    self.line.push(' ');
+                    push_allowed(&mut self.line, &o.domain, &o.allowed);
+                }
+            }
+        }
+        self.line.push('\n');
+        out.write_all(self.line.as_bytes())
+    }
+
+    /// The summary goes to stderr (the command writes it): stdout stays one line per input.
+    fn op_summary(&mut self, _out: &mut dyn Write, _s: &BatchSummary) -> io::Result<()> {
+        Ok(())
     }
 }
