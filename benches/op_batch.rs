@@ -36,7 +36,7 @@ fn hex(x: f32) -> String {
 fn line(rng: &mut Rng) -> String {
     let (a, b, c) = (rng.f32(), rng.f32(), rng.f32());
     let v: Vec<f32> = (0..8).map(|_| rng.f32()).collect();
-    let nudge = rng.next() % 8 == 0;
+    let nudge = rng.next().is_multiple_of(8);
     let f = |x: f32| {
         if nudge && x.is_finite() {
             f32::from_bits(x.to_bits() + 1)
@@ -49,11 +49,26 @@ fn line(rng: &mut Rng) -> String {
         1 => format!("sub {} {} = {}", hex(a), hex(b), hex(f(a - b))),
         2 => format!("mul {} {} = {}", hex(a), hex(b), hex(f(a * b))),
         3 => format!("div {} {} = {}", hex(a), hex(b), hex(f(a / b))),
-        4 => format!("mad {} {} {} = {}", hex(a), hex(b), hex(c), hex(f(a.mul_add(b, c)))),
+        4 => format!(
+            "mad {} {} {} = {}",
+            hex(a),
+            hex(b),
+            hex(c),
+            hex(f(a.mul_add(b, c)))
+        ),
         5 => {
             let d = v[0] * v[3] + v[1] * v[4] + v[2] * v[5];
             let s: Vec<String> = v[..6].iter().map(|x| hex(*x)).collect();
-            format!("dp3 {},{},{} {},{},{} = {}", s[0], s[1], s[2], s[3], s[4], s[5], hex(f(d)))
+            format!(
+                "dp3 {},{},{} {},{},{} = {}",
+                s[0],
+                s[1],
+                s[2],
+                s[3],
+                s[4],
+                s[5],
+                hex(f(d))
+            )
         }
         6 => format!("min {} {} = {}", hex(a), hex(b), hex(a.min(b))),
         7 => format!("max {} {} = {}", hex(a), hex(b), hex(a.max(b))),
@@ -70,7 +85,12 @@ fn line(rng: &mut Rng) -> String {
         15 => format!("ftoi {} = {}", hex(a), a as i32),
         16 => format!("frc {} = {}", hex(a), hex(f(a - a.floor()))),
         17 => format!("round_ne {} = {}", hex(a), hex(a.round_ties_even())),
-        18 => format!("add {} {} = {}", hex(a), hex(-a * 0.75), hex(f(a - a * 0.75))),
+        18 => format!(
+            "add {} {} = {}",
+            hex(a),
+            hex(-a * 0.75),
+            hex(f(a - a * 0.75))
+        ),
         _ => format!("mul {} {} = {}", hex(a), hex(b), hex(f(a * b))),
     }
 }
@@ -93,7 +113,10 @@ fn piped(cmd: &str, args: &[&str], input: &[u8], runs: usize) -> Duration {
             let status = child.wait().expect("wait");
             writer.join().expect("writer").expect("write stdin");
             // 1 = some line does not conform (expected: one in eight is nudged).
-            assert!(matches!(status.code(), Some(0 | 1)), "{cmd} {args:?} failed");
+            assert!(
+                matches!(status.code(), Some(0 | 1)),
+                "{cmd} {args:?} failed"
+            );
             t.elapsed()
         })
         .min()

@@ -26,6 +26,10 @@ fn main() {
             let r = parse_line(l, &F32, RuleSet::D3D11).unwrap();
             std::hint::black_box(evaluate(&r).unwrap());
         }
-        println!("{:>8.2} us  {}", t.elapsed().as_secs_f64() * 1e6 / n as f64, l.split(' ').next().unwrap());
+        println!(
+            "{:>8.2} us  {}",
+            t.elapsed().as_secs_f64() * 1e6 / n as f64,
+            l.split(' ').next().unwrap()
+        );
     }
 }

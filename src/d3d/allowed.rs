@@ -210,6 +210,29 @@ impl AllowedSet {
         Some((self.ranges.first()?.0, self.ranges.last()?.1))
     }
 
+    /// Lowest and highest finite member (float domains; infinities skipped).
+    pub fn finite_extremes(&self, domain: &Domain) -> Option<(i64, i64)> {
+        let (ninf, pinf) = match domain {
+            Domain::Float(f) => (
+                domain.key(f.infinity(true)).unwrap_or(i64::MIN),
+                domain.key(f.infinity(false)).unwrap_or(i64::MAX),
+            ),
+            _ => (i64::MIN, i64::MAX),
+        };
+        let mut out: Option<(i64, i64)> = None;
+        for &(l, h) in &self.ranges {
+            let l = if l == ninf { l + 1 } else { l };
+            let h = if h == pinf { h - 1 } else { h };
+            if l <= h {
+                out = Some(match out {
+                    None => (l, h),
+                    Some((a, b)) => (a.min(l), b.max(h)),
+                });
+            }
+        }
+        out
+    }
+
     /// Replace every subnormal by the zero of its sign: D3D's output flush (§3.1.3.2).
     pub fn flush_subnormals(&mut self, f: &FloatFormat) {
         let top_sub = (1i64 << f.frac_bits) - 1;

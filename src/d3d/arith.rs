@@ -60,8 +60,16 @@ impl Ctx {
         }
     }
 
+    /// The operand's value after the input flush, as an `f64` (exact for every format).
+    pub fn fv(&self, r: &OperandReport) -> f64 {
+        match r.domain {
+            Domain::Float(f) => f.to_f64(r.flushed_to.unwrap_or(r.bits)),
+            _ => unreachable!("float operand expected"),
+        }
+    }
+
     /// Notes how the operands were read (flushed or kept denorms).
-    fn note_operands(&mut self, args: &[Vec<OperandReport>]) {
+    pub fn note_operands(&mut self, args: &[Vec<OperandReport>]) {
         for r in args.iter().flatten() {
             if r.flushed_to.is_some() {
                 self.note(Rule::FlushInput);
@@ -374,16 +382,14 @@ impl Ctx {
     /// Every pattern at least as close to `x` as the farthest finite member of `set`.
     pub fn at_least_as_close(&mut self, x: &Number, set: &AllowedSet) -> AllowedSet {
         let d = self.domain();
-        let finite: Vec<Number> = set
-            .key_ranges()
-            .iter()
-            .flat_map(|&(l, h)| [l, h])
-            .map(|k| self.f.value(d.bits(k)))
-            .filter(|v| matches!(v, Number::Finite { .. }))
-            .collect();
-        let Some(worst) = finite.iter().map(|s| numeric::distance(s, x)).max() else {
+        let Some((lo_k, hi_k)) = set.finite_extremes(&d) else {
             return AllowedSet::empty();
         };
+        let worst = [lo_k, hi_k]
+            .iter()
+            .map(|&k| numeric::distance(&self.f.value(d.bits(k)), x))
+            .max()
+            .expect("two extremes");
         let lo = numeric::add(x, &Number::finite(true, worst.clone()));
         let hi = numeric::add(x, &Number::finite(false, worst));
         let set = numeric::interval_set(&self.f, &lo, &hi);

@@ -1,11 +1,9 @@
 //! Type conversions: ftoi, ftou, itof, utof, f16tof32, f32tof16, dtof, ftod (§22.13, §22.17).
 
-use num_traits::ToPrimitive;
-
 use super::allowed::{AllowedSet, Domain};
 use super::arith::{Ctx, Shaped, single_output};
 use super::functions::neighbours;
-use super::numeric::{is_zero, mag, position_exact};
+use super::numeric::position_exact;
 use super::rules::Rule;
 use super::{ExactResult, Op, OperandReport, OutputReport};
 use crate::exact::{Number, Ratio};
@@ -39,21 +37,18 @@ impl Ctx {
             Rule::Ftou
         };
         self.note(rule);
-        let v = F32.value(arg.flushed_to.unwrap_or(arg.bits));
+        let v = F32.to_f64(arg.flushed_to.unwrap_or(arg.bits));
         let (lo, hi) = if op == Op::Ftoi {
             (i32::MIN as i64, i32::MAX as i64)
         } else {
             (0, u32::MAX as i64)
         };
-        let (key, exact) = match &v {
-            Number::Nan { .. } => (0, ExactResult::Nan),
-            Number::Infinity { neg } => (if *neg { lo } else { hi }, ExactResult::Value(v.clone())),
-            Number::Finite { neg, mag } => {
-                let (t, _) = mag.floor_ceil();
-                let t = t.to_i64().unwrap_or(i64::MAX);
-                let t = if *neg { -t } else { t };
-                (t.clamp(lo, hi), ExactResult::Value(v.clone()))
-            }
+        // Truncation toward zero, then saturation; f64 holds every f32 value exactly.
+        let (key, exact) = if v.is_nan() {
+            (0, ExactResult::Nan)
+        } else {
+            let t = v.trunc().clamp(lo as f64, hi as f64);
+            (t as i64, ExactResult::Sum(v, 0.0))
         };
         let bits = out.bits(key);
         (
@@ -180,7 +175,6 @@ impl Ctx {
                 set.add_bits(&d, F32.assemble(v.is_negative(), 0, 0));
             }
         }
-        let _ = (is_zero, mag);
         (
             Shaped {
                 set,

@@ -6,8 +6,6 @@
 //! a result within the f64 evaluation's own error of the boundary is given the benefit of
 //! the doubt (stated in the output as the `d3dfloat` note).
 
-use num_traits::Zero;
-
 use super::allowed::{AllowedSet, Domain};
 use super::arith::{Ctx, Shaped, single_output};
 use super::numeric::{
@@ -28,8 +26,8 @@ impl Ctx {
         arg: &OperandReport,
         outs: &[(&'static str, Domain)],
     ) -> Vec<OutputReport> {
-        let x = self.value(arg);
-        if x.is_nan() {
+        let v = self.fv(arg);
+        if v.is_nan() {
             self.note(Rule::NanPropagates);
             return outs
                 .iter()
@@ -45,10 +43,11 @@ impl Ctx {
         }
         match op {
             Op::Sqrt => {
-                let (s, e) = self.sqrt(&x);
+                let (s, e) = self.sqrt(&self.value(arg));
                 single_output(outs, s, e)
             }
             Op::Rcp => {
+                let x = self.value(arg);
                 let (s, e) = if self.f.name == "f64" {
                     self.drcp(arg, &x)
                 } else {
@@ -57,32 +56,32 @@ impl Ctx {
                 single_output(outs, s, e)
             }
             Op::Rsq => {
-                let (s, e) = self.rsq(&x);
+                let (s, e) = self.rsq(v);
                 single_output(outs, s, e)
             }
             Op::Exp => {
-                let (s, e) = self.exp(&x);
+                let (s, e) = self.exp(v);
                 single_output(outs, s, e)
             }
             Op::Log => {
-                let (s, e) = self.log(&x);
+                let (s, e) = self.log(v);
                 single_output(outs, s, e)
             }
             Op::Frc => {
-                let (s, e) = self.frc(&x);
+                let (s, e) = self.frc(&self.value(arg));
                 single_output(outs, s, e)
             }
             Op::RoundNe | Op::RoundNi | Op::RoundPi | Op::RoundZ => {
-                let (s, e) = self.round_integral(op, &x);
+                let (s, e) = self.round_integral(op, v);
                 single_output(outs, s, e)
             }
             Op::Sin | Op::Cos => {
-                let (s, e) = self.sin_cos(&x, op == Op::Sin);
+                let (s, e) = self.sin_cos(v, op == Op::Sin);
                 single_output(outs, s, e)
             }
             Op::Sincos => {
-                let (s, es) = self.sin_cos(&x, true);
-                let (c, ec) = self.sin_cos(&x, false);
+                let (s, es) = self.sin_cos(v, true);
+                let (c, ec) = self.sin_cos(v, false);
                 vec![
                     OutputReport {
                         name: outs[0].0,
@@ -287,22 +286,21 @@ impl Ctx {
     }
 
     /// rsq: 2^-21 relative (§22.10.19).
-    fn rsq(&mut self, x: &Number) -> (Shaped, ExactResult) {
-        match x {
-            Number::Infinity { neg: false } => self.exactly(&Number::zero(false), Rule::RsqSpecial),
-            Number::Infinity { neg: true } => self.nan(Rule::RsqSpecial),
-            _ if is_zero(x) => self.exactly(
+    fn rsq(&mut self, v: f64) -> (Shaped, ExactResult) {
+        if v == f64::INFINITY {
+            self.exactly(&Number::zero(false), Rule::RsqSpecial)
+        } else if v == 0.0 {
+            self.exactly(
                 &Number::Infinity {
-                    neg: x.is_negative(),
+                    neg: v.is_sign_negative(),
                 },
                 Rule::RsqSpecial,
-            ),
-            _ if x.is_negative() => self.nan(Rule::RsqSpecial),
-            _ => {
-                self.note(Rule::RsqRelative);
-                let approx = 1.0 / x.to_f64_lossy().sqrt();
-                self.approx_result(approx, REL_2_21, Rule::RsqRelative, None)
-            }
+            )
+        } else if v < 0.0 {
+            self.nan(Rule::RsqSpecial)
+        } else {
+            self.note(Rule::RsqRelative);
+            self.approx_result(1.0 / v.sqrt(), REL_2_21, Rule::RsqRelative, None)
         }
     }
 
@@ -335,101 +333,88 @@ impl Ctx {
     }
 
     /// exp: 2^x with 2^-21 relative error (§22.10.6).
-    fn exp(&mut self, x: &Number) -> (Shaped, ExactResult) {
-        match x {
-            Number::Infinity { neg: true } => self.exactly(&Number::zero(false), Rule::ExpSpecial),
-            Number::Infinity { neg: false } => self.exactly(x, Rule::ExpSpecial),
-            _ if is_zero(x) => self.exactly(
-                &Number::finite(false, Ratio::from_integer(1u32)),
-                Rule::ExpSpecial,
-            ),
-            _ => {
-                self.note(Rule::ExpRelative);
-                let v = x.to_f64_lossy();
-                let approx = v.exp2();
-                // An integral exponent gives an exact power of two.
-                let exact = (v.fract() == 0.0 && v.abs() < 4096.0)
-                    .then(|| Number::finite(false, Ratio::dyadic(1u32, v as i64)));
-                if approx == 0.0 {
-                    // Far below the smallest denorm: the result is +0.
-                    let z = Number::zero(false);
-                    let (s, _) = self.exactly(&z, Rule::ExpRelative);
-                    return (s, ExactResult::Approx(approx));
-                }
-                if approx.is_infinite() {
-                    let (s, _) = self.exactly(&Number::Infinity { neg: false }, Rule::Overflow);
-                    return (s, ExactResult::Approx(approx));
-                }
-                self.approx_result(approx, REL_2_21, Rule::ExpRelative, exact)
-            }
+    fn exp(&mut self, v: f64) -> (Shaped, ExactResult) {
+        if v == f64::NEG_INFINITY {
+            return self.exactly(&Number::zero(false), Rule::ExpSpecial);
         }
+        if v == f64::INFINITY {
+            return self.exactly(&Number::Infinity { neg: false }, Rule::ExpSpecial);
+        }
+        if v == 0.0 {
+            return self.exactly(&one(), Rule::ExpSpecial);
+        }
+        self.note(Rule::ExpRelative);
+        let approx = v.exp2();
+        // An integral exponent gives an exact power of two.
+        let exact = (v.fract() == 0.0 && v.abs() < 4096.0)
+            .then(|| Number::finite(false, Ratio::dyadic(1u32, v as i64)));
+        if approx == 0.0 {
+            // Far below the smallest denorm: the result is +0.
+            let (s, _) = self.exactly(&Number::zero(false), Rule::ExpRelative);
+            return (s, ExactResult::Approx(approx));
+        }
+        if approx.is_infinite() {
+            let (s, _) = self.exactly(&Number::Infinity { neg: false }, Rule::Overflow);
+            return (s, ExactResult::Approx(approx));
+        }
+        self.approx_result(approx, REL_2_21, Rule::ExpRelative, exact)
     }
 
     /// log: log2 x, 2^-21 absolute on [0.5, 2], 2^-21 relative elsewhere (§22.10.8).
-    fn log(&mut self, x: &Number) -> (Shaped, ExactResult) {
-        match x {
-            Number::Infinity { neg: false } => self.exactly(x, Rule::LogSpecial),
-            Number::Infinity { neg: true } => self.nan(Rule::LogSpecial),
-            _ if is_zero(x) => self.exactly(&Number::Infinity { neg: true }, Rule::LogSpecial),
-            _ if x.is_negative() => self.nan(Rule::LogSpecial),
-            _ => {
-                self.note(Rule::LogTolerance);
-                let m = mag(x);
-                let v = x.to_f64_lossy();
-                let approx = v.log2();
-                let e = m.floor_log2();
-                let exact = (*m == Ratio::dyadic(1u32, e))
-                    .then(|| Number::finite(e < 0, Ratio::from_integer(e.unsigned_abs())));
-                let in_unit_range =
-                    *m >= Ratio::dyadic(1u32, -1) && *m <= Ratio::from_integer(2u32);
-                if in_unit_range {
-                    self.note(Rule::TranscendentalMargin);
-                    let reach = REL_2_21 + MARGIN;
-                    let set = interval_set_f64(&self.f, approx - reach, approx + reach);
-                    let mut set = self.finish(set);
-                    let nearest = match &exact {
-                        Some(v) => rne(&self.f, v),
-                        None => {
-                            round_f64(&self.f, approx, RoundOptions::new(Rounding::NearestEven))
-                                .bits
-                        }
-                    };
-                    let preferred = self.flush_bits(nearest);
-                    set.add_bits(&self.domain(), preferred);
-                    (
-                        Shaped {
-                            set,
-                            preferred,
-                            governing: Rule::LogTolerance,
-                        },
-                        match exact {
-                            Some(v) => ExactResult::Value(v),
-                            None => ExactResult::Approx(approx),
-                        },
-                    )
-                } else {
-                    self.approx_result(approx, REL_2_21, Rule::LogTolerance, exact)
-                }
-            }
+    fn log(&mut self, v: f64) -> (Shaped, ExactResult) {
+        if v == f64::INFINITY {
+            return self.exactly(&Number::Infinity { neg: false }, Rule::LogSpecial);
+        }
+        if v == 0.0 {
+            return self.exactly(&Number::Infinity { neg: true }, Rule::LogSpecial);
+        }
+        if v < 0.0 {
+            return self.nan(Rule::LogSpecial);
+        }
+        self.note(Rule::LogTolerance);
+        let approx = v.log2();
+        // A power of two has an exact integral logarithm (its significand bits are zero).
+        let exact = (v.to_bits() & ((1u64 << 52) - 1) == 0 && v.is_normal())
+            .then(|| Number::finite(approx < 0.0, Ratio::from_integer(approx.abs() as u64)));
+        if (0.5..=2.0).contains(&v) {
+            self.note(Rule::TranscendentalMargin);
+            let reach = REL_2_21 + MARGIN;
+            let set = interval_set_f64(&self.f, approx - reach, approx + reach);
+            let mut set = self.finish(set);
+            let nearest = match &exact {
+                Some(x) => rne(&self.f, x),
+                None => round_f64(&self.f, approx, RoundOptions::new(Rounding::NearestEven)).bits,
+            };
+            let preferred = self.flush_bits(nearest);
+            set.add_bits(&self.domain(), preferred);
+            (
+                Shaped {
+                    set,
+                    preferred,
+                    governing: Rule::LogTolerance,
+                },
+                match exact {
+                    Some(x) => ExactResult::Value(x),
+                    None => ExactResult::Approx(approx),
+                },
+            )
+        } else {
+            self.approx_result(approx, REL_2_21, Rule::LogTolerance, exact)
         }
     }
 
     /// sin or cos: 0.0008 absolute on [-100π, 100π]; anything in [-1, 1] outside (§22.10.20).
-    fn sin_cos(&mut self, x: &Number, sine: bool) -> (Shaped, ExactResult) {
-        match x {
-            Number::Infinity { .. } => self.nan(Rule::Sincos),
-            _ if is_zero(x) => {
+    fn sin_cos(&mut self, v: f64, sine: bool) -> (Shaped, ExactResult) {
+        match v {
+            _ if v.is_infinite() => self.nan(Rule::Sincos),
+            _ if v == 0.0 => {
                 if sine {
-                    self.exactly(x, Rule::Sincos)
+                    self.exactly(&Number::zero(v.is_sign_negative()), Rule::Sincos)
                 } else {
-                    self.exactly(
-                        &Number::finite(false, Ratio::from_integer(1u32)),
-                        Rule::Sincos,
-                    )
+                    self.exactly(&one(), Rule::Sincos)
                 }
             }
             _ => {
-                let v = x.to_f64_lossy();
                 let approx = if sine { v.sin() } else { v.cos() };
                 let (lo, hi, rule) = if v.abs() <= 100.0 * std::f64::consts::PI {
                     self.note(Rule::Sincos);
@@ -508,49 +493,30 @@ impl Ctx {
         }
     }
 
-    /// round_ne/ni/pi/z: exact integral values; a zero keeps the input's sign.
-    fn round_integral(&mut self, op: Op, x: &Number) -> (Shaped, ExactResult) {
-        let Number::Finite { neg, mag } = x else {
-            return self.exactly(x, Rule::RoundExact);
+    /// round_ne/ni/pi/z: exact integral values; a zero keeps the input's sign. Every
+    /// f32/f16 value and its integral roundings are exact in f64.
+    fn round_integral(&mut self, op: Op, v: f64) -> (Shaped, ExactResult) {
+        let r = match op {
+            Op::RoundZ => v.trunc(),
+            Op::RoundNi => v.floor(),
+            Op::RoundPi => v.ceil(),
+            _ => v.round_ties_even(),
         };
-        let (fl, ce) = mag.floor_ceil();
-        let neg = *neg;
-        let int = match op {
-            Op::RoundZ => fl,
-            Op::RoundNi => {
-                if neg {
-                    ce
-                } else {
-                    fl
-                }
-            }
-            Op::RoundPi => {
-                if neg {
-                    fl
-                } else {
-                    ce
-                }
-            }
-            _ => {
-                // Nearest, ties to even.
-                let (diff, _) = mag.abs_diff(&Ratio::from_integer(fl.clone()));
-                let half = Ratio::dyadic(1u32, -1);
-                match diff.cmp(&half) {
-                    std::cmp::Ordering::Less => fl,
-                    std::cmp::Ordering::Greater => ce,
-                    std::cmp::Ordering::Equal => {
-                        if (&fl % 2u32).is_zero() {
-                            fl
-                        } else {
-                            ce
-                        }
-                    }
-                }
-            }
-        };
-        let v = Number::finite(neg, Ratio::from_integer(int));
-        self.exactly(&v, Rule::RoundExact)
+        self.note(Rule::RoundExact);
+        let bits = round_f64(&self.f, r, RoundOptions::new(Rounding::NearestEven)).bits;
+        (
+            Shaped {
+                set: AllowedSet::single(&self.domain(), bits),
+                preferred: bits,
+                governing: Rule::RoundExact,
+            },
+            ExactResult::Sum(r, 0.0),
+        )
     }
+}
+
+fn one() -> Number {
+    Number::finite(false, Ratio::from_integer(1u32))
 }
 
 /// The exact position of sqrt(m) in the format, the root to a fine grid, and the root

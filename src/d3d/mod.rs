@@ -9,6 +9,7 @@
 pub mod allowed;
 mod arith;
 mod convert;
+mod fast;
 mod functions;
 pub mod line;
 pub mod numeric;
@@ -300,10 +301,27 @@ pub enum ExactResult {
     Value(Number),
     /// An irrational result known to `f64` precision (sqrt, exp, log, sin, cos, rsq).
     Approx(f64),
+    /// Exactly the sum of two `f64` values (the fast path's exact results).
+    Sum(f64, f64),
+    /// Exactly the quotient of two `f64` values.
+    Quotient(f64, f64),
     /// A comparison's exact answer.
     Bool(bool),
     /// The result is NaN (any NaN).
     Nan,
+}
+
+impl ExactResult {
+    /// The exact number, where the result has one.
+    pub fn number(&self) -> Option<Number> {
+        use numeric::{add, div, from_f64};
+        match self {
+            ExactResult::Value(n) => Some(n.clone()),
+            ExactResult::Sum(hi, lo) => Some(add(&from_f64(*hi), &from_f64(*lo))),
+            ExactResult::Quotient(a, b) => Some(div(&from_f64(*a), &from_f64(*b))),
+            _ => None,
+        }
+    }
 }
 
 /// One result of an instruction (sincos has two).
@@ -364,6 +382,16 @@ impl Evaluation {
 
 /// Evaluates one instruction.
 pub fn evaluate(req: &OpRequest) -> Result<Evaluation, OpError> {
+    evaluate_with(req, true)
+}
+
+/// Evaluates one instruction on exact rationals only, never the `f64` fast path: the
+/// reference the fast path is tested against.
+pub fn evaluate_exact(req: &OpRequest) -> Result<Evaluation, OpError> {
+    evaluate_with(req, false)
+}
+
+fn evaluate_with(req: &OpRequest, fast: bool) -> Result<Evaluation, OpError> {
     let (operand_domain, out_domains) = req.op.domains(&req.format);
     let op_name = req.op.name(&req.format);
     let (count, width) = req.op.arity();
@@ -391,7 +419,18 @@ pub fn evaluate(req: &OpRequest) -> Result<Evaluation, OpError> {
         args.push(read);
     }
     let mut ctx = arith::Ctx::new(req.format, req.rules);
-    let outputs = ctx.run(req.op, &args, &out_domains);
+    let fast_outputs = if fast {
+        ctx.run_fast(req.op, &args, &out_domains)
+    } else {
+        None
+    };
+    let outputs = match fast_outputs {
+        Some(o) => o,
+        None => {
+            ctx = arith::Ctx::new(req.format, req.rules);
+            ctx.run(req.op, &args, &out_domains)
+        }
+    };
     let check = match &req.check {
         Some(text) => Some(operands::check(text, &outputs)?),
         None => None,

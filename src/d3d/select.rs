@@ -4,10 +4,8 @@ use std::cmp::Ordering;
 
 use super::allowed::{AllowedSet, Domain, TRUE_MASK};
 use super::arith::Ctx;
-use super::numeric::{self, is_zero};
 use super::rules::Rule;
 use super::{ExactResult, Op, OperandReport, OutputReport};
-use crate::exact::Number;
 
 impl Ctx {
     pub fn select(
@@ -43,7 +41,8 @@ impl Ctx {
         name: &'static str,
     ) -> OutputReport {
         let d = self.domain();
-        let (va, vb) = (self.value(a), self.value(b));
+        // Every format's values are exact in f64, so the selection is decided there.
+        let (va, vb) = (self.fv(a), self.fv(b));
         let preferred_of = |r: &OperandReport| r.flushed_to.unwrap_or(r.bits);
         let (set, preferred, exact, governing) = match (va.is_nan(), vb.is_nan()) {
             (true, true) => {
@@ -62,31 +61,31 @@ impl Ctx {
                 (
                     self.as_result(r),
                     preferred_of(r),
-                    ExactResult::Value(v),
+                    ExactResult::Sum(v, 0.0),
                     Rule::MinMaxNan,
                 )
             }
             _ => {
                 self.note(Rule::MinMaxSelect);
-                let order = order_of(&va, &vb);
+                let order = order_of(va, vb);
                 let pick_a = match order {
                     Ordering::Less => is_min,
                     Ordering::Greater => !is_min,
                     Ordering::Equal => true,
                 };
-                if order == Ordering::Equal && is_zero_value(&va) && a.bits != b.bits {
+                if order == Ordering::Equal && va == 0.0 && a.bits != b.bits {
                     // Two zeros (denorms flushed first): either may come back; IEEE 754R's
                     // min = -0 / max = +0 is the recommendation (§3.1.3.2).
-                    let zero_sign_differs = va.is_negative() != vb.is_negative();
+                    let zero_sign_differs = va.is_sign_negative() != vb.is_sign_negative();
                     if zero_sign_differs {
                         self.note(Rule::MinMaxZeroSign);
                     }
                     let mut set = self.as_result(a);
                     set.union(&self.as_result(b));
                     let neg = if is_min {
-                        va.is_negative() || vb.is_negative()
+                        va.is_sign_negative() || vb.is_sign_negative()
                     } else {
-                        va.is_negative() && vb.is_negative()
+                        va.is_sign_negative() && vb.is_sign_negative()
                     };
                     let governing = if zero_sign_differs {
                         Rule::MinMaxZeroSign
@@ -96,7 +95,7 @@ impl Ctx {
                     (
                         set,
                         self.f.assemble(neg, 0, 0),
-                        ExactResult::Value(Number::zero(neg)),
+                        ExactResult::Sum(if neg { -0.0 } else { 0.0 }, 0.0),
                         governing,
                     )
                 } else {
@@ -104,7 +103,7 @@ impl Ctx {
                     (
                         self.as_result(r),
                         preferred_of(r),
-                        ExactResult::Value(v),
+                        ExactResult::Sum(v, 0.0),
                         Rule::MinMaxSelect,
                     )
                 }
@@ -127,7 +126,7 @@ impl Ctx {
         b: &OperandReport,
         name: &'static str,
     ) -> OutputReport {
-        let (va, vb) = (self.value(a), self.value(b));
+        let (va, vb) = (self.fv(a), self.fv(b));
         if matches!(op, Op::Gt | Op::Le) {
             self.note(Rule::CompareDerived);
         }
@@ -136,7 +135,7 @@ impl Ctx {
             op == Op::Ne
         } else {
             self.note(Rule::CompareSignedZero);
-            let o = order_of(&va, &vb);
+            let o = order_of(va, vb);
             match op {
                 Op::Eq => o == Ordering::Equal,
                 Op::Ne => o != Ordering::Equal,
@@ -165,28 +164,6 @@ impl Ctx {
 }
 
 /// Order of two non-NaN values, the zeros equal (§3.1.3.1).
-fn order_of(a: &Number, b: &Number) -> Ordering {
-    use Number::*;
-    match (a, b) {
-        (Infinity { neg: p }, Infinity { neg: q }) => q.cmp(p),
-        (Infinity { neg }, _) => {
-            if *neg {
-                Ordering::Less
-            } else {
-                Ordering::Greater
-            }
-        }
-        (_, Infinity { neg }) => {
-            if *neg {
-                Ordering::Greater
-            } else {
-                Ordering::Less
-            }
-        }
-        _ => numeric::cmp(a, b),
-    }
-}
-
-fn is_zero_value(x: &Number) -> bool {
-    matches!(x, Number::Finite { .. }) && is_zero(x)
+fn order_of(a: f64, b: f64) -> Ordering {
+    a.partial_cmp(&b).expect("NaN handled before")
 }

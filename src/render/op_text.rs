@@ -69,6 +69,14 @@ pub fn value_text(domain: &Domain, bits: u64) -> String {
 /// The exact result: every digit when it is short enough to read, else an approximation.
 pub fn exact_text(e: &ExactResult) -> Option<String> {
     use crate::exact::Number;
+    let resolved;
+    let e = match e {
+        ExactResult::Sum(..) | ExactResult::Quotient(..) => {
+            resolved = ExactResult::Value(e.number().expect("exact"));
+            &resolved
+        }
+        other => other,
+    };
     Some(match e {
         ExactResult::Value(Number::Finite { neg, mag }) => {
             let sign = if *neg { "-" } else { "" };
@@ -83,6 +91,7 @@ pub fn exact_text(e: &ExactResult) -> Option<String> {
         ExactResult::Value(Number::Nan { .. }) | ExactResult::Nan => "nan".to_string(),
         ExactResult::Approx(x) => format!("≈ {x:e}"),
         ExactResult::Bool(b) => b.to_string(),
+        ExactResult::Sum(..) | ExactResult::Quotient(..) => unreachable!("resolved above"),
     })
 }
 
