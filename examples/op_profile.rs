@@ -19,8 +19,14 @@ fn main() {
         "frc 0x3f812345 = 0x41000000",
         "round_ne 0x3f812345 = 0x41000000",
     ];
+    let only: Option<String> = std::env::args().nth(1);
     for l in lines {
-        let n = 20000;
+        if let Some(o) = &only {
+            if !l.starts_with(o.as_str()) {
+                continue;
+            }
+        }
+        let n = if only.is_some() { 2_000_000 } else { 20000 };
         let t = Instant::now();
         for _ in 0..n {
             let r = parse_line(l, &F32, RuleSet::D3D11).unwrap();

@@ -149,17 +149,37 @@ impl AllowedSet {
         if lo > hi {
             return;
         }
-        // Insert keeping the list sorted, then merge neighbours that overlap or touch.
+        // The common cases first: an empty set, or a range at or past the end.
+        match self.ranges.last_mut() {
+            None => {
+                self.ranges.push((lo, hi));
+                return;
+            }
+            Some(last) if lo > last.1.saturating_add(1) => {
+                self.ranges.push((lo, hi));
+                return;
+            }
+            Some(last) if lo >= last.0 => {
+                last.1 = last.1.max(hi);
+                return;
+            }
+            _ => {}
+        }
+        // Otherwise insert keeping the list sorted, then merge neighbours that overlap or
+        // touch, in place.
         let at = self.ranges.partition_point(|r| r.0 < lo);
         self.ranges.insert(at, (lo, hi));
-        let mut merged: Vec<(i64, i64)> = Vec::with_capacity(self.ranges.len());
-        for &(l, h) in &self.ranges {
-            match merged.last_mut() {
-                Some(last) if l <= last.1.saturating_add(1) => last.1 = last.1.max(h),
-                _ => merged.push((l, h)),
+        let mut w = 0;
+        for i in 1..self.ranges.len() {
+            let (l, h) = self.ranges[i];
+            if l <= self.ranges[w].1.saturating_add(1) {
+                self.ranges[w].1 = self.ranges[w].1.max(h);
+            } else {
+                w += 1;
+                self.ranges[w] = (l, h);
             }
         }
-        self.ranges = merged;
+        self.ranges.truncate(w + 1);
     }
 
     pub fn add_key(&mut self, key: i64) {
@@ -234,8 +254,15 @@ impl AllowedSet {
     }
 
     /// Replace every subnormal by the zero of its sign: D3D's output flush (§3.1.3.2).
-    pub fn flush_subnormals(&mut self, f: &FloatFormat) {
+    /// Returns whether the set changed.
+    pub fn flush_subnormals(&mut self, f: &FloatFormat) -> bool {
         let top_sub = (1i64 << f.frac_bits) - 1;
+        // Nothing to do unless a range reaches a subnormal key.
+        let touches =
+            |&(l, h): &(i64, i64)| (l <= -2 && h >= -top_sub - 1) || (l <= top_sub && h >= 1);
+        if !self.ranges.iter().any(touches) {
+            return false;
+        }
         let mut out = AllowedSet {
             ranges: Vec::new(),
             nan: self.nan,
@@ -257,7 +284,9 @@ impl AllowedSet {
                 out.add_key(0);
             }
         }
+        let changed = *self != out;
         *self = out;
+        changed
     }
 
     /// Add, for every subnormal allowed, the zero it flushes to (for min/max, whose result

@@ -105,12 +105,8 @@ impl Ctx {
 
     /// The output flush of 32-bit arithmetic (§3.1.3.2), noted when it changes the set.
     pub fn finish(&mut self, mut set: AllowedSet) -> AllowedSet {
-        if self.flushes() {
-            let before = set.clone();
-            set.flush_subnormals(&self.f);
-            if set != before {
-                self.note(Rule::FlushOutput);
-            }
+        if self.flushes() && set.flush_subnormals(&self.f) {
+            self.note(Rule::FlushOutput);
         }
         set
     }

@@ -12,7 +12,7 @@ use std::cmp::Ordering;
 
 use super::allowed::{AllowedSet, Domain};
 use super::arith::{Ctx, Shaped, single_output};
-use super::numeric::{position_f64, tolerance_set};
+use super::numeric::{nearest_of_position, position_f64, tolerance_set};
 use super::rules::{Rule, Ulps};
 use super::{ExactResult, Op, OperandReport, OutputReport};
 use crate::format::Class;
@@ -103,20 +103,7 @@ impl Ctx {
 
     /// Round-to-nearest (ties to even) of `hi + err`, from its position.
     fn nearest_f64(&self, hi: f64, err: Ordering) -> u64 {
-        let pos = position_f64(&self.f, hi, err);
-        let set = tolerance_set(&self.f, &pos, Ulps::Half);
-        let d = self.domain();
-        let (lo, hi_key) = set.extremes().expect("a nearest value exists");
-        if lo == hi_key {
-            return d.bits(lo);
-        }
-        // A tie: the neighbour with an even significand (infinity counts as even).
-        let (a, b) = (d.bits(lo), d.bits(hi_key));
-        if self.f.class(a) == Class::Infinity || a & 1 == 0 {
-            a
-        } else {
-            b
-        }
+        nearest_of_position(&self.f, &position_f64(&self.f, hi, err))
     }
 
     /// The allowed set of one rounded step `hi + err` within `tol`, its nearest included,
@@ -124,7 +111,7 @@ impl Ctx {
     fn step(&mut self, hi: f64, err: Ordering, tol: Ulps) -> (AllowedSet, u64) {
         let pos = position_f64(&self.f, hi, err);
         let mut set = tolerance_set(&self.f, &pos, tol);
-        let nearest = self.nearest_f64(hi, err);
+        let nearest = nearest_of_position(&self.f, &pos);
         if self.f.class(nearest) == Class::Infinity {
             self.note(Rule::Overflow);
         }

@@ -182,11 +182,17 @@ pub enum OpError {
 impl Op {
     /// Looks up an instruction name for a working format. Double names imply f64.
     pub fn parse(name: &str, fmt: &FloatFormat) -> Result<(Op, FloatFormat), OpError> {
-        let lower = name.trim().to_ascii_lowercase();
-        if let Some(&(_, op)) = F64_NAMES.iter().find(|(n, _)| *n == lower) {
+        let lower = name.trim();
+        if let Some(&(_, op)) = F64_NAMES
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(lower))
+        {
             return Ok((op, F64));
         }
-        let Some(&(_, op)) = F32_NAMES.iter().find(|(n, _)| *n == lower) else {
+        let Some(&(_, op)) = F32_NAMES
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(lower))
+        else {
             return Err(OpError::UnknownOp(name.to_string()));
         };
         let fmt = match fmt.name {
@@ -195,7 +201,7 @@ impl Op {
         };
         if fmt.name == "f64" && !op.has_double_form() && !op.is_conversion() {
             return Err(OpError::NoSuchForm {
-                op: lower,
+                op: lower.to_ascii_lowercase(),
                 format: "f64",
                 hint: " (double instructions: add sub mul div rcp fma/mad min max eq ne lt ge gt le, dtof, ftod)",
             });

@@ -271,6 +271,27 @@ pub fn tolerance_set(f: &FloatFormat, pos: &Position, tol: Ulps) -> AllowedSet {
     set
 }
 
+/// Round-to-nearest, ties to even, from a position (infinity counts as even, so a tie
+/// between the largest finite value and infinity overflows, as IEEE 754 does).
+pub fn nearest_of_position(f: &FloatFormat, pos: &Position) -> u64 {
+    let up = match &pos.frac {
+        Frac::Exact(r) => match r.cmp(&Ratio::dyadic(1u32, -1)) {
+            Ordering::Less => false,
+            Ordering::Greater => true,
+            Ordering::Equal => pos.ord & 1 == 1,
+        },
+        Frac::Class(c) => match c {
+            FracClass::Zero | FracClass::BelowHalf => false,
+            FracClass::AboveHalf => true,
+            FracClass::Half => pos.ord & 1 == 1,
+        },
+    };
+    let ord = (pos.ord + up as i64).min(ord_inf(f));
+    let zero_neg = pos.neg;
+    let key = key_of_ordinal(if pos.neg { -ord } else { ord }, zero_neg);
+    crate::d3d::allowed::Domain::Float(*f).bits(key)
+}
+
 /// Every pattern `p` with `lo <= p <= hi` (finite bounds).
 pub fn interval_set(f: &FloatFormat, lo: &Number, hi: &Number) -> AllowedSet {
     let first = round_number(f, lo, RoundOptions::new(Rounding::TowardPositive)).bits;

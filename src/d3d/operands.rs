@@ -46,6 +46,15 @@ pub fn read(text: &str, domain: &Domain, op: Op, index: usize) -> Result<Operand
 
 /// A float operand: full-width `0x` hex is bits, anything else a value rounded to nearest.
 pub fn read_float(text: &str, f: &FloatFormat) -> Result<(u64, bool), crate::input::InputError> {
+    // The batch hot path: `0x` and exactly the format's hex digits.
+    let t = text.trim();
+    if let Some(hex) = t.strip_prefix("0x")
+        && hex.len() == f.hex_digits()
+        && let Ok(bits) = u64::from_str_radix(hex, 16)
+        && bits <= f.mask()
+    {
+        return Ok((bits, false));
+    }
     Ok(match parse_operand(text, f)? {
         Operand::Bits(b) => (b, false),
         Operand::Value(v) => {
