@@ -21,10 +21,10 @@ fn main() {
     ];
     let only: Option<String> = std::env::args().nth(1);
     for l in lines {
-        if let Some(o) = &only {
-            if !l.starts_with(o.as_str()) {
-                continue;
-            }
+        if let Some(o) = &only
+            && !l.starts_with(o.as_str())
+        {
+            continue;
         }
         let n = if only.is_some() { 2_000_000 } else { 20000 };
         let t = Instant::now();

@@ -367,6 +367,9 @@ impl Ctx {
         let (tol, tol_rule) = self.unfused();
         let mut out = AllowedSet::empty();
         for r in self.members(&rset) {
+            if matches!(&r, Number::Finite { .. }) && is_zero(&r) {
+                self.note(Rule::DivLargeDenominator);
+            }
             let basic = self.mul_basic(a, &r);
             let s = self.shape(&basic, tol, tol_rule);
             out.union(&s.set);
@@ -386,8 +389,17 @@ impl Ctx {
             .map(|&k| numeric::distance(&self.f.value(d.bits(k)), x))
             .max()
             .expect("two extremes");
-        let lo = numeric::add(x, &Number::finite(true, worst.clone()));
-        let hi = numeric::add(x, &Number::finite(false, worst));
+        // An end that is exactly zero is the zero of x's sign: a result on the far side of
+        // zero is farther, and the sign of zero follows the value it stands for.
+        let signed_zero = |v: Number| {
+            if is_zero(&v) {
+                Number::zero(x.is_negative())
+            } else {
+                v
+            }
+        };
+        let lo = signed_zero(numeric::add(x, &Number::finite(true, worst.clone())));
+        let hi = signed_zero(numeric::add(x, &Number::finite(false, worst)));
         let set = numeric::interval_set(&self.f, &lo, &hi);
         self.finish(set)
     }

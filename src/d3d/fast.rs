@@ -299,8 +299,14 @@ impl Ctx {
                 };
                 two.add_bits(&d, self.f.infinity(z < 0.0));
                 self.note(Rule::InfinityArithmetic);
-            } else if r.abs() == 1.0 {
-                let s = self.exactly_f64(if r < 0.0 { -a } else { a }, Rule::MulOneIdentity);
+            } else if r.abs() == 1.0 || a.abs() == 1.0 {
+                // x * 1.0 = x exactly (§3.1.3.2), whichever factor is the one.
+                let v = if r.abs() == 1.0 {
+                    a.copysign(a * r)
+                } else {
+                    r.copysign(a * r)
+                };
+                let s = self.exactly_f64(v, Rule::MulOneIdentity);
                 two.union(&s);
             } else {
                 let (s, _) = self.step(a * r, Ordering::Equal, tol);
@@ -518,7 +524,7 @@ impl Ctx {
     }
 
     fn fast_mul_step(&mut self, a: f64, b: f64, tol: Ulps, rule: Rule) -> Option<Vec<f64>> {
-        let neg = (a < 0.0) != (b < 0.0);
+        let neg = a.is_sign_negative() != b.is_sign_negative();
         if b.abs() == 1.0 || a.abs() == 1.0 {
             let v = if b.abs() == 1.0 {
                 if b < 0.0 { -a } else { a }

@@ -171,7 +171,7 @@ pub fn position_exact(f: &FloatFormat, x: &Number) -> Position {
 /// half an `f64` ULP of `hi` whose sign is `err` (so `hi` is the value rounded to f64).
 /// For formats whose grid and midpoints are all `f64` values (f32, f16, f11, f10).
 pub fn position_f64(f: &FloatFormat, hi: f64, err: Ordering) -> Position {
-    let neg = hi < 0.0;
+    let neg = hi.is_sign_negative();
     let m = hi.abs();
     // The error as seen on the magnitude.
     let err = if neg { err.reverse() } else { err };
