@@ -215,7 +215,7 @@ impl Ctx {
                 } else if is_one(a) {
                     Basic::Exactly(signed(b, a.is_negative()), Rule::MulOneIdentity)
                 } else if is_zero(a) || is_zero(b) {
-                    Basic::Exactly(Number::zero(neg), Rule::InfinityArithmetic)
+                    Basic::Exactly(Number::zero(neg), Rule::ZeroOperand)
                 } else {
                     Basic::Rounded(numeric::mul(a, b))
                 }
@@ -300,7 +300,7 @@ impl Ctx {
             (Infinity { .. }, _) => Basic::Exactly(Infinity { neg }, Rule::InfinityArithmetic),
             (_, Infinity { .. }) => Basic::Exactly(Number::zero(neg), Rule::InfinityArithmetic),
             _ if is_zero(b) => Basic::Exactly(Infinity { neg }, Rule::DivideByZero),
-            _ if is_zero(a) => Basic::Exactly(Number::zero(neg), Rule::InfinityArithmetic),
+            _ if is_zero(a) => Basic::Exactly(Number::zero(neg), Rule::ZeroOperand),
             _ => Basic::Rounded(numeric::div(a, b)),
         }
     }
@@ -329,7 +329,7 @@ impl Ctx {
                     exact,
                 )
             }
-            Basic::Exactly(_, Rule::InfinityArithmetic) if b_finite_nonzero => {
+            Basic::Exactly(_, Rule::InfinityArithmetic | Rule::ZeroOperand) if b_finite_nonzero => {
                 let mut s = self.shape(&basic, tol, tol_rule);
                 let two = self.two_step_divide(a, b);
                 if !two.is_empty() && two != s.set {

@@ -289,7 +289,7 @@ impl Ctx {
                 } else {
                     0.0
                 };
-                let s = self.exactly_f64(z, Rule::InfinityArithmetic);
+                let s = self.exactly_f64(z, Rule::ZeroOperand);
                 two.union(&s);
             } else if r.is_infinite() {
                 let z = if (a < 0.0) != (r < 0.0) {
@@ -537,7 +537,7 @@ impl Ctx {
             return Some(self.members_f64(&s));
         }
         if a == 0.0 || b == 0.0 {
-            let s = self.exactly_f64(if neg { -0.0 } else { 0.0 }, Rule::InfinityArithmetic);
+            let s = self.exactly_f64(if neg { -0.0 } else { 0.0 }, Rule::ZeroOperand);
             return Some(self.members_f64(&s));
         }
         let _ = rule;

@@ -323,6 +323,7 @@ impl ExactResult {
         use numeric::{add, div, from_f64};
         match self {
             ExactResult::Value(n) => Some(n.clone()),
+            ExactResult::Sum(hi, lo) if *lo == 0.0 => Some(from_f64(*hi)),
             ExactResult::Sum(hi, lo) => Some(add(&from_f64(*hi), &from_f64(*lo))),
             ExactResult::Quotient(a, b) => Some(div(&from_f64(*a), &from_f64(*b))),
             _ => None,

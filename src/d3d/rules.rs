@@ -73,6 +73,7 @@ pub enum Rule {
     NanPropagates,
     InvalidNan,
     InfinityArithmetic,
+    ZeroOperand,
     DivideByZero,
     HalfUlp,
     D3D10OneUlp,
@@ -136,8 +137,8 @@ impl Rule {
             FlushInput | FlushOutput | MinMaxFlush | MinMaxZeroSign => "§3.1.3.2",
             DenormsKeptF16 | F16HalfUlp | F16Fused | F16DivTwoStep => "§3.1.5",
             DenormsKeptF64 | F64Ieee => "§3.1.4",
-            NanPropagates | InvalidNan | InfinityArithmetic | DivideByZero | HalfUlp
-            | CompareNan | CompareSignedZero | MinMaxNan | Overflow => "§3.1.3.1",
+            NanPropagates | InvalidNan | InfinityArithmetic | ZeroOperand | DivideByZero
+            | HalfUlp | CompareNan | CompareSignedZero | MinMaxNan | Overflow => "§3.1.3.1",
             D3D10OneUlp => "§3.1.2",
             AddZeroIdentity | NegZeroPlusZero | MulOneIdentity | DivOneIdentity | DivTwoStep
             | FusedWorstOrder | FusedOverflowLeeway | FusedNan => "§3.1.3.2",
@@ -188,6 +189,9 @@ impl Rule {
             }
             InfinityArithmetic => {
                 "infinities behave as in IEEE 754: inf + finite = inf, inf * nonzero = inf, finite / inf = 0"
+            }
+            ZeroOperand => {
+                "a zero times or divided by a finite number is an exact zero with the sign of the product (IEEE 754, which §3.1 follows)"
             }
             DivideByZero => "a nonzero number divided by 0 gives a signed infinity; 0/0 gives NaN",
             HalfUlp => {

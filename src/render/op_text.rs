@@ -80,16 +80,17 @@ pub fn exact_text(e: &ExactResult) -> Option<String> {
     Some(match e {
         ExactResult::Value(Number::Finite { neg, mag }) => {
             let sign = if *neg { "-" } else { "" };
+            let mag = lowest_terms(mag);
             match mag.decimal_expansion() {
                 Some(d) if d.len() <= 80 => format!("{sign}{d}"),
-                _ => format!("≈ {sign}{:e}", mag.to_f64_lossy()),
+                _ => format!("≈ {sign}{}", approx_text(&mag)),
             }
         }
         ExactResult::Value(Number::Infinity { neg }) => {
             if *neg { "-inf" } else { "inf" }.to_string()
         }
         ExactResult::Value(Number::Nan { .. }) | ExactResult::Nan => "nan".to_string(),
-        ExactResult::Approx(x) => format!("≈ {x:e}"),
+        ExactResult::Approx(x) => format!("≈ {}", f64_text(*x)),
         ExactResult::Bool(b) => b.to_string(),
         ExactResult::Sum(..) | ExactResult::Quotient(..) => unreachable!("resolved above"),
     })
@@ -101,4 +102,34 @@ pub fn exact_script(e: &ExactResult) -> Option<String> {
         ExactResult::Approx(_) => None,
         other => exact_text(other).filter(|t| !t.starts_with('≈')),
     }
+}
+
+/// The same rational with numerator and denominator divided by their gcd, so that a
+/// terminating decimal is recognised (1e38 / 1e38 is 1).
+fn lowest_terms(r: &crate::exact::Ratio) -> crate::exact::Ratio {
+    use num_integer::Integer;
+    let g = r.numer().gcd(r.denom());
+    crate::exact::Ratio::new(r.numer() / &g, r.denom() / &g)
+}
+
+/// A readable approximation: 17 significant digits, scientific outside [1e-5, 1e16).
+fn f64_text(x: f64) -> String {
+    let a = x.abs();
+    if a == 0.0 || (1e-5..1e16).contains(&a) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// An approximation of a positive rational of any size (beyond f64's range too).
+fn approx_text(r: &crate::exact::Ratio) -> String {
+    let x = r.to_f64_lossy();
+    if x != 0.0 && x.is_finite() && x.abs() >= f64::MIN_POSITIVE {
+        return f64_text(x);
+    }
+    // Scale by a power of ten first: m * 10^e with m in [1, 10).
+    let e = r.floor_log10();
+    let m = r.div(&crate::exact::Ratio::decimal(1u32, e)).to_f64_lossy();
+    format!("{m}e{e}")
 }
