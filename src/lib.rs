@@ -7,3 +7,4 @@
 pub mod exact;
 pub mod format;
 pub mod input;
+pub mod ulp;

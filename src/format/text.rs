@@ -95,7 +95,7 @@ pub fn shortest_digits(fmt: &FloatFormat, bits: u64) -> (String, i64) {
     // its significand is even (ties to even).
     let lo = v.add(&below).mul_pow2(-1);
     let hi = v.add(&above).mul_pow2(-1);
-    let inclusive = fmt.significand(bits).0 % 2 == 0;
+    let inclusive = fmt.significand(bits).0.is_multiple_of(2);
     let top = v.floor_log10();
     for n in 1..=40i64 {
         let unit_exp = top - n + 1;
