@@ -148,7 +148,7 @@ impl Line {
             }
             Line::Rgb9e5 => {
                 let mantissa = bits & RGB9E5_MAX_MANTISSA as u64;
-                let exponent = bits >> RGB9E5_MANTISSA_BITS;
+                let exponent = (bits >> RGB9E5_MANTISSA_BITS) & 0x1f;
                 let (_, normal_exponent) = rgb9e5_normalized(bits);
                 Endpoint {
                     bits,
@@ -229,7 +229,7 @@ impl Layout {
             }
             Format::Rgb9e5 => {
                 let mantissa = (element >> (9 * channel)) & RGB9E5_MAX_MANTISSA as u64;
-                ((element >> 27) << RGB9E5_MANTISSA_BITS) | mantissa
+                (((element >> 27) & 0x1f) << RGB9E5_MANTISSA_BITS) | mantissa
             }
         }
     }
