@@ -1,6 +1,8 @@
 //! The storage formats: one descriptor for the binary floats, the packed words on top.
 
+pub mod describe;
 pub mod descriptor;
+pub mod encode;
 pub mod packed;
 pub mod round;
 pub mod text;

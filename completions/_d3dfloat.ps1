@@ -1,0 +1,101 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'd3dfloat' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'd3dfloat'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'd3dfloat' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)')
+            [CompletionResult]::new('--plain', '--plain', [CompletionResultType]::ParameterName, 'Just the answer, one line per input (stable, for scripts)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object per input, per line, with a "schema" field (stable, for scripts)')
+            [CompletionResult]::new('--csv', '--csv', [CompletionResultType]::ParameterName, 'CSV: a header, then one row per input (stable, for scripts)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Bits to fields, class and exact value')
+            [CompletionResult]::new('encode', 'encode', [CompletionResultType]::ParameterValue, 'A value to bits, with explicit rounding')
+            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions or man pages (for packaging and the checked-in copies)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'd3dfloat;decode' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Format of the patterns')
+            [CompletionResult]::new('--fmt', '--fmt', [CompletionResultType]::ParameterName, 'Format of the patterns')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)')
+            [CompletionResult]::new('--plain', '--plain', [CompletionResultType]::ParameterName, 'Just the answer, one line per input (stable, for scripts)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object per input, per line, with a "schema" field (stable, for scripts)')
+            [CompletionResult]::new('--csv', '--csv', [CompletionResultType]::ParameterName, 'CSV: a header, then one row per input (stable, for scripts)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'd3dfloat;encode' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Target format')
+            [CompletionResult]::new('--fmt', '--fmt', [CompletionResultType]::ParameterName, 'Target format')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Rounding direction')
+            [CompletionResult]::new('--rounding', '--rounding', [CompletionResultType]::ParameterName, 'Rounding direction')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)')
+            [CompletionResult]::new('--saturate', '--saturate', [CompletionResultType]::ParameterName, 'Keep finite values finite: overflow gives the largest finite value in every mode')
+            [CompletionResult]::new('--plain', '--plain', [CompletionResultType]::ParameterName, 'Just the answer, one line per input (stable, for scripts)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object per input, per line, with a "schema" field (stable, for scripts)')
+            [CompletionResult]::new('--csv', '--csv', [CompletionResultType]::ParameterName, 'CSV: a header, then one row per input (stable, for scripts)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'd3dfloat;generate' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)')
+            [CompletionResult]::new('--plain', '--plain', [CompletionResultType]::ParameterName, 'Just the answer, one line per input (stable, for scripts)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object per input, per line, with a "schema" field (stable, for scripts)')
+            [CompletionResult]::new('--csv', '--csv', [CompletionResultType]::ParameterName, 'CSV: a header, then one row per input (stable, for scripts)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'd3dfloat;help' {
+            [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Bits to fields, class and exact value')
+            [CompletionResult]::new('encode', 'encode', [CompletionResultType]::ParameterValue, 'A value to bits, with explicit rounding')
+            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions or man pages (for packaging and the checked-in copies)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'd3dfloat;help;decode' {
+            break
+        }
+        'd3dfloat;help;encode' {
+            break
+        }
+        'd3dfloat;help;generate' {
+            break
+        }
+        'd3dfloat;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,87 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[d3dfloat] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'd3dfloat'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'d3dfloat'= {
+            cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
+            cand --plain 'Just the answer, one line per input (stable, for scripts)'
+            cand --json 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+            cand --csv 'CSV: a header, then one row per input (stable, for scripts)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand decode 'Bits to fields, class and exact value'
+            cand encode 'A value to bits, with explicit rounding'
+            cand generate 'Write shell completions or man pages (for packaging and the checked-in copies)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'d3dfloat;decode'= {
+            cand -f 'Format of the patterns'
+            cand --fmt 'Format of the patterns'
+            cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
+            cand --plain 'Just the answer, one line per input (stable, for scripts)'
+            cand --json 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+            cand --csv 'CSV: a header, then one row per input (stable, for scripts)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'d3dfloat;encode'= {
+            cand -f 'Target format'
+            cand --fmt 'Target format'
+            cand -r 'Rounding direction'
+            cand --rounding 'Rounding direction'
+            cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
+            cand --saturate 'Keep finite values finite: overflow gives the largest finite value in every mode'
+            cand --plain 'Just the answer, one line per input (stable, for scripts)'
+            cand --json 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+            cand --csv 'CSV: a header, then one row per input (stable, for scripts)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'d3dfloat;generate'= {
+            cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
+            cand --plain 'Just the answer, one line per input (stable, for scripts)'
+            cand --json 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+            cand --csv 'CSV: a header, then one row per input (stable, for scripts)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'d3dfloat;help'= {
+            cand decode 'Bits to fields, class and exact value'
+            cand encode 'A value to bits, with explicit rounding'
+            cand generate 'Write shell completions or man pages (for packaging and the checked-in copies)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'d3dfloat;help;decode'= {
+        }
+        &'d3dfloat;help;encode'= {
+        }
+        &'d3dfloat;help;generate'= {
+        }
+        &'d3dfloat;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,73 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_d3dfloat_global_optspecs
+    string join \n plain json csv color= h/help V/version
+end
+
+function __fish_d3dfloat_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_d3dfloat_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_d3dfloat_using_subcommand
+    set -l cmd (__fish_d3dfloat_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -l plain -d 'Just the answer, one line per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -l json -d 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -s V -l version -d 'Print version'
+complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "decode" -d 'Bits to fields, class and exact value'
+complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "encode" -d 'A value to bits, with explicit rounding'
+complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "generate" -d 'Write shell completions or man pages (for packaging and the checked-in copies)'
+complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand decode" -s f -l fmt -d 'Format of the patterns' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand decode" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand decode" -l plain -d 'Just the answer, one line per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand decode" -l json -d 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand decode" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand decode" -s h -l help -d 'Print help'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand decode" -s V -l version -d 'Print version'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -s f -l fmt -d 'Target format' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -s r -l rounding -d 'Rounding direction' -r -f -a "rne\t'Round to nearest, ties to even; overflow to infinity (IEEE default)'
+rtz\t'Round toward zero; overflow to the largest finite value (D3D conversion rule, 3.2.2)'
+rtp\t'Round toward +infinity'
+rtn\t'Round toward -infinity'"
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -l saturate -d 'Keep finite values finite: overflow gives the largest finite value in every mode'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -l plain -d 'Just the answer, one line per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -l json -d 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -s V -l version -d 'Print version'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -l plain -d 'Just the answer, one line per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -l json -d 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -s h -l help -d 'Print help'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -s V -l version -d 'Print version'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode generate help" -f -a "decode" -d 'Bits to fields, class and exact value'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode generate help" -f -a "encode" -d 'A value to bits, with explicit rounding'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode generate help" -f -a "generate" -d 'Write shell completions or man pages (for packaging and the checked-in copies)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

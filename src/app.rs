@@ -1,0 +1,120 @@
+//! The run of one command line: parse, decide colour and style, dispatch, and map the
+//! outcome to an exit code.
+
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, ColorChoice, Command, GenerateWhat, OutputArgs};
+use crate::commands::{self, Verdict};
+use crate::format::RoundOptions;
+use crate::render::{Style, renderer};
+
+/// Exit code for usage and input errors (clap uses 2 for its own usage errors too).
+const EXIT_ERROR: u8 = 2;
+
+/// Parses the process arguments, runs, and turns the outcome into an exit code.
+pub fn main_entry() -> ExitCode {
+    let cli = Cli::parse_from(crate::cli::normalize_args(std::env::args_os().collect()));
+    match run(cli) {
+        Ok(Verdict::Success) => ExitCode::SUCCESS,
+        Ok(Verdict::Negative) => ExitCode::from(1),
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("d3dfloat: error: {e:#}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+/// A reader that went away (`| head -1`) is a normal end, not an error.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn style(o: &OutputArgs) -> Style {
+    if o.plain {
+        Style::Plain
+    } else if o.json {
+        Style::Json
+    } else if o.csv {
+        Style::Csv
+    } else {
+        Style::Human
+    }
+}
+
+/// Colour is decided once per run: `always`/`never` as said; `auto` colours a terminal
+/// unless `NO_COLOR` is set (non-empty) or `TERM=dumb`, and `CLICOLOR_FORCE` forces it.
+/// `D3DFLOAT_TEST_TERM=1` makes tests look like a terminal.
+pub fn use_color(choice: ColorChoice) -> bool {
+    let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty() && v != "0");
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            if set("NO_COLOR") {
+                return false;
+            }
+            if set("CLICOLOR_FORCE") {
+                return true;
+            }
+            let terminal = io::stdout().is_terminal() || set("D3DFLOAT_TEST_TERM");
+            terminal && std::env::var("TERM").map_or(true, |t| t != "dumb")
+        }
+    }
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
+    let style = style(&cli.output);
+    let mut r = renderer(style, use_color(cli.output.color));
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let verdict = match cli.command {
+        Command::Decode(a) => commands::decode::run(
+            &commands::decode::DecodeRequest {
+                format: a.fmt,
+                inputs: a.bits,
+            },
+            r.as_mut(),
+            &mut out,
+        ),
+        Command::Encode(a) => commands::encode::run(
+            &commands::encode::EncodeRequest {
+                format: a.fmt,
+                opts: RoundOptions {
+                    mode: a.rounding.into(),
+                    saturate: a.saturate,
+                },
+                inputs: a.values,
+                style,
+            },
+            r.as_mut(),
+            &mut out,
+        ),
+        Command::Generate(a) => generate(a.what, &a.dir).map(|()| Verdict::Success),
+    };
+    // Whatever was written for good inputs goes out before an error is reported.
+    let flushed = out.flush();
+    let verdict = verdict?;
+    flushed?;
+    Ok(verdict)
+}
+
+fn generate(what: GenerateWhat, dir: &std::path::Path) -> anyhow::Result<()> {
+    use anyhow::Context;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let files = match what {
+        GenerateWhat::Completions => crate::docs::completions(),
+        GenerateWhat::Man => crate::docs::man_pages(),
+    };
+    for (name, bytes) in files {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}

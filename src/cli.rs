@@ -1,0 +1,335 @@
+//! The command-line surface (clap derive). Clap types stop here: each subcommand's
+//! arguments become a plain request for the command modules.
+
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+
+use crate::format::{Format, Rounding};
+
+const AFTER_HELP: &str = "\
+Inputs come from the arguments or, when there are none, from stdin, one per line (blank
+lines and lines starting with # are skipped).
+
+Exit status: 0 success, 1 a negative verdict (op --check, ulp-diff --max), 2 a usage or
+input error.";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "d3dfloat",
+    version,
+    about = "Inspect, convert and check Direct3D floating-point formats and arithmetic, exactly",
+    long_about = "Inspect, convert and check Direct3D floating-point formats and arithmetic, \
+exactly.\n\nFormats: f64 (double), f32 (float), f16 (half), f11, f10, r11g11b10 \
+(DXGI_FORMAT_R11G11B10_FLOAT) and rgb9e5 (DXGI_FORMAT_R9G9B9E5_SHAREDEXP); names are \
+case-insensitive. Rules follow the Direct3D 11.3 functional specification.",
+    after_help = AFTER_HELP,
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Output options shared by every subcommand.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("style").multiple(false)))]
+pub struct OutputArgs {
+    /// Just the answer, one line per input (stable, for scripts)
+    #[arg(long, global = true, group = "style")]
+    pub plain: bool,
+    /// One JSON object per input, per line, with a "schema" field (stable, for scripts)
+    #[arg(long, global = true, group = "style")]
+    pub json: bool,
+    /// CSV: a header, then one row per input (stable, for scripts)
+    #[arg(long, global = true, group = "style")]
+    pub csv: bool,
+    /// When to colour the human output (auto: only on a terminal, and not with NO_COLOR)
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Bits to fields, class and exact value
+    #[command(after_help = DECODE_HELP)]
+    Decode(DecodeArgs),
+    /// A value to bits, with explicit rounding
+    #[command(after_help = ENCODE_HELP)]
+    Encode(EncodeArgs),
+    /// Write shell completions or man pages (for packaging and the checked-in copies)
+    #[command(hide = true)]
+    Generate(GenerateArgs),
+}
+
+const DECODE_HELP: &str = "\
+BITS are 0x7c0, 0b11111000000 or 1984 (underscores may separate digits); a pattern wider
+than the format is an error. Packed formats (r11g11b10, rgb9e5) take one 32-bit word.
+
+Examples:
+  d3dfloat decode --fmt f11 0x7c0
+  d3dfloat decode --fmt rgb9e5 0x999320c8
+  printf '0x3c00\\n0x7bff\\n' | d3dfloat decode --fmt f16 --plain";
+
+const ENCODE_HELP: &str = "\
+VALUEs are read exactly: decimals of any length (0.1, 1e-40, a 200-digit literal),
+hex-floats with their p exponent (0x1.8p+3), inf, -inf, nan, -0, and the format's named
+constants max, min-normal, min-subnormal and epsilon. Packed formats take three values
+(R G B) per word; on stdin, three per line.
+
+Rounding: rne is IEEE nearest-even with overflow to infinity (HLSL compilers, DirectXMath's
+half path, F16C, the half crate). rtz (alias d3d) rounds toward zero with overflow to the
+largest finite value: the D3D rule for float-to-float conversion (spec 3.2.2).
+
+Examples:
+  d3dfloat encode --fmt f16 0.1
+  d3dfloat encode --fmt f16 --rounding d3d 70000
+  d3dfloat encode --fmt r11g11b10 --saturate 1.0 0.5 1e9";
+
+#[derive(Debug, Args)]
+pub struct DecodeArgs {
+    /// Format of the patterns
+    #[arg(long, short = 'f', default_value = "f32", value_name = "F", value_parser = parse_format)]
+    pub fmt: Format,
+    /// Bit patterns to decode (stdin, one per line, when none are given)
+    #[arg(value_name = "BITS")]
+    pub bits: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct EncodeArgs {
+    /// Target format
+    #[arg(long, short = 'f', default_value = "f32", value_name = "F", value_parser = parse_format)]
+    pub fmt: Format,
+    /// Rounding direction
+    #[arg(long, short = 'r', value_enum, default_value_t = RoundingArg::Rne, value_name = "R")]
+    pub rounding: RoundingArg,
+    /// Keep finite values finite: overflow gives the largest finite value in every mode
+    #[arg(long)]
+    pub saturate: bool,
+    /// Values to encode (stdin, one per line, when none are given)
+    #[arg(value_name = "VALUE")]
+    pub values: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RoundingArg {
+    /// Round to nearest, ties to even; overflow to infinity (IEEE default)
+    Rne,
+    /// Round toward zero; overflow to the largest finite value (D3D conversion rule, 3.2.2)
+    #[value(alias = "d3d")]
+    Rtz,
+    /// Round toward +infinity
+    Rtp,
+    /// Round toward -infinity
+    Rtn,
+}
+
+impl From<RoundingArg> for Rounding {
+    fn from(r: RoundingArg) -> Rounding {
+        match r {
+            RoundingArg::Rne => Rounding::NearestEven,
+            RoundingArg::Rtz => Rounding::TowardZero,
+            RoundingArg::Rtp => Rounding::TowardPositive,
+            RoundingArg::Rtn => Rounding::TowardNegative,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// What to write
+    #[arg(value_enum)]
+    pub what: GenerateWhat,
+    /// Directory to write into
+    pub dir: std::path::PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GenerateWhat {
+    Completions,
+    Man,
+}
+
+fn parse_format(s: &str) -> Result<Format, String> {
+    s.parse::<Format>().map_err(|e| e.to_string())
+}
+
+/// Whether a token is a negative value (`-1.5`, `-0`, `-inf`, `-nan`, `-max`,
+/// `-min-subnormal`, `-epsilon`, `-0x1p-3`) rather than an option.
+fn is_negative_value(token: &str) -> bool {
+    let Some(rest) = token.strip_prefix('-') else {
+        return false;
+    };
+    let lower = rest.to_ascii_lowercase();
+    lower.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        || [
+            "inf",
+            "nan",
+            "max",
+            "min-normal",
+            "min-subnormal",
+            "min_normal",
+            "min_subnormal",
+            "epsilon",
+            "eps",
+        ]
+        .contains(&lower.as_str())
+}
+
+/// Lets negative values stand anywhere among the positionals: `encode -inf --plain` and
+/// `op add -max 1` mean what they say. Clap would read `-inf` as the short options `-i -n
+/// -f`, and a positional that accepts hyphen values swallows every later option, so when
+/// negative values are present the subcommand's options are moved ahead of a `--` and the
+/// positionals follow it in their original order. Which tokens are options (and which take
+/// a value) is read from the clap definition itself.
+pub fn normalize_args(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    use clap::CommandFactory;
+    let texts: Option<Vec<&str>> = args.iter().map(|a| a.to_str()).collect();
+    let Some(texts) = texts else {
+        return args;
+    };
+    if !texts.iter().skip(1).any(|t| is_negative_value(t)) {
+        return args;
+    }
+    let root = Cli::command();
+    // Options of a command: (long name, short, takes a value).
+    let options = |cmd: &clap::Command| -> Vec<(Option<String>, Option<char>, bool)> {
+        cmd.get_arguments()
+            .filter(|a| !a.is_positional())
+            .map(|a| {
+                (
+                    a.get_long().map(str::to_string),
+                    a.get_short(),
+                    a.get_action().takes_values(),
+                )
+            })
+            .collect()
+    };
+    let root_opts = options(&root);
+    // Find the subcommand, stepping over root options.
+    let mut i = 1;
+    let sub = loop {
+        let Some(t) = texts.get(i) else {
+            return args;
+        };
+        if let Some(sub) = root.find_subcommand(t) {
+            break sub;
+        }
+        match option_width(t, texts.get(i + 1), &root_opts) {
+            Some(w) => i += w,
+            None => return args,
+        }
+    };
+    let sub_index = i;
+    let mut all_opts = options(sub);
+    all_opts.extend(root_opts);
+    let (mut opts, mut positionals): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+    let mut j = sub_index + 1;
+    while j < texts.len() {
+        let t = texts[j];
+        if t == "--" {
+            positionals.extend(&texts[j + 1..]);
+            break;
+        }
+        if is_negative_value(t) {
+            positionals.push(t);
+            j += 1;
+            continue;
+        }
+        match option_width(t, texts.get(j + 1), &all_opts) {
+            Some(w) => {
+                opts.extend(&texts[j..(j + w).min(texts.len())]);
+                j += w;
+            }
+            None => {
+                positionals.push(t);
+                j += 1;
+            }
+        }
+    }
+    let mut out: Vec<std::ffi::OsString> = texts[..=sub_index].iter().map(Into::into).collect();
+    out.extend(opts.into_iter().map(Into::into));
+    out.push("--".into());
+    out.extend(positionals.into_iter().map(Into::into));
+    out
+}
+
+/// How many tokens an option occupies (1, or 2 when its value is the next token), or
+/// `None` when the token is not an option. Unknown `-x` tokens count as options, so clap
+/// reports them.
+fn option_width(
+    token: &str,
+    _next: Option<&&str>,
+    opts: &[(Option<String>, Option<char>, bool)],
+) -> Option<usize> {
+    if let Some(long) = token.strip_prefix("--") {
+        let (name, attached) = match long.split_once('=') {
+            Some((n, _)) => (n, true),
+            None => (long, false),
+        };
+        let takes = opts
+            .iter()
+            .find(|(l, _, _)| l.as_deref() == Some(name))
+            .is_some_and(|(_, _, v)| *v);
+        return Some(if takes && !attached { 2 } else { 1 });
+    }
+    let mut chars = token.strip_prefix('-')?.chars();
+    let c = chars.next()?;
+    let takes = opts
+        .iter()
+        .find(|(_, s, _)| *s == Some(c))
+        .is_some_and(|(_, _, v)| *v);
+    Some(if takes && chars.as_str().is_empty() {
+        2
+    } else {
+        1
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(line: &str) -> Vec<String> {
+        normalize_args(line.split(' ').map(Into::into).collect())
+            .into_iter()
+            .map(|s| s.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn negative_values_move_behind_a_separator() {
+        assert_eq!(
+            norm("d3dfloat encode --fmt f16 -inf --plain 2 -max"),
+            [
+                "d3dfloat", "encode", "--fmt", "f16", "--plain", "--", "-inf", "2", "-max"
+            ]
+        );
+        assert_eq!(
+            norm("d3dfloat --json encode -0x1p3 -r rtz"),
+            ["d3dfloat", "--json", "encode", "-r", "rtz", "--", "-0x1p3"]
+        );
+    }
+
+    #[test]
+    fn untouched_without_negative_values() {
+        assert_eq!(
+            norm("d3dfloat decode 0x7c0 --plain"),
+            ["d3dfloat", "decode", "0x7c0", "--plain"]
+        );
+    }
+
+    #[test]
+    fn verify_cli() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

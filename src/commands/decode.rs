@@ -1,0 +1,48 @@
+//! `decode`: bit patterns to fields, class and exact value.
+
+use std::io::Write;
+
+use super::Verdict;
+use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
+use crate::format::Format;
+use crate::input::parse_bits;
+use crate::render::Renderer;
+
+/// What `decode` was asked: patterns of one format, or stdin when `inputs` is empty.
+pub struct DecodeRequest {
+    pub format: Format,
+    pub inputs: Vec<String>,
+}
+
+fn read(format: &Format, origin: Origin, text: &str) -> Result<u64, BadInput> {
+    parse_bits(text, format.name(), format.width()).map_err(|e| BadInput::new(origin, text, e))
+}
+
+pub fn run(
+    req: &DecodeRequest,
+    r: &mut dyn Renderer,
+    out: &mut dyn Write,
+) -> anyhow::Result<Verdict> {
+    if req.inputs.is_empty() {
+        let n = for_each_stdin_line(|origin, text| {
+            let bits = read(&req.format, origin, text)?;
+            r.decode(out, &req.format, bits)?;
+            Ok(())
+        })?;
+        if n == 0 {
+            return Err(no_input());
+        }
+    } else {
+        // Read every argument before writing anything, so a bad one leaves no output.
+        let patterns = req
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, t)| read(&req.format, Origin::Argument(i + 1), t))
+            .collect::<Result<Vec<_>, _>>()?;
+        for bits in patterns {
+            r.decode(out, &req.format, bits)?;
+        }
+    }
+    Ok(Verdict::Success)
+}

@@ -1,0 +1,131 @@
+//! `encode`: values to bits, with explicit rounding.
+
+use std::io::Write;
+
+use super::Verdict;
+use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
+use crate::exact::Number;
+use crate::format::encode::{Encoding, encode, encode_fast};
+use crate::format::{F10, F11, Format, RoundOptions, hex_bits};
+use crate::input::{Constants, parse_value};
+use crate::render::{Renderer, Style};
+
+/// What `encode` was asked.
+pub struct EncodeRequest {
+    pub format: Format,
+    pub opts: RoundOptions,
+    /// Values as typed; stdin when empty.
+    pub inputs: Vec<String>,
+    pub style: Style,
+}
+
+/// Values per encoded word: three for the packed formats.
+fn arity(format: &Format) -> usize {
+    match format {
+        Format::Float(_) => 1,
+        _ => 3,
+    }
+}
+
+/// The constants a channel's value may name.
+fn constants(format: &Format, channel: usize) -> Constants<'_> {
+    match format {
+        Format::Float(f) => Constants::Float(f),
+        Format::R11G11B10 => Constants::Float(if channel == 2 { &F10 } else { &F11 }),
+        Format::Rgb9e5 => Constants::Rgb9e5,
+    }
+}
+
+/// Reads the values of one word; `origin(i)` names where value `i` came from.
+fn read(
+    req: &EncodeRequest,
+    origin: impl Fn(usize) -> Origin,
+    texts: &[&str],
+) -> Result<Encoding, BadInput> {
+    let values = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            parse_value(t, constants(&req.format, i)).map_err(|e| BadInput::new(origin(i), t, e))
+        })
+        .collect::<Result<Vec<Number>, _>>()?;
+    Ok(encode(
+        req.format,
+        texts.iter().map(|t| t.to_string()).collect(),
+        values,
+        req.opts,
+    ))
+}
+
+/// One stdin line: a value, or three for the packed formats (space or comma separated).
+fn encode_line(
+    req: &EncodeRequest,
+    origin: Origin,
+    line: &str,
+    r: &mut dyn Renderer,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    if let (Style::Plain, Format::Float(f)) = (req.style, &req.format)
+        && let Some(bits) = encode_fast(f, line, req.opts)
+    {
+        writeln!(out, "{}", hex_bits(bits, f.width()))?;
+        return Ok(());
+    }
+    let texts: Vec<&str> = line
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .collect();
+    let want = arity(&req.format);
+    if texts.len() != want {
+        return Err(BadInput::new(
+            origin,
+            line,
+            format!(
+                "expected {want} value{} for {}, found {}",
+                if want == 1 { "" } else { "s" },
+                req.format.name(),
+                texts.len()
+            ),
+        )
+        .into());
+    }
+    let e = read(req, |_| origin, &texts)?;
+    r.encode(out, &e)?;
+    Ok(())
+}
+
+pub fn run(
+    req: &EncodeRequest,
+    r: &mut dyn Renderer,
+    out: &mut dyn Write,
+) -> anyhow::Result<Verdict> {
+    if req.inputs.is_empty() {
+        let n = for_each_stdin_line(|origin, line| encode_line(req, origin, line, r, out))?;
+        if n == 0 {
+            return Err(no_input());
+        }
+        return Ok(Verdict::Success);
+    }
+    let want = arity(&req.format);
+    if !req.inputs.len().is_multiple_of(want) {
+        anyhow::bail!(
+            "{} takes {want} values (R G B) per word; {} given",
+            req.format.name(),
+            req.inputs.len()
+        );
+    }
+    // Read every argument before writing anything, so a bad one leaves no output.
+    let encodings = req
+        .inputs
+        .chunks(want)
+        .enumerate()
+        .map(|(i, chunk)| {
+            let texts: Vec<&str> = chunk.iter().map(String::as_str).collect();
+            read(req, |j| Origin::Argument(i * want + j + 1), &texts)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    for e in &encodings {
+        r.encode(out, e)?;
+    }
+    Ok(Verdict::Success)
+}

@@ -1,0 +1,14 @@
+//! One module per subcommand: read inputs, call the core, hand results to a renderer.
+
+pub mod decode;
+pub mod encode;
+pub mod inputs;
+
+/// How a command ended when nothing went wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Exit 0.
+    Success,
+    /// Exit 1: a negative answer (a result that does not conform, a distance over --max).
+    Negative,
+}

@@ -1,0 +1,466 @@
+//! The human view: every field explained, coloured on a terminal.
+
+use std::io::{self, Write};
+
+use owo_colors::{OwoColorize, Style as Paint};
+
+use super::Renderer;
+use crate::exact::{Number, Ratio};
+use crate::format::describe::{d3d_notes, significand_binary, unbiased_exponent};
+use crate::format::encode::{Channel, Encoding};
+use crate::format::packed::{R11G11B10_CHANNELS, r11g11b10_split, rgb9e5_split};
+use crate::format::{Class, FloatFormat, Format, Outcome, Rounding, hex_bits, text};
+
+/// The colours of one run: all off unless the run decided to colour.
+#[derive(Clone, Copy, Debug)]
+pub struct Palette {
+    on: bool,
+}
+
+impl Palette {
+    pub fn new(on: bool) -> Palette {
+        Palette { on }
+    }
+
+    fn paint(&self, s: &str, style: Paint) -> String {
+        if self.on {
+            s.style(style).to_string()
+        } else {
+            s.to_string()
+        }
+    }
+
+    pub fn sign(&self, s: &str) -> String {
+        self.paint(s, Paint::new().red().bold())
+    }
+    pub fn exponent(&self, s: &str) -> String {
+        self.paint(s, Paint::new().green().bold())
+    }
+    pub fn fraction(&self, s: &str) -> String {
+        self.paint(s, Paint::new().blue().bold())
+    }
+    pub fn label(&self, s: &str) -> String {
+        self.paint(s, Paint::new().dimmed())
+    }
+    pub fn value(&self, s: &str) -> String {
+        self.paint(s, Paint::new().bold())
+    }
+    pub fn warn(&self, s: &str) -> String {
+        self.paint(s, Paint::new().yellow())
+    }
+    pub fn good(&self, s: &str) -> String {
+        self.paint(s, Paint::new().green())
+    }
+    pub fn bad(&self, s: &str) -> String {
+        self.paint(s, Paint::new().red().bold())
+    }
+}
+
+pub struct Human {
+    p: Palette,
+}
+
+impl Human {
+    pub fn new(p: Palette) -> Human {
+        Human { p }
+    }
+
+    fn line(&self, out: &mut dyn Write, indent: &str, label: &str, body: &str) -> io::Result<()> {
+        writeln!(
+            out,
+            "{indent}  {} {body}",
+            self.p.label(&format!("{label:<11}"))
+        )
+    }
+
+    /// The bits split as `s eeeee ffffffffff`, coloured by field.
+    fn split_bits(&self, f: &FloatFormat, bits: u64) -> String {
+        let fl = f.fields(bits);
+        let exp = format!("{:0w$b}", fl.exponent, w = f.exp_bits as usize);
+        let frac = format!("{:0w$b}", fl.fraction, w = f.frac_bits as usize);
+        let mut s = String::new();
+        if f.signed {
+            s.push_str(&self.p.sign(if fl.sign { "1" } else { "0" }));
+            s.push(' ');
+        }
+        s.push_str(&self.p.exponent(&exp));
+        s.push(' ');
+        s.push_str(&self.p.fraction(&frac));
+        s
+    }
+
+    fn float_block(
+        &self,
+        out: &mut dyn Write,
+        f: &FloatFormat,
+        bits: u64,
+        indent: &str,
+    ) -> io::Result<()> {
+        let fl = f.fields(bits);
+        let class = f.class(bits);
+        let legend = if f.signed {
+            format!(
+                "{} | {} | {}",
+                self.p.sign("sign"),
+                self.p.exponent("exponent"),
+                self.p.fraction("fraction")
+            )
+        } else {
+            format!(
+                "{} | {} (no sign bit)",
+                self.p.exponent("exponent"),
+                self.p.fraction("fraction")
+            )
+        };
+        self.line(
+            out,
+            indent,
+            "bits",
+            &format!("{}   {}", self.split_bits(f, bits), legend),
+        )?;
+        if f.signed {
+            self.line(
+                out,
+                indent,
+                "sign",
+                &format!("{} ({})", fl.sign as u8, if fl.sign { "-" } else { "+" }),
+            )?;
+        }
+        let exp_text = match unbiased_exponent(f, bits) {
+            Some(e) if class == Class::Normal => {
+                format!("{} biased, 2^{e} (bias {})", fl.exponent, f.bias)
+            }
+            Some(e) => format!(
+                "{} biased, subnormal scale 2^{e} (bias {})",
+                fl.exponent, f.bias
+            ),
+            None => format!("{} (all ones: infinity or NaN)", fl.exponent),
+        };
+        self.line(out, indent, "exponent", &exp_text)?;
+        let frac_hex = format!(
+            "0x{:0w$x}",
+            fl.fraction,
+            w = f.frac_bits.div_ceil(4) as usize
+        );
+        let frac_text = match significand_binary(f, bits) {
+            Some(s) => format!("{frac_hex}, significand {s} (binary)"),
+            None => frac_hex,
+        };
+        self.line(out, indent, "fraction", &frac_text)?;
+        let class_text = match (class, f.is_quiet_nan(bits)) {
+            (Class::Nan, Some(true)) => "NaN (quiet)".to_string(),
+            (Class::Nan, Some(false)) => "NaN (signalling)".to_string(),
+            (Class::Nan, None) => "NaN".to_string(),
+            (Class::Infinity, _) => format!("{}infinity", if fl.sign { "-" } else { "+" }),
+            (c, _) => c.as_str().to_string(),
+        };
+        self.line(out, indent, "class", &self.p.value(&class_text))?;
+        if !matches!(class, Class::Nan | Class::Infinity) {
+            self.line(out, indent, "exact", &text::exact_decimal(f, bits))?;
+            self.line(out, indent, "shortest", &text::shortest_decimal(f, bits))?;
+            self.line(out, indent, "hex-float", &text::hex_float(f, bits))?;
+        }
+        let (prev, next) = f.neighbours(bits);
+        let near = |b: Option<u64>| match b {
+            Some(b) => format!(
+                "{} = {}",
+                hex_bits(b, f.width()),
+                text::shortest_decimal(f, b)
+            ),
+            None => "none".to_string(),
+        };
+        if class != Class::Nan {
+            self.line(out, indent, "below", &near(prev))?;
+            self.line(out, indent, "above", &near(next))?;
+        }
+        if let Some(u) = f.ulp(bits) {
+            let (_, e) = f.significand(bits);
+            self.line(
+                out,
+                indent,
+                "ulp",
+                &format!("2^{e} = {}", u.decimal_expansion().unwrap_or_default()),
+            )?;
+        }
+        for n in d3d_notes(f, bits) {
+            self.line(out, indent, "D3D", &format!("{} (§{})", n.text, n.section))?;
+        }
+        Ok(())
+    }
+
+    fn number(&self, n: &Number) -> String {
+        match n {
+            Number::Nan { .. } => "nan".into(),
+            Number::Infinity { neg } => if *neg { "-inf" } else { "inf" }.into(),
+            Number::Finite { neg, mag } => {
+                let d = decimal_or_approx(mag);
+                if *neg { format!("-{d}") } else { d }
+            }
+        }
+    }
+
+    fn outcome_notes(&self, o: &Outcome, format: &Format) -> Vec<String> {
+        let mut v = Vec::new();
+        if o.overflow_to_infinity {
+            v.push("overflow: beyond the largest finite value, rounded to infinity".into());
+        }
+        if o.saturated {
+            v.push("saturated: beyond the range, gave the largest finite value".into());
+        }
+        if o.clamped_negative {
+            v.push(format!(
+                "negative clamped to 0: {} has no sign (§3.1.6, §19.3.2)",
+                format.name()
+            ));
+        }
+        if o.nan {
+            v.push(match format {
+                Format::Rgb9e5 => "NaN becomes 0: RGB9E5 has no NaN (§3.2.2, §19.3.2)".into(),
+                _ => "NaN stays NaN (top payload bits kept, quiet bit set) (§3.2.2)".into(),
+            });
+        }
+        if o.subnormal {
+            v.push("result is subnormal".into());
+        }
+        if o.underflow_to_zero {
+            v.push("underflow: a non-zero input rounded to zero".into());
+        }
+        v
+    }
+}
+
+fn decimal_or_approx(r: &Ratio) -> String {
+    match r.decimal_expansion() {
+        Some(d) if d.len() <= 80 => d,
+        _ => format!("~{:e}", r.to_f64_lossy()),
+    }
+}
+
+fn mode_text(m: Rounding) -> &'static str {
+    match m {
+        Rounding::NearestEven => "rne: to nearest, ties to even; overflow to infinity",
+        Rounding::TowardZero => {
+            "rtz (d3d): toward zero; overflow to the largest finite value (§3.2.2)"
+        }
+        Rounding::TowardPositive => "rtp: toward +infinity",
+        Rounding::TowardNegative => "rtn: toward -infinity",
+    }
+}
+
+impl Renderer for Human {
+    fn decode(&mut self, out: &mut dyn Write, format: &Format, bits: u64) -> io::Result<()> {
+        match format {
+            Format::Float(f) => {
+                writeln!(
+                    out,
+                    "{} {} = {}",
+                    f.name,
+                    self.p.value(&hex_bits(bits, f.width())),
+                    self.p.value(&text::shortest_decimal(f, bits))
+                )?;
+                self.float_block(out, f, bits, "")
+            }
+            Format::R11G11B10 => {
+                let ch = r11g11b10_split(bits as u32);
+                let names = ["R", "G", "B"];
+                let summary: Vec<String> = (0..3)
+                    .map(|i| {
+                        format!(
+                            "{} {}",
+                            names[i],
+                            text::shortest_decimal(&R11G11B10_CHANNELS[i].0, ch[i])
+                        )
+                    })
+                    .collect();
+                writeln!(
+                    out,
+                    "r11g11b10 {} = {}",
+                    self.p.value(&hex_bits(bits, 32)),
+                    self.p.value(&summary.join(", "))
+                )?;
+                self.line(
+                    out,
+                    "",
+                    "word",
+                    &format!(
+                        "{:010b} {:011b} {:011b}   B | G | R (§19.3.3)",
+                        ch[2], ch[1], ch[0]
+                    ),
+                )?;
+                for i in 0..3 {
+                    let (f, shift) = R11G11B10_CHANNELS[i];
+                    writeln!(
+                        out,
+                        "  {} {} (bits {}-{}) {} = {}",
+                        self.p.value(names[i]),
+                        f.name,
+                        shift,
+                        shift + f.width() - 1,
+                        hex_bits(ch[i], f.width()),
+                        text::shortest_decimal(&f, ch[i])
+                    )?;
+                    self.float_block(out, &f, ch[i], "  ")?;
+                }
+                Ok(())
+            }
+            Format::Rgb9e5 => {
+                let ch = rgb9e5_split(bits as u32);
+                let names = ["R", "G", "B"];
+                let vals: Vec<String> = ch.iter().map(|c| Channel::Rgb9e5(*c).shortest()).collect();
+                let summary: Vec<String> = (0..3)
+                    .map(|i| format!("{} {}", names[i], vals[i]))
+                    .collect();
+                writeln!(
+                    out,
+                    "rgb9e5 {} = {}",
+                    self.p.value(&hex_bits(bits, 32)),
+                    self.p.value(&summary.join(", "))
+                )?;
+                let e = ch[0].exponent;
+                self.line(
+                    out,
+                    "",
+                    "word",
+                    &format!(
+                        "{} {:09b} {:09b} {:09b}   E | B | G | R (§19.3.2)",
+                        self.p.exponent(&format!("{e:05b}")),
+                        ch[2].mantissa,
+                        ch[1].mantissa,
+                        ch[0].mantissa
+                    ),
+                )?;
+                let scale = Ratio::dyadic(1u32, e as i64 - 15);
+                self.line(
+                    out,
+                    "",
+                    "exponent",
+                    &format!(
+                        "{e} shared (bias 15): each channel is 0.mantissa x 2^{} = mantissa/512 x {}",
+                        e as i32 - 15,
+                        decimal_or_approx(&scale)
+                    ),
+                )?;
+                for i in 0..3 {
+                    self.line(
+                        out,
+                        "",
+                        names[i],
+                        &format!(
+                            "mantissa {:#05x} = {}/512, value {}",
+                            ch[i].mantissa,
+                            ch[i].mantissa,
+                            decimal_or_approx(&ch[i].value())
+                        ),
+                    )?;
+                }
+                self.line(
+                    out,
+                    "",
+                    "D3D",
+                    "no implied leading 1, no sign, no INF or NaN; largest value 65408 (§19.3.2)",
+                )
+            }
+        }
+    }
+
+    fn encode(&mut self, out: &mut dyn Write, e: &Encoding) -> io::Result<()> {
+        let width = e.format.width();
+        writeln!(
+            out,
+            "{} {} = {}",
+            e.format.name(),
+            e.inputs.join(" "),
+            self.p.value(&hex_bits(e.bits, width))
+        )?;
+        self.line(
+            out,
+            "",
+            "rounding",
+            &format!(
+                "{}{}",
+                mode_text(e.opts.mode),
+                if e.opts.saturate { ", saturating" } else { "" }
+            ),
+        )?;
+        if let Format::Rgb9e5 = e.format {
+            self.line(
+                out,
+                "",
+                "rule",
+                "shared exponent from the largest channel (IEEE exponent + 1 + bias 15), each mantissa rounded at that scale, exponent bumped when the largest rounds up to 512 (§19.3.2.2)",
+            )?;
+        }
+        let chans = e.channels();
+        let names = ["R", "G", "B"];
+        for (i, c) in chans.iter().enumerate() {
+            let prefix = if chans.len() > 1 {
+                format!("{} ", names[i])
+            } else {
+                String::new()
+            };
+            let bits_text = match c {
+                Channel::Float(f, b) => {
+                    format!("{} = {}", hex_bits(*b, f.width()), self.split_bits(f, *b))
+                }
+                Channel::Rgb9e5(ch) => format!(
+                    "mantissa {:#05x}, shared exponent {}",
+                    ch.mantissa, ch.exponent
+                ),
+            };
+            self.line(out, "", &format!("{prefix}bits"), &bits_text)?;
+            self.line(
+                out,
+                "",
+                &format!("{prefix}input"),
+                &self.number(&e.values[i]),
+            )?;
+            self.line(
+                out,
+                "",
+                &format!("{prefix}result"),
+                &format!(
+                    "{} (shortest {})",
+                    self.number(&c.value()),
+                    self.p.value(&c.shortest())
+                ),
+            )?;
+            let o = &e.outcomes[i];
+            let verdict = if o.exact {
+                self.p.good("exact")
+            } else {
+                match e.error(i) {
+                    Some(err) => self.p.warn(&format!(
+                        "inexact: {} {} the input, relative {:.3e}, {:.4} ULP",
+                        decimal_or_approx(&err.absolute),
+                        if err.result_above { "above" } else { "below" },
+                        err.relative,
+                        err.ulps
+                    )),
+                    None => self.p.warn("inexact"),
+                }
+            };
+            self.line(out, "", &format!("{prefix}error"), &verdict)?;
+            for n in self.outcome_notes(o, &e.format) {
+                self.line(out, "", &format!("{prefix}note"), &n)?;
+            }
+        }
+        for (m, bits) in e.alternatives() {
+            let vals: Vec<String> = crate::format::encode::channels(&e.format, bits)
+                .iter()
+                .map(|c| c.shortest())
+                .collect();
+            self.line(
+                out,
+                "",
+                "other mode",
+                &format!(
+                    "{} gives {} = {}",
+                    m.as_str(),
+                    hex_bits(bits, width),
+                    vals.join(" ")
+                ),
+            )?;
+        }
+        Ok(())
+    }
+}
