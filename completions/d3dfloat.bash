@@ -28,6 +28,9 @@ _d3dfloat() {
             d3dfloat,help)
                 cmd="d3dfloat__subcmd__help"
                 ;;
+            d3dfloat,ulp-diff)
+                cmd="d3dfloat__subcmd__ulp__subcmd__diff"
+                ;;
             d3dfloat__subcmd__help,decode)
                 cmd="d3dfloat__subcmd__help__subcmd__decode"
                 ;;
@@ -40,6 +43,9 @@ _d3dfloat() {
             d3dfloat__subcmd__help,help)
                 cmd="d3dfloat__subcmd__help__subcmd__help"
                 ;;
+            d3dfloat__subcmd__help,ulp-diff)
+                cmd="d3dfloat__subcmd__help__subcmd__ulp__subcmd__diff"
+                ;;
             *)
                 ;;
         esac
@@ -47,7 +53,7 @@ _d3dfloat() {
 
     case "${cmd}" in
         d3dfloat)
-            opts="-h -V --plain --json --csv --color --help --version decode encode generate help"
+            opts="-h -V --plain --json --csv --color --help --version decode encode ulp-diff generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -143,7 +149,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__help)
-            opts="decode encode generate help"
+            opts="decode encode ulp-diff generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -205,6 +211,54 @@ _d3dfloat() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        d3dfloat__subcmd__help__subcmd__ulp__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        d3dfloat__subcmd__ulp__subcmd__diff)
+            opts="-f -h -V --fmt --max --no-flush --files --plain --json --csv --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --fmt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --files)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -28,6 +28,7 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand --version 'Print version'
             cand decode 'Bits to fields, class and exact value'
             cand encode 'A value to bits, with explicit rounding'
+            cand ulp-diff 'Distance in ULPs between two values, stdin pairs, or two raw buffers'
             cand generate 'Write shell completions or man pages (for packaging and the checked-in copies)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -58,6 +59,21 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'d3dfloat;ulp-diff'= {
+            cand -f 'Format of A and B (or of the buffers'' elements)'
+            cand --fmt 'Format of A and B (or of the buffers'' elements)'
+            cand --max 'Exit 1 when |distance| exceeds N or a NaN is involved'
+            cand --files 'Compare two raw little-endian buffers element by element'
+            cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
+            cand --no-flush 'Count f32 subnormals as values instead of as zero (D3D arithmetic flushes them)'
+            cand --plain 'Just the answer, one line per input (stable, for scripts)'
+            cand --json 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+            cand --csv 'CSV: a header, then one row per input (stable, for scripts)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'d3dfloat;generate'= {
             cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
             cand --plain 'Just the answer, one line per input (stable, for scripts)'
@@ -71,12 +87,15 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
         &'d3dfloat;help'= {
             cand decode 'Bits to fields, class and exact value'
             cand encode 'A value to bits, with explicit rounding'
+            cand ulp-diff 'Distance in ULPs between two values, stdin pairs, or two raw buffers'
             cand generate 'Write shell completions or man pages (for packaging and the checked-in copies)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'d3dfloat;help;decode'= {
         }
         &'d3dfloat;help;encode'= {
+        }
+        &'d3dfloat;help;ulp-diff'= {
         }
         &'d3dfloat;help;generate'= {
         }

@@ -96,6 +96,19 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
             r.as_mut(),
             &mut out,
         ),
+        Command::UlpDiff(a) => commands::ulp_diff::run(
+            &commands::ulp_diff::UlpDiffRequest {
+                format: a.fmt,
+                opts: crate::ulp::DiffOptions {
+                    flush_subnormals: !a.no_flush,
+                },
+                limit: a.max,
+                inputs: a.values,
+                files: a.files.map(|f| (f[0].clone(), f[1].clone())),
+            },
+            r.as_mut(),
+            &mut out,
+        ),
         Command::Generate(a) => generate(a.what, &a.dir).map(|()| Verdict::Success),
     };
     // Whatever was written for good inputs goes out before an error is reported.

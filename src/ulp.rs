@@ -22,7 +22,9 @@ use crate::exact::{Number, Ratio, signed_add};
 use crate::format::packed::{
     R11G11B10_CHANNELS, RGB9E5_MANTISSA_BITS, RGB9E5_MAX_MANTISSA, r11g11b10_encode, rgb9e5_encode,
 };
-use crate::format::{Class, F10, F11, FloatFormat, Format, RoundOptions, Rounding, round_number};
+use crate::format::{
+    Class, F10, F11, F32, FloatFormat, Format, RoundOptions, Rounding, hex_bits, round_number, text,
+};
 use crate::input::{Constants, InputError, Operand, parse_operand, parse_value};
 
 /// Measuring options.
@@ -283,6 +285,8 @@ impl Endpoint {
 /// The measurement of one channel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChannelDiff {
+    /// The line the channel was measured on.
+    pub line: Line,
     /// `r`, `g`, `b` for packed words, `None` otherwise.
     pub channel: Option<&'static str>,
     /// The channel's own format name (`f11`, `f10`, `rgb9e5`, or the format).
@@ -295,6 +299,45 @@ pub struct ChannelDiff {
     pub abs_error: Option<Ratio>,
     /// `|B - A| / |A|`; also `None` when A is zero and B is not.
     pub rel_error: Option<Ratio>,
+}
+
+impl ChannelDiff {
+    /// An endpoint's pattern in script form: `0x3c00`; an RGB9E5 channel as its 9-bit
+    /// mantissa (`0x0c8`), the shared exponent being [`Endpoint::rgb9e5_exponent`].
+    pub fn bits_text(&self, e: &Endpoint) -> String {
+        match self.line {
+            Line::Float { fmt, .. } => hex_bits(e.bits, fmt.width()),
+            Line::Rgb9e5 => format!("0x{:03x}", e.bits & RGB9E5_MAX_MANTISSA as u64),
+        }
+    }
+
+    /// The shortest decimal naming an endpoint's stored value (`inf`, `nan`, `-0`, ...).
+    /// RGB9E5 channels use the shortest f32 decimal, which holds every one exactly.
+    pub fn value_text(&self, e: &Endpoint) -> String {
+        match self.line {
+            Line::Float { fmt, .. } => text::shortest_decimal(&fmt, e.bits),
+            Line::Rgb9e5 => {
+                let v = e.value.to_f64_lossy() as f32;
+                text::shortest_decimal(&F32, v.to_bits() as u64)
+            }
+        }
+    }
+
+    /// The endpoint's class word (`zero`, `subnormal`, `normal`, `infinity`, `nan`).
+    pub fn class_text(&self, e: &Endpoint) -> &'static str {
+        match self.line {
+            Line::Float { fmt, .. } => fmt.class(e.bits).as_str(),
+            Line::Rgb9e5 if e.bits & RGB9E5_MAX_MANTISSA as u64 == 0 => "zero",
+            Line::Rgb9e5 => "normal",
+        }
+    }
+}
+
+impl Endpoint {
+    /// For an RGB9E5 channel: the word's shared exponent field.
+    pub fn rgb9e5_exponent(&self) -> u64 {
+        (self.bits >> RGB9E5_MANTISSA_BITS) & 0x1f
+    }
 }
 
 /// How an operand was read.
@@ -322,6 +365,7 @@ impl Resolved {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PairDiff {
     pub format: Format,
+    pub opts: DiffOptions,
     pub a: Resolved,
     pub b: Resolved,
     pub channels: Vec<ChannelDiff>,
@@ -363,6 +407,7 @@ pub fn diff_pair(format: Format, a: Resolved, b: Resolved, opts: DiffOptions) ->
             let eb = line.endpoint(layout.channel_bits(b.bits, i));
             let (abs_error, rel_error) = errors(&ea.effective(), &eb.effective());
             ChannelDiff {
+                line: *line,
                 channel: layout.channel_name(i),
                 format: layout.channel_format_name(i),
                 distance: line.distance(ea.bits, eb.bits),
@@ -375,6 +420,7 @@ pub fn diff_pair(format: Format, a: Resolved, b: Resolved, opts: DiffOptions) ->
         .collect();
     PairDiff {
         format,
+        opts,
         a,
         b,
         channels,
@@ -624,6 +670,40 @@ impl Summary {
             .map(|b| (bucket_label(b), self.histogram[b]))
             .collect()
     }
+}
+
+/// What a summary was taken over, for its heading.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Compared {
+    /// `A B` lines on stdin; indices are line numbers.
+    Pairs,
+    /// Two raw buffers; indices are element numbers from 0.
+    Files {
+        expected: String,
+        actual: String,
+        elements: u64,
+    },
+}
+
+/// A finished summary with its context, as the renderers take it.
+#[derive(Clone, Debug)]
+pub struct SummaryReport<'a> {
+    pub format: Format,
+    pub opts: DiffOptions,
+    pub compared: Compared,
+    pub summary: &'a Summary,
+}
+
+/// One measured pair with its context, as the renderers take it.
+#[derive(Clone, Debug)]
+pub struct PairReport<'a> {
+    pub pair: &'a PairDiff,
+    /// A and B as typed.
+    pub inputs: [&'a str; 2],
+    /// The `--max` limit, if given.
+    pub limit: Option<u64>,
+    /// One of many stdin pairs: a short form suits the human view.
+    pub batch: bool,
 }
 
 /// Why two buffers could not be compared.

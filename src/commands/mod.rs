@@ -3,6 +3,7 @@
 pub mod decode;
 pub mod encode;
 pub mod inputs;
+pub mod ulp_diff;
 
 /// How a command ended when nothing went wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

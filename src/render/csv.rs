@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use super::Renderer;
 use crate::format::encode::{Channel, Encoding, channels};
 use crate::format::{Format, hex_bits, text};
+use crate::ulp::{Compared, PairReport, SummaryReport};
 
 #[derive(Default)]
 pub struct Csv {
@@ -169,5 +170,90 @@ impl Renderer for Csv {
                 flags.join(" "),
             ],
         )
+    }
+
+    /// One row per pair; packed words put the channel values, errors and distances in
+    /// their cells space separated, and `distance` is the largest of them.
+    fn ulp_diff(&mut self, out: &mut dyn Write, d: &PairReport) -> io::Result<()> {
+        self.header(
+            out,
+            &[
+                "format",
+                "a",
+                "b",
+                "distance",
+                "channel_distances",
+                "a_value",
+                "b_value",
+                "abs_error",
+                "rel_error",
+                "a_inexact",
+                "b_inexact",
+                "exceeds",
+            ],
+        )?;
+        let p = d.pair;
+        let join = |f: &dyn Fn(&crate::ulp::ChannelDiff) -> String| {
+            p.channels.iter().map(f).collect::<Vec<_>>().join(" ")
+        };
+        let width = p.format.width();
+        row(
+            out,
+            &[
+                p.format.name().to_string(),
+                hex_bits(p.a.bits, width),
+                hex_bits(p.b.bits, width),
+                super::distance_text(p.distance(), false),
+                join(&|c| super::distance_text(c.distance, false)),
+                join(&|c| c.value_text(&c.a)),
+                join(&|c| c.value_text(&c.b)),
+                join(&|c| {
+                    c.abs_error
+                        .as_ref()
+                        .and_then(|r| r.decimal_expansion())
+                        .unwrap_or_else(|| "nan".into())
+                }),
+                join(&|c| {
+                    c.rel_error
+                        .as_ref()
+                        .map_or("nan".into(), |r| r.to_f64_lossy().to_string())
+                }),
+                (!p.a.exact).to_string(),
+                (!p.b.exact).to_string(),
+                d.limit
+                    .map(|l| p.exceeds(l).to_string())
+                    .unwrap_or_default(),
+            ],
+        )
+    }
+
+    /// Stdin pairs: no extra rows (the table stays one row per input). Buffers: a
+    /// `statistic,value` table, histogram buckets as `histogram_<range>`.
+    fn ulp_summary(&mut self, out: &mut dyn Write, s: &SummaryReport) -> io::Result<()> {
+        let Compared::Files { elements, .. } = &s.compared else {
+            return Ok(());
+        };
+        let m = s.summary;
+        self.header(out, &["statistic", "value"])?;
+        let mut rows: Vec<(String, String)> = vec![
+            ("format".into(), s.format.name().into()),
+            ("elements".into(), elements.to_string()),
+            ("count".into(), m.compared.to_string()),
+            ("max_abs".into(), m.max_abs.to_string()),
+            (
+                "mean_abs".into(),
+                m.mean_abs().map(|x| x.to_string()).unwrap_or_default(),
+            ),
+            ("nan_mismatches".into(), m.nan_mismatches.to_string()),
+            ("nan_both".into(), m.nan_both.to_string()),
+            ("over_max".into(), m.over_limit.to_string()),
+        ];
+        for (label, n) in m.histogram_rows() {
+            rows.push((format!("histogram_{label}"), n.to_string()));
+        }
+        for (k, v) in rows {
+            row(out, &[k, v])?;
+        }
+        Ok(())
     }
 }
