@@ -23,7 +23,7 @@ use crate::format::packed::{
     R11G11B10_CHANNELS, RGB9E5_MANTISSA_BITS, RGB9E5_MAX_MANTISSA, r11g11b10_encode, rgb9e5_encode,
 };
 use crate::format::{
-    Class, F10, F11, F32, FloatFormat, Format, RoundOptions, Rounding, hex_bits, round_number, text,
+    Class, F32, FloatFormat, Format, RoundOptions, Rounding, hex_bits, round_number, text,
 };
 use crate::input::{Constants, InputError, Operand, parse_operand, parse_value};
 
@@ -480,15 +480,10 @@ pub fn resolve_operand(text: &str, format: Format) -> Result<Resolved, InputErro
                 )));
             };
             // Named constants (`max`, ...) are the channel's own: f11, f11, f10 or RGB9E5.
-            let constants = |i: usize| match format {
-                Format::R11G11B10 if i == 2 => Constants::Float(&F10),
-                Format::R11G11B10 => Constants::Float(&F11),
-                _ => Constants::Rgb9e5,
-            };
             let values = [
-                parse_value(r, constants(0))?,
-                parse_value(g, constants(1))?,
-                parse_value(b, constants(2))?,
+                parse_value(r, Constants::for_channel(&format, 0))?,
+                parse_value(g, Constants::for_channel(&format, 1))?,
+                parse_value(b, Constants::for_channel(&format, 2))?,
             ];
             let (word, outcomes) = if format == Format::R11G11B10 {
                 r11g11b10_encode(&values, RoundOptions::new(Rounding::NearestEven))
@@ -925,7 +920,7 @@ fn compare_chunk_of<const N: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::{F16, F32, F64};
+    use crate::format::{F10, F11, F16, F32, F64};
 
     const FLUSH: DiffOptions = DiffOptions {
         flush_subnormals: true,

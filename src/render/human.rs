@@ -59,11 +59,20 @@ impl Palette {
 
 pub struct Human {
     p: Palette,
+    /// Whether a block was written already: blocks are separated by a blank line.
+    started: bool,
 }
 
 impl Human {
     pub fn new(p: Palette) -> Human {
-        Human { p }
+        Human { p, started: false }
+    }
+
+    fn separate(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if std::mem::replace(&mut self.started, true) {
+            writeln!(out)?;
+        }
+        Ok(())
     }
 
     fn line(&self, out: &mut dyn Write, indent: &str, label: &str, body: &str) -> io::Result<()> {
@@ -237,6 +246,16 @@ fn decimal_or_approx(r: &Ratio) -> String {
     }
 }
 
+/// `= 65504` when the exact value is short enough to read at a glance, else `≈ 0.1`.
+fn headline_value(f: &FloatFormat, bits: u64) -> String {
+    let exact = text::exact_decimal(f, bits);
+    if exact.len() <= 24 {
+        format!("= {exact}")
+    } else {
+        format!("≈ {}", text::shortest_decimal(f, bits))
+    }
+}
+
 fn mode_text(m: Rounding) -> &'static str {
     match m {
         Rounding::NearestEven => "rne: to nearest, ties to even; overflow to infinity",
@@ -250,14 +269,15 @@ fn mode_text(m: Rounding) -> &'static str {
 
 impl Renderer for Human {
     fn decode(&mut self, out: &mut dyn Write, format: &Format, bits: u64) -> io::Result<()> {
+        self.separate(out)?;
         match format {
             Format::Float(f) => {
                 writeln!(
                     out,
-                    "{} {} = {}",
+                    "{} {} {}",
                     f.name,
                     self.p.value(&hex_bits(bits, f.width())),
-                    self.p.value(&text::shortest_decimal(f, bits))
+                    self.p.value(&headline_value(f, bits))
                 )?;
                 self.float_block(out, f, bits, "")
             }
@@ -365,6 +385,7 @@ impl Renderer for Human {
     }
 
     fn encode(&mut self, out: &mut dyn Write, e: &Encoding) -> io::Result<()> {
+        self.separate(out)?;
         let width = e.format.width();
         writeln!(
             out,
@@ -428,6 +449,10 @@ impl Renderer for Human {
             let o = &e.outcomes[i];
             let verdict = if o.exact {
                 self.p.good("exact")
+            } else if o.clamped_negative {
+                self.p.warn("clamped: the format holds no negative values")
+            } else if o.overflow_to_infinity {
+                self.p.warn("inexact: overflowed to infinity")
             } else {
                 match e.error(i) {
                     Some(err) => self.p.warn(&format!(
@@ -469,6 +494,8 @@ impl Renderer for Human {
         let p = d.pair;
         let exceeds = d.limit.map(|l| p.exceeds(l));
         if d.batch {
+            // One line per pair; the summary after them is set off by a blank line.
+            self.started = true;
             let ds: Vec<String> = p
                 .channels
                 .iter()
@@ -492,6 +519,7 @@ impl Renderer for Human {
                 self.p.value(&ds.join(", "))
             );
         }
+        self.separate(out)?;
         let width = p.format.width();
         let headline = match p.distance() {
             Some(dist) => format!("{} ULP", super::distance_text(Some(dist), true)),
@@ -543,6 +571,7 @@ impl Renderer for Human {
     }
 
     fn ulp_summary(&mut self, out: &mut dyn Write, s: &SummaryReport) -> io::Result<()> {
+        self.separate(out)?;
         let m = s.summary;
         let what = match &s.compared {
             Compared::Pairs => format!("{} comparisons from stdin", m.compared),

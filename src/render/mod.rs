@@ -39,7 +39,7 @@ pub trait Renderer {
 pub fn renderer(style: Style, color: bool) -> Box<dyn Renderer> {
     match style {
         Style::Human => Box::new(human::Human::new(Palette::new(color))),
-        Style::Plain => Box::new(plain::Plain),
+        Style::Plain => Box::new(plain::Plain::default()),
         Style::Json => Box::new(json::Json),
         Style::Csv => Box::new(csv::Csv::default()),
     }

@@ -4,18 +4,29 @@ use std::io::{self, Write};
 
 use super::Renderer;
 use crate::format::encode::{Encoding, channels};
-use crate::format::{Format, hex_bits};
+use crate::format::{Format, hex_bits, text};
 use crate::ulp::{Compared, PairReport, SummaryReport};
 
-pub struct Plain;
+#[derive(Default)]
+pub struct Plain {
+    /// One line's text, reused across lines: stdin batches are the hot path.
+    line: String,
+}
 
 impl Renderer for Plain {
     fn decode(&mut self, out: &mut dyn Write, format: &Format, bits: u64) -> io::Result<()> {
-        let values: Vec<String> = channels(format, bits)
-            .iter()
-            .map(|c| c.shortest())
-            .collect();
-        writeln!(out, "{}", values.join(" "))
+        self.line.clear();
+        if let Format::Float(f) = format {
+            text::write_shortest(&mut self.line, f, bits);
+        } else {
+            let values: Vec<String> = channels(format, bits)
+                .iter()
+                .map(|c| c.shortest())
+                .collect();
+            self.line.push_str(&values.join(" "));
+        }
+        self.line.push('\n');
+        out.write_all(self.line.as_bytes())
     }
 
     fn encode(&mut self, out: &mut dyn Write, e: &Encoding) -> io::Result<()> {
