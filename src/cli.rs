@@ -107,8 +107,10 @@ A and B are values or bit patterns, as in op: 0x followed by exactly the format'
 hex digits (0x3f800000, 0x3c00, 0x7c0) is a pattern; anything else is a value (0.1, 1e-40,
 0x1.8p+3, inf, max), rounded into the format to nearest even first (the output says when
 that rounding was inexact). Packed words (r11g11b10, rgb9e5) take a 32-bit word or three
-values R,G,B, and are measured channel by channel. RGB9E5 channels are counted on the line
-of every value a channel can hold under any shared exponent (9 significant bits).
+values R,G,B, and are measured channel by channel. An RGB9E5 channel's step is its word's
+(2^(E-24)), so two RGB9E5 channels are measured in steps of the finer of the two words'
+grids: one mantissa unit within one shared exponent, and 0 for equal values under different
+exponents.
 
 With no A B, lines 'A B' are read from stdin and a summary follows (count, max and mean
 |distance|, a histogram, NaN pairs, count over --max). --files EXPECTED ACTUAL compares two

@@ -8,11 +8,13 @@
 //! subnormals (§3.1.5, §3.1.6), and so does f64 (§3.1.4).
 //!
 //! Packed words are measured channel by channel. R11G11B10 channels are plain f11 and f10
-//! values (§19.3.3). RGB9E5 channels share an exponent (§19.3.2), so two channels of different
-//! words may sit on different grids; they are counted on the union of every grid, the line of
-//! all values any channel can hold (`m * 2^(E-24)`, `m < 512`, `E < 32`). That union is a
-//! 9-bit-significand line: steps of `2^-24` below `2^-16`, then 256 steps per octave up to
-//! 65408. One step on it is the finest step any word could take at that value.
+//! values (§19.3.3). RGB9E5 channels share an exponent (§19.3.2): a channel's step is the
+//! word's, `2^(E-24)`, so the representable values of a channel depend on its word and do
+//! not form one line. Two RGB9E5 channels are therefore measured in steps of the finer of
+//! the two words' grids: `(b - a) / 2^(min(Ea, Eb) - 24)`, always a whole number. Within
+//! one shared exponent that is the mantissa difference (one mantissa unit is one ULP, as
+//! it is for the hardware that wrote the word); across exponents it counts the finer
+//! word's steps, so equal values under different exponents are 0 apart.
 //!
 //! Nothing here prints: the CLI's renderers take [`PairDiff`] and [`Summary`].
 
@@ -100,17 +102,21 @@ impl Line {
                 let step = magnitude.saturating_sub(flushed_span) as i64;
                 Some(if bits & sign_bit != 0 { -step } else { step })
             }
-            Line::Rgb9e5 => {
-                let (mantissa, exponent) = rgb9e5_normalized(bits);
-                Some(((exponent as i64) << (RGB9E5_MANTISSA_BITS - 1)) + mantissa as i64)
-            }
+            // RGB9E5 channels have no single line; this is the value in units of 2^-24,
+            // which [`Line::distance`] rescales to the finer of the two words' steps.
+            Line::Rgb9e5 => Some((rgb9e5_mantissa(bits) << rgb9e5_exponent(bits)) as i64),
         }
     }
 
     /// Signed number of steps from `a` to `b`, `None` when either is NaN.
     #[inline]
     pub fn distance(&self, a: u64, b: u64) -> Option<i128> {
-        Some(self.position(b)? as i128 - self.position(a)? as i128)
+        let steps = self.position(b)? as i128 - self.position(a)? as i128;
+        Some(match self {
+            Line::Float { .. } => steps,
+            // Both values are whole multiples of the finer step, so the shift is exact.
+            Line::Rgb9e5 => steps >> rgb9e5_exponent(a).min(rgb9e5_exponent(b)),
+        })
     }
 
     /// Whether a pattern is NaN on this line.
@@ -149,33 +155,31 @@ impl Line {
                 }
             }
             Line::Rgb9e5 => {
-                let mantissa = bits & RGB9E5_MAX_MANTISSA as u64;
-                let exponent = (bits >> RGB9E5_MANTISSA_BITS) & 0x1f;
-                let (_, normal_exponent) = rgb9e5_normalized(bits);
+                let exponent = rgb9e5_exponent(bits) as i64;
                 Endpoint {
                     bits,
-                    value: Number::finite(false, Ratio::dyadic(mantissa, exponent as i64 - 24)),
+                    value: Number::finite(
+                        false,
+                        Ratio::dyadic(rgb9e5_mantissa(bits), exponent - 24),
+                    ),
                     counted_as_zero: false,
-                    ulp: Some(Ratio::dyadic(1u32, normal_exponent as i64 - 24)),
+                    ulp: Some(Ratio::dyadic(1u32, exponent - 24)),
                 }
             }
         }
     }
 }
 
-/// An RGB9E5 channel pattern (`exponent << 9 | mantissa`) moved to the smallest exponent
-/// that still holds it, so equal values get equal `(mantissa, exponent)`: afterwards either
-/// the exponent is 0 or the mantissa's top bit is set.
+/// The mantissa of an RGB9E5 channel pattern `exponent << 9 | mantissa`.
 #[inline]
-fn rgb9e5_normalized(bits: u64) -> (u64, u64) {
-    let mantissa = bits & RGB9E5_MAX_MANTISSA as u64;
-    let exponent = (bits >> RGB9E5_MANTISSA_BITS) & 0x1f;
-    if mantissa == 0 {
-        return (0, 0);
-    }
-    let room = mantissa.leading_zeros() as u64 - (64 - RGB9E5_MANTISSA_BITS as u64);
-    let shift = room.min(exponent);
-    (mantissa << shift, exponent - shift)
+fn rgb9e5_mantissa(bits: u64) -> u64 {
+    bits & RGB9E5_MAX_MANTISSA as u64
+}
+
+/// The shared exponent field of an RGB9E5 channel pattern.
+#[inline]
+fn rgb9e5_exponent(bits: u64) -> u64 {
+    (bits >> RGB9E5_MANTISSA_BITS) & 0x1f
 }
 
 /// The channel layout of one element of a format.
@@ -971,31 +975,35 @@ mod tests {
     }
 
     #[test]
-    fn rgb9e5_channels_share_a_line_across_exponents() {
-        // 1.0 as mantissa 256 at E = 16 and as 128 at E = 17 is one point.
+    fn rgb9e5_channels_count_steps_of_the_finer_word() {
         let line = Line::Rgb9e5;
+        // Same shared exponent: the mantissa difference.
+        assert_eq!(line.distance(16 << 9 | 256, 16 << 9 | 259), Some(3));
+        assert_eq!(line.distance(31 << 9 | 511, 31 << 9), Some(-511));
+        // 1.0 as mantissa 256 at E = 16 and as 128 at E = 17 is one point.
         let one_a = (16 << 9) | 256;
         let one_b = (17 << 9) | 128;
         assert_eq!(line.distance(one_a, one_b), Some(0));
-        // Just above 1.0 the finest step is 2^-8.
-        assert_eq!(line.distance(one_a, (16 << 9) | 257), Some(1));
-        assert_eq!(line.distance(one_b, (17 << 9) | 129), Some(2));
-        assert_eq!(line.position(31 << 9 | 511), Some(31 * 256 + 511));
+        // 1 + 2^-7 at E = 17 is two steps of E = 16's 2^-8 grid from 1.0.
+        assert_eq!(line.distance(one_a, (17 << 9) | 129), Some(2));
+        assert_eq!(line.distance((17 << 9) | 129, one_a), Some(-2));
     }
 
     #[test]
-    fn rgb9e5_line_is_the_sorted_union_of_every_grid() {
-        // Independent count: every (m, E) value as an exact dyadic, sorted and deduplicated.
-        let mut values: Vec<f64> = (0..32)
-            .flat_map(|e| (0..512).map(move |m| m as f64 * 2f64.powi(e - 24)))
-            .collect();
-        values.sort_by(f64::total_cmp);
-        values.dedup();
-        for e in 0..32u64 {
-            for m in (0..512u64).step_by(7) {
-                let v = m as f64 * 2f64.powi(e as i32 - 24);
-                let rank = values.partition_point(|&x| x < v) as i64;
-                assert_eq!(Line::Rgb9e5.position(e << 9 | m), Some(rank), "m={m} E={e}");
+    fn rgb9e5_distance_is_the_value_gap_over_the_finer_step() {
+        // Independent: values and steps as f64 (exact for every RGB9E5 channel).
+        let value = |m: u64, e: u64| m as f64 * 2f64.powi(e as i32 - 24);
+        for ea in (0..32u64).step_by(3) {
+            for eb in (0..32u64).step_by(5) {
+                for ma in (0..512u64).step_by(37) {
+                    for mb in (0..512u64).step_by(41) {
+                        let finer = 2f64.powi(ea.min(eb) as i32 - 24);
+                        let want = (value(mb, eb) - value(ma, ea)) / finer;
+                        assert_eq!(want.fract(), 0.0);
+                        let got = Line::Rgb9e5.distance(ea << 9 | ma, eb << 9 | mb);
+                        assert_eq!(got, Some(want as i128), "{ma}@{ea} -> {mb}@{eb}");
+                    }
+                }
             }
         }
     }

@@ -257,13 +257,22 @@ fn rgb9e5_words_with_different_exponents_compare_by_value() {
     );
     let ds: Vec<_> = pair.channels.iter().map(|c| c.distance).collect();
     assert_eq!(ds, [Some(0), Some(0), Some(0)]);
-    // 6.25 is 200 * 2^-5 at E = 19; 201 * 2^-5 is 1 step on the finest grid there (value
-    // range [4, 8) has 256 steps of 2^-6, so 2 steps).
+    // One mantissa unit within a word is one step.
     let next = spec + 1;
     let pair = diff_pair(
         Format::Rgb9e5,
         Resolved::bits(spec),
         Resolved::bits(next),
+        FLUSH,
+    );
+    assert_eq!(pair.channels[0].distance, Some(1));
+    // Across words, steps of the finer grid: 6.25 at E = 19 (step 2^-5) against 101 * 2^-4
+    // = 6.3125 at E = 20 is 0.0625 / 2^-5 = 2 steps.
+    let e20_next = e20 + 1;
+    let pair = diff_pair(
+        Format::Rgb9e5,
+        Resolved::bits(spec),
+        Resolved::bits(e20_next),
         FLUSH,
     );
     assert_eq!(pair.channels[0].distance, Some(2));

@@ -718,13 +718,22 @@ impl Human {
         self.line(out, "", &label("B"), &self.endpoint_text(c, &c.b))?;
         let dist = match c.distance {
             Some(0) => "0: the same point on the value line".to_string(),
-            Some(d) => format!(
-                "{} (B is {} representable value{} {} A)",
-                super::distance_text(Some(d), true),
-                d.unsigned_abs(),
-                if d.unsigned_abs() == 1 { "" } else { "s" },
-                if d > 0 { "above" } else { "below" }
-            ),
+            Some(d) => {
+                let n = d.unsigned_abs();
+                let plural = if n == 1 { "" } else { "s" };
+                let side = if d > 0 { "above" } else { "below" };
+                let steps = match c.line {
+                    Line::Rgb9e5 => {
+                        let finer = c.a.rgb9e5_exponent().min(c.b.rgb9e5_exponent()) as i64 - 24;
+                        format!("{n} step{plural} of 2^{finer}, the finer word's grid,")
+                    }
+                    Line::Float { .. } => format!("{n} representable value{plural}"),
+                };
+                format!(
+                    "{} (B is {steps} {side} A)",
+                    super::distance_text(Some(d), true)
+                )
+            }
             None => {
                 let which = match (c.a.value.is_nan(), c.b.value.is_nan()) {
                     (true, true) => "A and B are NaN",
@@ -764,7 +773,11 @@ impl Human {
                 &c.rel_error
                     .as_ref()
                     .map_or("infinite (A is zero or infinite)".to_string(), |r| {
-                        format!("{:.6e}", r.to_f64_lossy())
+                        if r.is_zero() {
+                            "0".to_string()
+                        } else {
+                            format!("{:.6e}", r.to_f64_lossy())
+                        }
                     }),
             )?;
         }
