@@ -209,8 +209,9 @@ fn parse_exponent(s: &str) -> Result<i64, InputError> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(InputError::NotANumber);
     }
-    // Anything longer than this is out of range whatever the mantissa.
-    if digits.len() > 12 {
+    // Anything longer than this is out of range whatever the mantissa (leading zeros do
+    // not count: `1e0000000000005` is 1e5).
+    if digits.trim_start_matches('0').len() > 12 {
         return Err(InputError::ExponentOutOfRange);
     }
     let v: i64 = digits.parse().map_err(|_| InputError::NotANumber)?;
