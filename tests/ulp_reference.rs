@@ -80,6 +80,33 @@ fn every_f11_pattern_sits_at_its_sorted_rank() {
     );
 }
 
+#[test]
+fn every_f11_pair_and_two_million_f16_pairs_match_the_sorted_count() {
+    let f11 = f11_ranks();
+    let line = *Layout::new(Format::Float(F11), KEEP).line(0);
+    for a in 0..=F11.mask() {
+        for b in 0..=F11.mask() {
+            let want = f11[a as usize]
+                .zip(f11[b as usize])
+                .map(|(ra, rb)| (rb - ra) as i128);
+            assert_eq!(line.distance(a, b), want, "f11 {a:#x} -> {b:#x}");
+        }
+    }
+    let f16 = f16_ranks();
+    let line = *Layout::new(Format::Float(F16), FLUSH).line(0);
+    let mut state = 0x0123_4567_89ab_cdefu64;
+    for _ in 0..2_000_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let (a, b) = (state & 0xffff, (state >> 16) & 0xffff);
+        let want = f16[a as usize]
+            .zip(f16[b as usize])
+            .map(|(ra, rb)| (rb - ra) as i128);
+        assert_eq!(line.distance(a, b), want, "f16 {a:#x} -> {b:#x}");
+    }
+}
+
 fn f16_ranks() -> &'static [Option<i64>] {
     static RANKS: std::sync::OnceLock<Vec<Option<i64>>> = std::sync::OnceLock::new();
     // Decoded by the `half` crate, not by our descriptor.
