@@ -614,7 +614,13 @@ impl Renderer for Human {
             out,
             "",
             "mean |d|",
-            &m.mean_abs().map_or("-".to_string(), |x| format!("{x:.6}")),
+            &m.mean_abs().map_or("-".to_string(), |x| {
+                if x != 0.0 && x < 1e-3 {
+                    format!("{x:.3e}")
+                } else {
+                    format!("{x:.6}")
+                }
+            }),
         )?;
         if m.measured() > 0 {
             self.line(out, "", "histogram", "|distance|  count")?;
