@@ -469,3 +469,69 @@ fn fast_path_agrees_with_exact_path() {
         }
     }
 }
+
+/// Whatever the path, the same text is either read (same bits) or refused (exit code 2).
+fn same_verdict_on_every_path(fmt: &str, value: &str) {
+    let code = |args: &[&str], stdin: Option<&str>| {
+        let mut c = bin();
+        c.args(args);
+        if let Some(s) = stdin {
+            c.write_stdin(s.to_string());
+        }
+        let out = c.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        )
+    };
+    let line = format!("{value}\n");
+    let (arg_code, arg_out) = code(&["encode", "--fmt", fmt, "--plain", value], None);
+    let (plain_code, plain_out) = code(&["encode", "--fmt", fmt, "--plain"], Some(&line));
+    let (json_code, _) = code(&["encode", "--fmt", fmt, "--json"], Some(&line));
+    assert_eq!(
+        (arg_code, plain_code, json_code),
+        (arg_code, arg_code, arg_code),
+        "{value}: exit codes of [argument, stdin --plain, stdin --json] differ"
+    );
+    assert_eq!(arg_out, plain_out, "{value}");
+}
+
+/// Texts the standard library's f64 parser and the exact parser might judge differently.
+#[test]
+fn fast_path_accepts_exactly_what_the_exact_parser_accepts() {
+    for v in [
+        "1.",
+        ".5",
+        "-.5",
+        "+1",
+        "1.e3",
+        "1E3",
+        "1e+3",
+        "e3",
+        ".",
+        "-",
+        "1e",
+        "1e+",
+        "--1",
+        "+-1",
+        "1e5.5",
+        "0e99999999999",
+        "1e-19999",
+        "1e20001",
+        "1e-20002",
+    ] {
+        same_verdict_on_every_path("f16", v);
+    }
+}
+
+/// An exponent written with more than 12 digits is refused by the exact parser even when its
+/// value is small (`1e0000000000005` is 1e5), but the fast path on stdin `--plain` reads it
+/// through `f64` and answers: `echo 1e0000000000005 | d3dfloat encode --fmt f16 --plain`
+/// prints 0x7c00 with exit code 0, while the same text as an argument or with `--json` is an
+/// error with exit code 2 (src/input.rs `parse_exponent` counts leading zeros).
+#[test]
+#[ignore = "bug: exponents with leading zeros beyond 12 digits: fast path reads them, exact path refuses"]
+fn long_exponent_with_leading_zeros() {
+    same_verdict_on_every_path("f16", "1e0000000000005");
+    same_verdict_on_every_path("f16", "1e-0000000000005");
+}
