@@ -677,3 +677,116 @@ fn negative_values_anywhere_on_the_command_line() {
         "0x80020000"
     );
 }
+
+// ---------------------------------------------------------------- names and bit syntax
+
+/// Format names are case-insensitive and the DXGI spellings work (README "Formats").
+#[test]
+fn format_names_and_aliases() {
+    for (name, bits, want) in [
+        ("half", "0x3c00", "1"),
+        ("F16", "0x3c00", "1"),
+        ("DXGI_FORMAT_R16_FLOAT", "0x3c00", "1"),
+        ("float", "0x3f800000", "1"),
+        ("double", "0x3ff0000000000000", "1"),
+        ("f11", "0x3c0", "1"),
+        ("f10", "0x1e0", "1"),
+        ("DXGI_FORMAT_R11G11B10_FLOAT", "0x842003c0", "1 2 3"),
+        ("r9g9b9e5_sharedexp", "0x999320c8", "6.25 12.5 3.125"),
+        (
+            "DXGI_FORMAT_R9G9B9E5_SHAREDEXP",
+            "0x999320c8",
+            "6.25 12.5 3.125",
+        ),
+    ] {
+        assert_eq!(
+            stdout_of(&["decode", "--fmt", name, "--plain", bits]).trim(),
+            want,
+            "{name}"
+        );
+    }
+}
+
+/// Bits in hex, binary and decimal, with underscores; the width is checked in each radix.
+#[test]
+fn bit_pattern_syntax() {
+    let out = stdout_of(&[
+        "decode",
+        "--fmt",
+        "f11",
+        "--plain",
+        "0x7c0",
+        "0X7C0",
+        "0b11111000000",
+        "1984",
+        "0x7_c0",
+        "0b111_1100_0000",
+        "0x0003c0",
+    ]);
+    assert_eq!(out, "inf\ninf\ninf\ninf\ninf\ninf\n1\n");
+    assert_error(&["decode", "--fmt", "f11", "2048"], None, "wider than f11");
+    assert_error(
+        &["decode", "--fmt", "f11", "0b100000000000"],
+        None,
+        "wider than f11",
+    );
+    assert_error(
+        &["decode", "--fmt", "f64", "0x10000000000000000"],
+        None,
+        "wider than f64",
+    );
+    assert_error(&["decode", "--fmt", "f16", "0x"], None, "not a bit pattern");
+    assert_error(
+        &["decode", "--fmt", "f16", "--", "-1"],
+        None,
+        "not a bit pattern",
+    );
+    // The full 64-bit range is readable.
+    assert_eq!(
+        stdout_of(&["decode", "--fmt", "f64", "--plain", "0xffffffffffffffff"]).trim(),
+        "nan"
+    );
+}
+
+/// The styles agree with each other on every f11 and f10 pattern and on a stride of f16:
+/// `--plain` is JSON's `shortest`, CSV's columns match JSON's keys.
+#[test]
+fn styles_agree_on_every_small_pattern() {
+    for (fmt, count, step) in [
+        ("f11", 2048u32, 1usize),
+        ("f10", 1024, 1),
+        ("f16", 65536, 7),
+    ] {
+        let input: String = (0..count)
+            .step_by(step)
+            .map(|b| format!("{b:#x}\n"))
+            .collect();
+        let run = |style: &str| {
+            let a = bin()
+                .args(["decode", "--fmt", fmt, style])
+                .write_stdin(input.clone())
+                .assert()
+                .success();
+            String::from_utf8(a.get_output().stdout.clone()).unwrap()
+        };
+        let plain = run("--plain");
+        let json = run("--json");
+        let csv = run("--csv");
+        let mut csv_lines = csv.lines();
+        let header: Vec<&str> = csv_lines.next().unwrap().split(',').collect();
+        let mut n = 0;
+        for ((p, j), c) in plain.lines().zip(json.lines()).zip(csv_lines) {
+            let j: Value = serde_json::from_str(j).unwrap();
+            assert_eq!(j["shortest"], p, "{fmt} {}", j["bits"]);
+            for (key, cell) in header.iter().zip(c.split(',')) {
+                let want = match &j[*key] {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                assert_eq!(cell, want, "{fmt} {} column {key}", j["bits"]);
+            }
+            n += 1;
+        }
+        assert_eq!(n, (count as usize).div_ceil(step));
+    }
+}
