@@ -386,3 +386,38 @@ fn r11g11b10_channel_positions() {
     check_encode("r11g11b10", &[], ["0", "1", "0"], "0x001e0000");
     check_encode("r11g11b10", &[], ["0", "0", "1"], "0x78000000");
 }
+
+// Named constants per channel: R and G are f11, B is f10 (§19.3.3), so `max` is 65024 in R
+// and G (0x7bf) but 64512 in B (0x3df): 0x7bf | 0x7bf << 11 | 0x3df << 22 = 0xf7fdffbf. Read
+// as f11's 65024, B would round to INF instead. min-normal: f11 0x040, f10 0x020:
+// 0x040 | 0x040 << 11 | 0x020 << 22 = 0x08020040. epsilon: f11 2^-6 (exponent 9, 0x240),
+// f10 2^-5 (exponent 10, 0x140): 0x240 | 0x240 << 11 | 0x140 << 22 = 0x50120240.
+// RGB9E5: max = 65408 (0xffffffff for all three), min-subnormal = 2^-24 (mantissa 1, E 0).
+#[test]
+fn named_constants_per_channel() {
+    check_encode("r11g11b10", &[], ["max", "max", "max"], "0xf7fdffbf");
+    check_encode(
+        "r11g11b10",
+        &[],
+        ["min-normal", "min-normal", "min-normal"],
+        "0x08020040",
+    );
+    check_encode(
+        "r11g11b10",
+        &[],
+        ["epsilon", "epsilon", "epsilon"],
+        "0x50120240",
+    );
+    check_encode("rgb9e5", &[], ["max", "max", "max"], "0xffffffff");
+    check_encode(
+        "rgb9e5",
+        &[],
+        ["min-subnormal", "min-subnormal", "min-subnormal"],
+        "0x00040201",
+    );
+    // RGB9E5 has no normal/subnormal split and no epsilon: an input error.
+    bin()
+        .args(["encode", "--fmt", "rgb9e5", "--plain", "epsilon", "0", "0"])
+        .assert()
+        .code(2);
+}
