@@ -746,6 +746,16 @@ fn bit_pattern_syntax() {
     );
     assert_error(&["decode", "--fmt", "f16", "0x"], None, "not a bit pattern");
     assert_error(
+        &["decode", "--fmt", "r11g11b10", "0x100000000"],
+        None,
+        "wider than r11g11b10's 32 bits",
+    );
+    assert_error(
+        &["decode", "--fmt", "rgb9e5", "4294967296"],
+        None,
+        "wider than rgb9e5's 32 bits",
+    );
+    assert_error(
         &["decode", "--fmt", "f16", "--", "-1"],
         None,
         "not a bit pattern",

@@ -475,3 +475,77 @@ fn references_on_known_values() {
     assert_eq!(lo, scaled_dyadic(4095, -12));
     assert_eq!(hi, scaled_dyadic(2049, -11));
 }
+
+/// `neighbours` and `ulp` of every pattern against the sorted list of the format's values
+/// (the reference's own decoding): the next pattern holds the least value above, the
+/// previous one the greatest value below (zero is +0), none past ±INF or for NaN; the ULP is
+/// 2^e of the reference's `m * 2^e` (for subnormals and zero, the smallest normal's spacing).
+fn neighbours_and_ulp(fmt: FloatFormat, l: Layout) {
+    let values = |b: u64| match l.decode(b) {
+        Ref::Finite { neg, m, e } => {
+            Some(if neg { -1.0 } else { 1.0 } * m as f64 * (e as f64).exp2())
+        }
+        Ref::Inf { neg } => Some(if neg {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        }),
+        Ref::Nan { .. } => None,
+    };
+    let mut table: Vec<(f64, u64)> = (0..1u64 << l.width())
+        .filter_map(|b| values(b).map(|v| (v, b)))
+        .filter(|(v, b)| !(*v == 0.0 && *b != 0)) // -0 and +0 are one point; keep +0
+        .collect();
+    table.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut fails = Vec::new();
+    for bits in 0..1u64 << l.width() {
+        let (prev, next) = fmt.neighbours(bits);
+        let want = match values(bits) {
+            None => (None, None),
+            Some(v) => {
+                let i = table.partition_point(|(t, _)| *t < v);
+                let below = i.checked_sub(1).map(|j| table[j].1);
+                let j = table.partition_point(|(t, _)| *t <= v);
+                let above = table.get(j).map(|t| t.1);
+                (below, above)
+            }
+        };
+        if (prev, next) != want {
+            fails.push(format!(
+                "{bits:#x}: neighbours {prev:x?} {next:x?}, want {want:x?}"
+            ));
+        }
+        let ulp = fmt.ulp(bits);
+        match (l.decode(bits), ulp) {
+            (Ref::Finite { e, .. }, Some(u)) => {
+                let ok = if e >= 0 {
+                    *u.denom() == BigUint::from(1u32)
+                        && *u.numer() == BigUint::from(1u32) << e as u32
+                } else {
+                    *u.numer() == BigUint::from(1u32)
+                        && *u.denom() == BigUint::from(1u32) << (-e) as u32
+                };
+                if !ok {
+                    fails.push(format!("{bits:#x}: ulp {u:?}, want 2^{e}"));
+                }
+            }
+            (Ref::Finite { .. }, None) => fails.push(format!("{bits:#x}: no ulp")),
+            (_, Some(u)) => fails.push(format!("{bits:#x}: ulp {u:?} for INF/NaN")),
+            (_, None) => {}
+        }
+    }
+    assert!(
+        fails.is_empty(),
+        "{} {} failures:\n{}",
+        fmt.name,
+        fails.len(),
+        fails[..fails.len().min(20)].join("\n")
+    );
+}
+
+#[test]
+fn neighbours_and_ulp_of_every_pattern() {
+    neighbours_and_ulp(F16, L16);
+    neighbours_and_ulp(F11, L11);
+    neighbours_and_ulp(F10, L10);
+}
