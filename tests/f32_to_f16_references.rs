@@ -233,7 +233,7 @@ fn directed_modes_agree_with_exact_search_and_f16c() {
     check_directed(&inputs(), 4);
 }
 
-/// Every 97th f32 pattern, and the f16 and subnormal ranges at small strides (about 60
+/// Every 97th f32 pattern, and the f16 and subnormal ranges at small strides (about 110
 /// million inputs): `cargo test --release --test f32_to_f16_references -- --ignored`
 /// (about 30 s in a release build; passes).
 #[test]
