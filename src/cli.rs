@@ -214,26 +214,20 @@ fn parse_format(s: &str) -> Result<Format, String> {
     s.parse::<Format>().map_err(|e| e.to_string())
 }
 
-/// Whether a token is a negative value (`-1.5`, `-0`, `-inf`, `-nan`, `-max`,
-/// `-min-subnormal`, `-epsilon`, `-0x1p-3`) rather than an option.
+/// Whether a token is a negative value (`-1.5`, `-0`, `-inf`, `-infinity`, `-nan`, `-max`,
+/// `-min-subnormal`, `-epsilon`, `-0x1p-3`) rather than an option. Anything the value
+/// parser reads counts, and so does anything that starts like a number, so that a bad
+/// number gets the value parser's error rather than clap's.
 fn is_negative_value(token: &str) -> bool {
+    use crate::input::{Constants, InputError, parse_value};
     let Some(rest) = token.strip_prefix('-') else {
         return false;
     };
-    let lower = rest.to_ascii_lowercase();
-    lower.starts_with(|c: char| c.is_ascii_digit() || c == '.')
-        || [
-            "inf",
-            "nan",
-            "max",
-            "min-normal",
-            "min-subnormal",
-            "min_normal",
-            "min_subnormal",
-            "epsilon",
-            "eps",
-        ]
-        .contains(&lower.as_str())
+    rest.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        || matches!(
+            parse_value(token, Constants::Float(&crate::format::F32)),
+            Ok(_) | Err(InputError::NoSuchConstant { .. })
+        )
 }
 
 /// Lets negative values stand anywhere among the positionals: `encode -inf --plain` and

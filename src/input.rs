@@ -23,7 +23,9 @@ pub enum InputError {
     NotANumber,
     #[error("a hex-float needs its p exponent (0x1.8p+3); to read bits, use decode")]
     HexFloatWithoutExponent,
-    #[error("exponent out of range (|exponent| must stay below {EXPONENT_LIMIT})")]
+    #[error(
+        "exponent out of range (the value must lie between 1e-{EXPONENT_LIMIT} and 1e{EXPONENT_LIMIT})"
+    )]
     ExponentOutOfRange,
     #[error("{format} has no '{name}'")]
     NoSuchConstant { format: &'static str, name: String },

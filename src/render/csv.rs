@@ -108,6 +108,8 @@ impl Renderer for Csv {
         }
     }
 
+    /// Packed words put one entry per channel in the per-value cells, space separated, with
+    /// `-` where a channel has no finite error; flags are prefixed with their channel (`b:`).
     fn encode(&mut self, out: &mut dyn Write, e: &Encoding) -> io::Result<()> {
         self.header(
             out,
@@ -118,33 +120,34 @@ impl Renderer for Csv {
                 "bits",
                 "exact",
                 "value",
+                "shortest",
                 "abs_error",
                 "ulp_error",
                 "flags",
             ],
         )?;
         let chans = e.channels();
-        let values: Vec<String> = chans.iter().map(|c| c.shortest()).collect();
-        let errors: Vec<String> = (0..chans.len())
-            .map(|i| {
-                e.error(i)
-                    .and_then(|r| r.absolute.decimal_expansion())
-                    .unwrap_or_default()
-            })
-            .collect();
-        let ulps: Vec<String> = (0..chans.len())
-            .map(|i| {
-                e.error(i)
-                    .map(|r| r.ulps)
-                    .filter(|u| u.is_finite())
-                    .map(|u| u.to_string())
-                    .unwrap_or_default()
-            })
-            .collect();
-        let flags: Vec<&str> = e
+        let per_channel = |f: &dyn Fn(usize) -> Option<String>| -> String {
+            (0..chans.len())
+                .map(|i| f(i).unwrap_or_else(|| "-".to_string()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let values = per_channel(&|i| Some(super::json::number_text(&chans[i].value())));
+        let shortest = per_channel(&|i| Some(chans[i].shortest()));
+        let errors = per_channel(&|i| e.error(i).and_then(|r| r.absolute.decimal_expansion()));
+        let ulps = per_channel(&|i| {
+            e.error(i)
+                .map(|r| r.ulps)
+                .filter(|u| u.is_finite())
+                .map(|u| u.to_string())
+        });
+        let packed = chans.len() > 1;
+        let flags: Vec<String> = e
             .outcomes
             .iter()
-            .flat_map(|o| {
+            .enumerate()
+            .flat_map(|(i, o)| {
                 [
                     (o.overflow_to_infinity, "overflow"),
                     (o.saturated, "saturated"),
@@ -153,8 +156,16 @@ impl Renderer for Csv {
                     (o.subnormal, "subnormal"),
                     (o.underflow_to_zero, "underflow"),
                 ]
+                .into_iter()
+                .filter(|(on, _)| *on)
+                .map(move |(_, name)| {
+                    if packed {
+                        format!("{}:{name}", ["r", "g", "b"][i])
+                    } else {
+                        name.to_string()
+                    }
+                })
             })
-            .filter_map(|(on, name)| on.then_some(name))
             .collect();
         row(
             out,
@@ -164,9 +175,10 @@ impl Renderer for Csv {
                 e.opts.mode.as_str().to_string(),
                 hex_bits(e.bits, e.format.width()),
                 e.exact().to_string(),
-                values.join(" "),
-                errors.join(" "),
-                ulps.join(" "),
+                values,
+                shortest,
+                errors,
+                ulps,
                 flags.join(" "),
             ],
         )

@@ -21,7 +21,8 @@ fn write_object(out: &mut dyn Write, v: &Value) -> io::Result<()> {
     writeln!(out)
 }
 
-fn number_text(n: &Number) -> String {
+/// The exact decimal of a number, or `inf`, `-inf`, `nan`.
+pub(super) fn number_text(n: &Number) -> String {
     match n {
         Number::Nan { .. } => "nan".into(),
         Number::Infinity { neg } => if *neg { "-inf" } else { "inf" }.into(),
@@ -89,8 +90,14 @@ impl Renderer for Json {
         let channel_entry = |i: usize| {
             let o = &e.outcomes[i];
             let err = e.error(i);
+            let (bits, mantissa) = match chans[i] {
+                Channel::Float(f, b) => (Some(hex_bits(b, f.width())), None),
+                Channel::Rgb9e5(ch) => (None, Some(ch.mantissa)),
+            };
             json!({
                 "input": e.inputs[i],
+                "bits": bits,
+                "mantissa": mantissa,
                 "value": number_text(&chans[i].value()),
                 "shortest": chans[i].shortest(),
                 "exact": o.exact,
