@@ -31,6 +31,9 @@ _d3dfloat() {
             d3dfloat,op)
                 cmd="d3dfloat__subcmd__op"
                 ;;
+            d3dfloat,ulp-diff)
+                cmd="d3dfloat__subcmd__ulp__subcmd__diff"
+                ;;
             d3dfloat__subcmd__help,decode)
                 cmd="d3dfloat__subcmd__help__subcmd__decode"
                 ;;
@@ -46,6 +49,9 @@ _d3dfloat() {
             d3dfloat__subcmd__help,op)
                 cmd="d3dfloat__subcmd__help__subcmd__op"
                 ;;
+            d3dfloat__subcmd__help,ulp-diff)
+                cmd="d3dfloat__subcmd__help__subcmd__ulp__subcmd__diff"
+                ;;
             *)
                 ;;
         esac
@@ -53,7 +59,7 @@ _d3dfloat() {
 
     case "${cmd}" in
         d3dfloat)
-            opts="-h -V --plain --json --csv --color --help --version decode encode op generate help"
+            opts="-h -V --plain --json --csv --color --help --version decode encode op ulp-diff generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -149,7 +155,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__help)
-            opts="decode encode op generate help"
+            opts="decode encode op ulp-diff generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -232,6 +238,20 @@ _d3dfloat() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        d3dfloat__subcmd__help__subcmd__ulp__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         d3dfloat__subcmd__op)
             opts="-f -h -V --fmt --rules --check --plain --json --csv --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -252,6 +272,40 @@ _d3dfloat() {
                     return 0
                     ;;
                 --check)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        d3dfloat__subcmd__ulp__subcmd__diff)
+            opts="-f -h -V --fmt --max --no-flush --files --plain --json --csv --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --fmt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --files)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -29,6 +29,7 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand decode 'Bits to fields, class and exact value'
             cand encode 'A value to bits, with explicit rounding'
             cand op 'Evaluate a D3D shader instruction: every result a conforming GPU may return'
+            cand ulp-diff 'Distance in ULPs between two values, stdin pairs, or two raw buffers'
             cand generate 'Write shell completions or man pages (for packaging and the checked-in copies)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -73,6 +74,21 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'d3dfloat;ulp-diff'= {
+            cand -f 'Format of A and B (or of the buffers'' elements)'
+            cand --fmt 'Format of A and B (or of the buffers'' elements)'
+            cand --max 'Exit 1 when |distance| exceeds N or a NaN is involved'
+            cand --files 'Compare two raw little-endian buffers element by element'
+            cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
+            cand --no-flush 'Count f32 subnormals as values instead of as zero (D3D arithmetic flushes them)'
+            cand --plain 'Just the answer, one line per input (stable, for scripts)'
+            cand --json 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+            cand --csv 'CSV: a header, then one row per input (stable, for scripts)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'d3dfloat;generate'= {
             cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
             cand --plain 'Just the answer, one line per input (stable, for scripts)'
@@ -87,6 +103,7 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand decode 'Bits to fields, class and exact value'
             cand encode 'A value to bits, with explicit rounding'
             cand op 'Evaluate a D3D shader instruction: every result a conforming GPU may return'
+            cand ulp-diff 'Distance in ULPs between two values, stdin pairs, or two raw buffers'
             cand generate 'Write shell completions or man pages (for packaging and the checked-in copies)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -95,6 +112,8 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
         &'d3dfloat;help;encode'= {
         }
         &'d3dfloat;help;op'= {
+        }
+        &'d3dfloat;help;ulp-diff'= {
         }
         &'d3dfloat;help;generate'= {
         }

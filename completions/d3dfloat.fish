@@ -35,6 +35,7 @@ complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -s V -l version -d 'Prin
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "decode" -d 'Bits to fields, class and exact value'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "encode" -d 'A value to bits, with explicit rounding'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "op" -d 'Evaluate a D3D shader instruction: every result a conforming GPU may return'
+complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "ulp-diff" -d 'Distance in ULPs between two values, stdin pairs, or two raw buffers'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "generate" -d 'Write shell completions or man pages (for packaging and the checked-in copies)'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand decode" -s f -l fmt -d 'Format of the patterns' -r
@@ -72,6 +73,18 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l json -d 'One JS
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -s V -l version -d 'Print version'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -s f -l fmt -d 'Format of A and B (or of the buffers\' elements)' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l max -d 'Exit 1 when |distance| exceeds N or a NaN is involved' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l files -d 'Compare two raw little-endian buffers element by element' -r -F
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l no-flush -d 'Count f32 subnormals as values instead of as zero (D3D arithmetic flushes them)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l plain -d 'Just the answer, one line per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l json -d 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -s h -l help -d 'Print help'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -s V -l version -d 'Print version'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -80,8 +93,9 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -l json -d '
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -s h -l help -d 'Print help'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode op generate help" -f -a "decode" -d 'Bits to fields, class and exact value'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode op generate help" -f -a "encode" -d 'A value to bits, with explicit rounding'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode op generate help" -f -a "op" -d 'Evaluate a D3D shader instruction: every result a conforming GPU may return'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode op generate help" -f -a "generate" -d 'Write shell completions or man pages (for packaging and the checked-in copies)'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode op generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode op ulp-diff generate help" -f -a "decode" -d 'Bits to fields, class and exact value'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode op ulp-diff generate help" -f -a "encode" -d 'A value to bits, with explicit rounding'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode op ulp-diff generate help" -f -a "op" -d 'Evaluate a D3D shader instruction: every result a conforming GPU may return'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode op ulp-diff generate help" -f -a "ulp-diff" -d 'Distance in ULPs between two values, stdin pairs, or two raw buffers'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode op ulp-diff generate help" -f -a "generate" -d 'Write shell completions or man pages (for packaging and the checked-in copies)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode op ulp-diff generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

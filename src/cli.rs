@@ -67,6 +67,9 @@ pub enum Command {
     /// Evaluate a D3D shader instruction: every result a conforming GPU may return
     #[command(after_help = OP_HELP)]
     Op(OpArgs),
+    /// Distance in ULPs between two values, stdin pairs, or two raw buffers
+    #[command(name = "ulp-diff", after_help = ULP_DIFF_HELP)]
+    UlpDiff(UlpDiffArgs),
     /// Write shell completions or man pages (for packaging and the checked-in copies)
     #[command(hide = true)]
     Generate(GenerateArgs),
@@ -155,6 +158,55 @@ impl From<RulesArg> for crate::d3d::RuleSet {
     }
 }
 
+const ULP_DIFF_HELP: &str = "\
+The distance is the signed number of representable values from A to B, so it is exact
+across binades and across zero: +0 and -0 are one point, infinity is one step past the
+largest finite value, and NaN against anything is reported as NaN (not a number of ULPs;
+with --max it fails). f32 subnormals count as zero, as D3D arithmetic reads them (spec
+3.1.3.2); --no-flush counts them. f16, f11 and f10 keep their subnormals.
+
+A and B are values or bit patterns, as in op: 0x followed by exactly the format's width in
+hex digits (0x3f800000, 0x3c00, 0x7c0) is a pattern; anything else is a value (0.1, 1e-40,
+0x1.8p+3, inf, max), rounded into the format to nearest even first (the output says when
+that rounding was inexact). Packed words (r11g11b10, rgb9e5) take a 32-bit word or three
+values R,G,B, and are measured channel by channel. An RGB9E5 channel's step is its word's
+(2^(E-24)), so two RGB9E5 channels are measured in steps of the finer of the two words'
+grids: one mantissa unit within one shared exponent, and 0 for equal values under different
+exponents.
+
+With no A B, lines 'A B' are read from stdin and a summary follows (count, max and mean
+|distance|, a histogram, NaN pairs, count over --max). --files EXPECTED ACTUAL compares two
+raw little-endian buffers element by element (f11/f10 one per u16), streaming, with the
+same summary and the worst elements by index.
+
+Exit status: 0, or 1 when --max is given and a distance exceeds it or a NaN is involved.
+
+Examples:
+  d3dfloat ulp-diff 1.0 0x3f800003
+  d3dfloat ulp-diff --fmt f16 --max 1 0x3c00 0x3c02
+  d3dfloat ulp-diff --fmt f11 0x7bf inf --plain
+  printf '1 1.0000001\\n0x00000001 0\\n' | d3dfloat ulp-diff --json
+  d3dfloat ulp-diff --files expected.bin actual.bin --max 2";
+
+#[derive(Debug, Args)]
+pub struct UlpDiffArgs {
+    /// Format of A and B (or of the buffers' elements)
+    #[arg(long, short = 'f', default_value = "f32", value_name = "F", value_parser = parse_format)]
+    pub fmt: Format,
+    /// Exit 1 when |distance| exceeds N or a NaN is involved
+    #[arg(long, value_name = "N")]
+    pub max: Option<u64>,
+    /// Count f32 subnormals as values instead of as zero (D3D arithmetic flushes them)
+    #[arg(long)]
+    pub no_flush: bool,
+    /// Compare two raw little-endian buffers element by element
+    #[arg(long, num_args = 2, value_names = ["EXPECTED", "ACTUAL"], conflicts_with = "values")]
+    pub files: Option<Vec<std::path::PathBuf>>,
+    /// A and B: values or bit patterns (stdin lines 'A B' when none are given)
+    #[arg(value_name = "A B")]
+    pub values: Vec<String>,
+}
+
 #[derive(Debug, Args)]
 pub struct DecodeArgs {
     /// Format of the patterns
@@ -224,26 +276,20 @@ fn parse_format(s: &str) -> Result<Format, String> {
     s.parse::<Format>().map_err(|e| e.to_string())
 }
 
-/// Whether a token is a negative value (`-1.5`, `-0`, `-inf`, `-nan`, `-max`,
-/// `-min-subnormal`, `-epsilon`, `-0x1p-3`) rather than an option.
+/// Whether a token is a negative value (`-1.5`, `-0`, `-inf`, `-infinity`, `-nan`, `-max`,
+/// `-min-subnormal`, `-epsilon`, `-0x1p-3`) rather than an option. Anything the value
+/// parser reads counts, and so does anything that starts like a number, so that a bad
+/// number gets the value parser's error rather than clap's.
 fn is_negative_value(token: &str) -> bool {
+    use crate::input::{Constants, InputError, parse_value};
     let Some(rest) = token.strip_prefix('-') else {
         return false;
     };
-    let lower = rest.to_ascii_lowercase();
-    lower.starts_with(|c: char| c.is_ascii_digit() || c == '.')
-        || [
-            "inf",
-            "nan",
-            "max",
-            "min-normal",
-            "min-subnormal",
-            "min_normal",
-            "min_subnormal",
-            "epsilon",
-            "eps",
-        ]
-        .contains(&lower.as_str())
+    rest.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        || matches!(
+            parse_value(token, Constants::Float(&crate::format::F32)),
+            Ok(_) | Err(InputError::NoSuchConstant { .. })
+        )
 }
 
 /// Lets negative values stand anywhere among the positionals: `encode -inf --plain` and

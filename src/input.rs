@@ -23,7 +23,9 @@ pub enum InputError {
     NotANumber,
     #[error("a hex-float needs its p exponent (0x1.8p+3); to read bits, use decode")]
     HexFloatWithoutExponent,
-    #[error("exponent out of range (|exponent| must stay below {EXPONENT_LIMIT})")]
+    #[error(
+        "exponent out of range (the value must lie between 1e-{EXPONENT_LIMIT} and 1e{EXPONENT_LIMIT})"
+    )]
     ExponentOutOfRange,
     #[error("{format} has no '{name}'")]
     NoSuchConstant { format: &'static str, name: String },
@@ -209,8 +211,9 @@ fn parse_exponent(s: &str) -> Result<i64, InputError> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(InputError::NotANumber);
     }
-    // Anything longer than this is out of range whatever the mantissa.
-    if digits.len() > 12 {
+    // Anything longer than this is out of range whatever the mantissa (leading zeros do
+    // not count: `1e0000000000005` is 1e5).
+    if digits.trim_start_matches('0').len() > 12 {
         return Err(InputError::ExponentOutOfRange);
     }
     let v: i64 = digits.parse().map_err(|_| InputError::NotANumber)?;

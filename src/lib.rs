@@ -14,3 +14,4 @@ pub mod exact;
 pub mod format;
 pub mod input;
 pub mod render;
+pub mod ulp;
