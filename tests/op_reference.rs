@@ -445,3 +445,97 @@ fn exp_and_log_follow_the_2_21_bound() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    /// Every instruction, every class of operand, every format it has: the correctly
+    /// rounded (preferred) result is always allowed, and the set is never empty.
+    #[test]
+    fn preferred_result_is_always_allowed(
+        op in prop::sample::select(vec![
+            "add", "sub", "mul", "div", "mad", "dp2", "dp3", "dp4", "min", "max", "sqrt", "rsq",
+            "rcp", "exp", "log", "frc", "round_ne", "round_ni", "round_pi", "round_z", "sincos",
+            "eq", "ne", "lt", "ge", "gt", "le", "ftoi", "ftou", "f32tof16", "ftod",
+        ]),
+        fmt in 0u8..3,
+        d3d10 in any::<bool>(),
+        xs in prop::collection::vec(pattern(F32), 8),
+        hs in prop::collection::vec(pattern(F16), 8),
+        ds in prop::collection::vec(pattern(F64), 8),
+    ) {
+        let f = [F32, F16, F64][fmt as usize];
+        let Ok((parsed, format)) = Op::parse(op, &f) else {
+            // No such form (sqrt has no f64 instruction, for one).
+            return Ok(());
+        };
+        let v = match format.name {
+            "f16" => &hs,
+            "f64" => &ds,
+            _ => &xs,
+        };
+        let (n, w) = parsed.arity();
+        let args: Vec<Vec<u64>> = (0..n).map(|i| v[i * w..(i + 1) * w].to_vec()).collect();
+        let rules = if d3d10 { RuleSet::D3D10 } else { RuleSet::D3D11 };
+        let r = req(op, format, rules, &args);
+        let e = evaluate(&r).unwrap();
+        for o in &e.outputs {
+            prop_assert!(!o.allowed.is_empty(), "{op} {args:x?}: empty set");
+            let ok = o.allowed.contains(&o.domain, o.preferred)
+                || (o.domain.is_nan(o.preferred) && o.allowed.nan);
+            prop_assert!(ok, "{op} {args:x?}: preferred {:#x} not in {:x?}", o.preferred,
+                o.allowed.bit_ranges(&o.domain));
+        }
+    }
+
+    /// itof/utof: the CPU's conversion (round to nearest even) is allowed, and so is the
+    /// truncated one; exact conversions allow only themselves.
+    #[test]
+    fn int_to_float_against_cpu(n in any::<i32>(), u in any::<u32>()) {
+        let e = evaluate(&OpRequest {
+            op: Op::Itof, format: F32, rules: RuleSet::D3D11,
+            args: vec![vec![n.to_string()]], check: None,
+        }).unwrap();
+        let (set, d) = allowed(&e);
+        prop_assert!(set.contains(&d, (n as f32).to_bits() as u64));
+        let count = members(set, &d).len();
+        prop_assert_eq!(count, if (n as f32) as i64 == n as i64 { 1 } else { 2 });
+        let e = evaluate(&OpRequest {
+            op: Op::Utof, format: F32, rules: RuleSet::D3D11,
+            args: vec![vec![u.to_string()]], check: None,
+        }).unwrap();
+        let (set, d) = allowed(&e);
+        prop_assert!(set.contains(&d, (u as f32).to_bits() as u64));
+    }
+
+    /// ftoi/ftou: Rust's saturating casts truncate toward zero and map NaN to 0, the rule of
+    /// §22.13.3-4 as the tool reads it.
+    #[test]
+    fn float_to_int_against_cpu(a in pattern(F32)) {
+        let x = ftz_in(f32::from_bits(a as u32));
+        let e = eval("ftoi", F32, RuleSet::D3D11, &[a]);
+        prop_assert_eq!(e.main_output().preferred, (x as i32) as u32 as u64);
+        let e = eval("ftou", F32, RuleSet::D3D11, &[a]);
+        prop_assert_eq!(e.main_output().preferred, (x as u32) as u64);
+    }
+
+    /// f32tof16 rounds toward zero with overflow to 65504 (§3.2.2): compare with `half`'s
+    /// round-to-nearest result, which is never farther from zero.
+    #[test]
+    fn f32_to_f16_toward_zero(a in pattern(F32)) {
+        let x = f32::from_bits(a as u32);
+        let e = eval("f32tof16", F32, RuleSet::D3D11, &[a]);
+        let got = half::f16::from_bits(e.main_output().preferred as u16);
+        if x.is_nan() {
+            prop_assert!(got.is_nan());
+        } else if x.is_infinite() {
+            prop_assert_eq!(got.to_f32(), x);
+        } else {
+            let g = got.to_f32();
+            prop_assert!(g.abs() <= x.abs() && g.is_finite());
+            // Nothing representable lies strictly between the result and x.
+            let next = half::f16::from_bits(got.to_bits() + 1).to_f32();
+            prop_assert!(next.abs() > x.abs() || got.to_bits() & 0x7fff == 0x7bff);
+        }
+    }
+}
