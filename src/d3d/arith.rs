@@ -2,6 +2,7 @@
 //! arithmetic whose tolerance is counted in ULPs.
 
 use super::allowed::{AllowedSet, Domain};
+use super::numeric::value_f64;
 use super::numeric::{self, Position, is_zero, mag, position_exact, rne, tolerance_set};
 use super::rules::{Rule, RuleSet, Ulps, denorm_rule};
 use super::{ExactResult, Op, OperandReport, OutputReport};
@@ -63,7 +64,7 @@ impl Ctx {
     /// The operand's value after the input flush, as an `f64` (exact for every format).
     pub fn fv(&self, r: &OperandReport) -> f64 {
         match r.domain {
-            Domain::Float(f) => f.to_f64(r.flushed_to.unwrap_or(r.bits)),
+            Domain::Float(f) => value_f64(&f, r.flushed_to.unwrap_or(r.bits)),
             _ => unreachable!("float operand expected"),
         }
     }

@@ -4,6 +4,7 @@ use super::allowed::{AllowedSet, Domain};
 use super::arith::{Ctx, Shaped, single_output};
 use super::functions::neighbours;
 use super::numeric::position_exact;
+use super::numeric::value_f64;
 use super::rules::Rule;
 use super::{ExactResult, Op, OperandReport, OutputReport};
 use crate::exact::{Number, Ratio};
@@ -37,7 +38,7 @@ impl Ctx {
             Rule::Ftou
         };
         self.note(rule);
-        let v = F32.to_f64(arg.flushed_to.unwrap_or(arg.bits));
+        let v = value_f64(&F32, arg.flushed_to.unwrap_or(arg.bits));
         let (lo, hi) = if op == Op::Ftoi {
             (i32::MIN as i64, i32::MAX as i64)
         } else {

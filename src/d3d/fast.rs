@@ -12,6 +12,7 @@ use std::cmp::Ordering;
 
 use super::allowed::{AllowedSet, Domain};
 use super::arith::{Ctx, Shaped, single_output};
+use super::numeric::value_f64;
 use super::numeric::{nearest_of_position, position_f64, tolerance_set};
 use super::rules::{Rule, Ulps};
 use super::{ExactResult, Op, OperandReport, OutputReport};
@@ -155,13 +156,13 @@ impl Ctx {
         let d = self.domain();
         let mut out = Vec::new();
         if let Some((lo, hi)) = set.extremes() {
-            out.push(self.f.to_f64(d.bits(lo)));
+            out.push(value_f64(&self.f, d.bits(lo)));
             if hi != lo {
-                out.push(self.f.to_f64(d.bits(hi)));
+                out.push(value_f64(&self.f, d.bits(hi)));
             }
             for z in [-1, 0] {
                 if z != lo && z != hi && set.contains_key(z) {
-                    out.push(self.f.to_f64(d.bits(z)));
+                    out.push(value_f64(&self.f, d.bits(z)));
                 }
             }
         }
@@ -184,7 +185,10 @@ impl Ctx {
         let Some((lo_k, hi_k)) = set.finite_extremes(&d) else {
             return Some(AllowedSet::empty());
         };
-        let (ls, hs) = (self.f.to_f64(d.bits(lo_k)), self.f.to_f64(d.bits(hi_k)));
+        let (ls, hs) = (
+            value_f64(&self.f, d.bits(lo_k)),
+            value_f64(&self.f, d.bits(hi_k)),
+        );
         let mid = |y: f64, s: f64| -> Option<f64> {
             let (sum, e) = two_sum(y, s);
             (e == 0.0 && sum.is_finite()).then_some(sum / 2.0)
@@ -195,7 +199,7 @@ impl Ctx {
             Ordering::Greater => {
                 // hs is the farthest: every y >= 2x - hs, i.e. (y + hs)/2 >= x.
                 let inside = |k: i64| -> Option<bool> {
-                    let y = self.f.to_f64(d.bits(k));
+                    let y = value_f64(&self.f, d.bits(k));
                     Some(cmp_x(mid(y, hs)?)? != Ordering::Less)
                 };
                 let start = crate::format::round_f64(
@@ -226,7 +230,7 @@ impl Ctx {
             Ordering::Less => {
                 // ls is the farthest: every y <= 2x - ls.
                 let inside = |k: i64| -> Option<bool> {
-                    let y = self.f.to_f64(d.bits(k));
+                    let y = value_f64(&self.f, d.bits(k));
                     Some(cmp_x(mid(y, ls)?)? != Ordering::Greater)
                 };
                 let start = crate::format::round_f64(
@@ -372,8 +376,8 @@ impl Ctx {
             return None;
         }
         let q = 1.0 / a;
-        let max = self.f.to_f64(self.f.max_finite());
-        let min_normal = self.f.to_f64(self.f.min_normal());
+        let max = value_f64(&self.f, self.f.max_finite());
+        let min_normal = value_f64(&self.f, self.f.min_normal());
         if q.abs() > max / 2.0 || q.abs() < min_normal * 2.0 {
             return None;
         }
@@ -391,7 +395,7 @@ impl Ctx {
         // in f64 and near 1, so the FMA computes y*a - 1 exactly.
         let d = self.domain();
         let inside = |k: i64| {
-            let y = self.f.to_f64(d.bits(k));
+            let y = value_f64(&self.f, d.bits(k));
             y.mul_add(a, -1.0).abs() <= 1.0 / 2_097_152.0
         };
         let k0 = d.key(nearest)?;
@@ -504,8 +508,8 @@ impl Ctx {
     /// The intermediate leeway of §3.1.3.2: out of range, an intermediate may saturate to
     /// ±max or keep extra range; below the normal range, keep extra precision.
     fn leeway(&mut self, hi: f64, err: f64, out: &mut Vec<f64>) -> Option<()> {
-        let max = self.f.to_f64(self.f.max_finite());
-        let min_normal = self.f.to_f64(self.f.min_normal());
+        let max = value_f64(&self.f, self.f.max_finite());
+        let min_normal = value_f64(&self.f, self.f.min_normal());
         let m = hi.abs();
         if m > max || (m == max && err * hi > 0.0) {
             self.note(Rule::FusedOverflowLeeway);

@@ -8,6 +8,7 @@
 
 use super::allowed::{AllowedSet, Domain};
 use super::arith::{Ctx, Shaped, single_output};
+use super::numeric::value_f64;
 use super::numeric::{
     self, Frac, FracClass, Position, interval_set_f64, is_zero, mag, position_exact, rne,
 };
@@ -277,8 +278,8 @@ impl Ctx {
     /// When a tolerance interval reaches past the point where rounding to nearest gives
     /// infinity, infinity is among the results an in-tolerance evaluation rounds to.
     fn overflow_reach(&mut self, set: &mut AllowedSet, reach: f64, neg: bool) {
-        let top = self.f.to_f64(self.f.max_finite());
-        let half_ulp = 2f64.powi(self.f.emax() - self.f.frac_bits as i32 - 1);
+        let top = value_f64(&self.f, self.f.max_finite());
+        let half_ulp = super::numeric::pow2(self.f.emax() - self.f.frac_bits as i32 - 1);
         if reach >= top + half_ulp {
             self.note(Rule::Overflow);
             set.add_bits(&self.domain(), self.f.infinity(neg));

@@ -183,17 +183,17 @@ impl Op {
     /// Looks up an instruction name for a working format. Double names imply f64.
     pub fn parse(name: &str, fmt: &FloatFormat) -> Result<(Op, FloatFormat), OpError> {
         let lower = name.trim();
-        if let Some(&(_, op)) = F64_NAMES
+        let found = F32_NAMES
             .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(lower))
-        {
-            return Ok((op, F64));
-        }
-        let Some(&(_, op)) = F32_NAMES
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(lower))
-        else {
-            return Err(OpError::UnknownOp(name.to_string()));
+            .find(|(n, _)| n.eq_ignore_ascii_case(lower));
+        let Some(&(_, op)) = found else {
+            return match F64_NAMES
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(lower))
+            {
+                Some(&(_, op)) => Ok((op, F64)),
+                None => Err(OpError::UnknownOp(name.to_string())),
+            };
         };
         let fmt = match fmt.name {
             "f32" | "f16" | "f64" => *fmt,

@@ -80,6 +80,31 @@ pub fn rne(f: &FloatFormat, x: &Number) -> u64 {
     round_number(f, x, RoundOptions::new(Rounding::NearestEven)).bits
 }
 
+/// `2^e` without a libm call (the batch hot path).
+pub fn pow2(e: i32) -> f64 {
+    if (-1022..=1023).contains(&e) {
+        f64::from_bits(((e + 1023) as u64) << 52)
+    } else {
+        2f64.powi(e)
+    }
+}
+
+/// A pattern's value as an `f64` (exact for every format here), without a libm call.
+pub fn value_f64(f: &FloatFormat, bits: u64) -> f64 {
+    match f.name {
+        "f32" => f32::from_bits(bits as u32) as f64,
+        "f64" => f64::from_bits(bits),
+        _ => match f.class(bits) {
+            crate::format::Class::Nan | crate::format::Class::Infinity => f.to_f64(bits),
+            _ => {
+                let (m, e) = f.significand(bits);
+                let v = m as f64 * pow2(e);
+                if f.fields(bits).sign { -v } else { v }
+            }
+        },
+    }
+}
+
 // ----- positions on the value line -----
 
 /// How the part of `|x|` above the lower neighbour compares with the gap to the upper one.
@@ -194,8 +219,8 @@ pub fn position_f64(f: &FloatFormat, hi: f64, err: Ordering) -> Position {
             FracClass::AboveHalf
         }
     };
-    let top = 2f64.powi(f.emax() + 1);
-    let spacing_top = 2f64.powi(f.emax() - f.frac_bits as i32);
+    let top = pow2(f.emax() + 1);
+    let spacing_top = pow2(f.emax() - f.frac_bits as i32);
     if m > top || (m == top && err != Ordering::Less) {
         if m >= top + BEYOND_CAP as f64 * spacing_top {
             return Position {
@@ -214,13 +239,13 @@ pub fn position_f64(f: &FloatFormat, hi: f64, err: Ordering) -> Position {
         };
     }
     let mut below = round_f64(f, m, RoundOptions::new(Rounding::TowardZero)).bits;
-    let mut base = f.to_f64(below);
+    let mut base = value_f64(f, below);
     if base == m && err == Ordering::Less {
         below -= 1;
-        base = f.to_f64(below);
+        base = value_f64(f, below);
     }
     let (_, e) = f.significand(below);
-    let spacing = 2f64.powi(e);
+    let spacing = pow2(e);
     Position {
         neg,
         ord: below as i64,
