@@ -256,14 +256,31 @@ impl Renderer for Json {
                 .into_iter()
                 .map(|(lo, hi)| json!([bits_text(&o.domain, lo), bits_text(&o.domain, hi)]))
                 .collect();
+            // Per range: how many patterns and how many ULPs from end to end.
+            let widths: Vec<Value> = o
+                .allowed
+                .key_ranges()
+                .iter()
+                .map(|&r| {
+                    json!({
+                        "count": (r.1 - r.0) as u64 + 1,
+                        "ulps": crate::d3d::AllowedSet::ulp_width(&o.domain, r),
+                    })
+                })
+                .collect();
             json!({
                 "name": o.name,
                 "format": o.domain.name(),
                 "preferred": preferred,
                 "allowed": allowed,
+                "widths": widths,
                 "nan_allowed": o.allowed.nan,
                 "count": o.allowed.count(),
                 "exact": exact_script(&o.exact),
+                "approx": match o.exact {
+                    crate::d3d::ExactResult::Approx(x) => json!(x),
+                    _ => Value::Null,
+                },
             })
         };
         let main = output(e.main_output());
@@ -276,8 +293,10 @@ impl Renderer for Json {
             "args": args,
             "operands": operands,
             "exact": main["exact"],
+            "approx": main["approx"],
             "preferred": main["preferred"],
             "allowed": main["allowed"],
+            "widths": main["widths"],
             "nan_allowed": main["nan_allowed"],
             "count": main["count"],
             "rules_applied": e.rules_applied.iter().map(|r| r.cite()).collect::<Vec<_>>(),
