@@ -256,20 +256,102 @@ proptest! {
         }
     }
 
-    /// dp3: CPU FMA chains in every order are allowed results.
+    /// dp2, dp3, dp4: every serial order on the CPU (f32 multiplies, then f32 adds in
+    /// any order and grouping) is allowed, and so is the exact dot product rounded once.
     #[test]
-    fn f32_dp3_against_cpu(v in prop::collection::vec(normal(F32), 6)) {
+    fn f32_dot_products_against_cpu(n in 2usize..5, v in prop::collection::vec(normal(F32), 8)) {
         let x: Vec<f32> = v.iter().map(|b| f32::from_bits(*b as u32)).collect();
-        let e = evaluate(&req("dp3", F32, RuleSet::D3D11, &[v[0..3].to_vec(), v[3..6].to_vec()])).unwrap();
+        let op = ["", "", "dp2", "dp3", "dp4"][n];
+        let e = evaluate(&req(op, F32, RuleSet::D3D11, &[v[0..n].to_vec(), v[4..4 + n].to_vec()])).unwrap();
         let (set, d) = allowed(&e);
-        let p: Vec<f32> = (0..3).map(|i| ftz_in(x[i] * x[i + 3])).collect();
-        for (i, j, k) in [(0, 1, 2), (0, 2, 1), (1, 2, 0)] {
-            let s = ftz_in(ftz_in(p[i] + p[j]) + p[k]);
-            prop_assert!(set.contains(&d, ftz32(s)), "serial order {i}{j}{k}: {s}");
+        let p: Vec<f32> = (0..n).map(|i| ftz_in(x[i] * x[i + 4])).collect();
+        // Left-to-right sums of every permutation, and the pairwise grouping for dp4.
+        let mut perm: Vec<usize> = (0..n).collect();
+        let mut results = Vec::new();
+        permute(&mut perm, 0, &mut |order| {
+            let mut s = p[order[0]];
+            for &k in &order[1..] {
+                s = ftz_in(s + p[k]);
+            }
+            results.push(s);
+        });
+        if n == 4 {
+            results.push(ftz_in(ftz_in(p[0] + p[1]) + ftz_in(p[2] + p[3])));
+            results.push(ftz_in(ftz_in(p[0] + p[2]) + ftz_in(p[1] + p[3])));
+            results.push(ftz_in(ftz_in(p[0] + p[3]) + ftz_in(p[1] + p[2])));
         }
-        // A fused dot product rounded once, from the exact f64 sum (exact for moderate inputs).
-        let exact: f64 = (0..3).map(|i| x[i] as f64 * x[i + 3] as f64).sum();
-        let _ = exact;
+        for s in results {
+            prop_assert!(set.contains(&d, ftz32(s)), "{op}: serial result {s} not allowed");
+        }
+        // The exact sum of the (exact, f64) products, rounded once: exact rationals.
+        let mut exact = (false, Ratio::zero());
+        for i in 0..n {
+            let (na, ma) = value(&F32, v[i]);
+            let (nb, mb) = value(&F32, v[i + 4]);
+            exact = signed_add(exact.0, &exact.1, na != nb, &ma.mul(&mb));
+        }
+        let once = d3dfloat::format::round_number(
+            &F32,
+            &Number::finite(exact.0, exact.1),
+            d3dfloat::format::RoundOptions::new(d3dfloat::format::Rounding::NearestEven),
+        );
+        prop_assert!(set.contains(&d, ftz32(f32::from_bits(once.bits as u32))));
+    }
+
+    /// f16 sqrt against the CPU's f32 sqrt rounded to f16 (double rounding is harmless for
+    /// sqrt from 24 to 11 bits): correctly rounded, alone.
+    #[test]
+    fn f16_sqrt_against_cpu(a in normal(F16)) {
+        let x = half::f16::from_bits(a as u16 & 0x7fff);
+        let want = half::f16::from_f32(x.to_f32().sqrt());
+        let e = eval("sqrt", F16, RuleSet::D3D11, &[x.to_bits() as u64]);
+        let (set, d) = allowed(&e);
+        prop_assert!(set.contains(&d, want.to_bits() as u64));
+        prop_assert_eq!(members(set, &d).len(), 1);
+    }
+
+    /// Comparisons against the CPU's, after the denorm flush; NaN: false, ne true.
+    #[test]
+    fn comparisons_against_cpu(a in pattern(F32), b in pattern(F32)) {
+        let (x, y) = (ftz_in(f32::from_bits(a as u32)), ftz_in(f32::from_bits(b as u32)));
+        for (op, want) in [("eq", x == y), ("ne", x != y), ("lt", x < y), ("ge", x >= y), ("gt", x > y), ("le", x <= y)] {
+            let e = eval(op, F32, RuleSet::D3D11, &[a, b]);
+            prop_assert_eq!(e.main_output().preferred != 0, want, "{} {} {}", op, x, y);
+        }
+    }
+
+    /// min/max against IEEE 754-2019 minimumNumber/maximumNumber on flushed values (Rust's
+    /// f32::min/max): the CPU's choice is allowed, up to the sign of zero and the flush.
+    #[test]
+    fn min_max_against_cpu(a in pattern(F32), b in pattern(F32)) {
+        let (x, y) = (ftz_in(f32::from_bits(a as u32)), ftz_in(f32::from_bits(b as u32)));
+        for (op, want) in [("min", x.min(y)), ("max", x.max(y))] {
+            let e = eval(op, F32, RuleSet::D3D11, &[a, b]);
+            let (set, d) = allowed(&e);
+            if want.is_nan() {
+                prop_assert!(set.nan);
+            } else {
+                prop_assert!(set.contains(&d, ftz32(want)) || set.contains(&d, ftz32(-want)),
+                    "{op} {x} {y}: {want} not in {:x?}", set.bit_ranges(&d));
+            }
+        }
+    }
+
+    /// sin and cos: within 0.0008 of the CPU's value on [-100π, 100π].
+    #[test]
+    fn sincos_against_cpu(a in normal(F32)) {
+        let x = f32::from_bits(a as u32);
+        prop_assume!((x as f64).abs() <= 314.0);
+        let e = eval("sincos", F32, RuleSet::D3D11, &[a]);
+        for (o, want) in e.outputs.iter().zip([(x as f64).sin(), (x as f64).cos()]) {
+            for (lo, hi) in o.allowed.bit_ranges(&o.domain) {
+                for b in [lo, hi] {
+                    let y = f32::from_bits(b as u32) as f64;
+                    prop_assert!((y - want).abs() <= 0.0008 + 1e-12, "{} {x}: {y} vs {want}", o.name);
+                }
+            }
+            prop_assert!(o.allowed.contains(&o.domain, (want as f32).to_bits() as u64));
+        }
     }
 
     /// f16 arithmetic against the `half` crate: its result is allowed, alone unless a tie.
@@ -537,5 +619,18 @@ proptest! {
             let next = half::f16::from_bits(got.to_bits() + 1).to_f32();
             prop_assert!(next.abs() > x.abs() || got.to_bits() & 0x7fff == 0x7bff);
         }
+    }
+}
+
+/// Calls `each` with every permutation of `v[k..]` (Heap's algorithm, recursively).
+fn permute(v: &mut Vec<usize>, k: usize, each: &mut dyn FnMut(&[usize])) {
+    if k == v.len() {
+        each(v);
+        return;
+    }
+    for i in k..v.len() {
+        v.swap(k, i);
+        permute(v, k + 1, each);
+        v.swap(k, i);
     }
 }
