@@ -213,11 +213,32 @@ impl AllowedSet {
     }
 
     /// The patterns as inclusive `(lo, hi)` pairs, ordered on the value line.
+    /// The human view uses this order; scripts get [`AllowedSet::ascending_bit_ranges`].
     pub fn bit_ranges(&self, domain: &Domain) -> Vec<(u64, u64)> {
         self.ranges
             .iter()
             .map(|&(l, h)| (domain.bits(l), domain.bits(h)))
             .collect()
+    }
+
+    /// The patterns as inclusive `(lo, hi)` pairs for scripts: each pair has `lo <= hi` as
+    /// bit patterns, so `lo <= bits <= hi` tests membership. A range that crosses zero on the
+    /// value line is split there (negative floats and integers do not sort like their bits);
+    /// the pairs are still listed in value order.
+    pub fn ascending_bit_ranges(&self, domain: &Domain) -> Vec<(u64, u64)> {
+        let mut out = Vec::with_capacity(self.ranges.len() + 1);
+        for &(l, h) in &self.ranges {
+            let parts = if l < 0 && h >= 0 {
+                vec![(l, -1), (0, h)]
+            } else {
+                vec![(l, h)]
+            };
+            for (a, b) in parts {
+                let (x, y) = (domain.bits(a), domain.bits(b));
+                out.push((x.min(y), x.max(y)));
+            }
+        }
+        out
     }
 
     /// Number of non-NaN patterns allowed.
@@ -326,6 +347,32 @@ impl AllowedSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn script_ranges_ascend_and_split_at_zero() {
+        let f = Domain::Float(crate::format::F32);
+        let mut s = AllowedSet::empty();
+        // -0 .. +0, and -1.6500001 .. -1.65.
+        s.add_bits(&f, 0x8000_0000);
+        s.add_bits(&f, 0);
+        s.add_bits(&f, 0xbfd3_3333);
+        s.add_bits(&f, 0xbfd3_3334);
+        assert_eq!(
+            s.ascending_bit_ranges(&f),
+            vec![
+                (0xbfd3_3333, 0xbfd3_3334),
+                (0x8000_0000, 0x8000_0000),
+                (0, 0)
+            ]
+        );
+        let i = Domain::I32;
+        let mut s = AllowedSet::empty();
+        s.add_key_range(-2, 1);
+        assert_eq!(
+            s.ascending_bit_ranges(&i),
+            vec![(0xffff_fffe, 0xffff_ffff), (0, 1)]
+        );
+    }
     use crate::format::F32;
 
     #[test]

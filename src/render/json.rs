@@ -250,18 +250,17 @@ impl Renderer for Json {
                 Domain::Bool => Value::Bool(o.preferred != 0),
                 _ => Value::String(bits_text(&o.domain, o.preferred)),
             };
-            let allowed: Vec<Value> = o
-                .allowed
-                .bit_ranges(&o.domain)
-                .into_iter()
-                .map(|(lo, hi)| json!([bits_text(&o.domain, lo), bits_text(&o.domain, hi)]))
-                .collect();
-            // Per range: how many patterns and how many ULPs from end to end.
-            let widths: Vec<Value> = o
-                .allowed
-                .key_ranges()
+            let ranges = o.allowed.ascending_bit_ranges(&o.domain);
+            let allowed: Vec<Value> = ranges
                 .iter()
-                .map(|&r| {
+                .map(|&(lo, hi)| json!([bits_text(&o.domain, lo), bits_text(&o.domain, hi)]))
+                .collect();
+            // Per range of `allowed`: how many patterns and how many ULPs from end to end.
+            let widths: Vec<Value> = ranges
+                .iter()
+                .map(|&(lo, hi)| {
+                    let (a, b) = (o.domain.key(lo).unwrap_or(0), o.domain.key(hi).unwrap_or(0));
+                    let r = (a.min(b), a.max(b));
                     json!({
                         "count": (r.1 - r.0) as u64 + 1,
                         "ulps": crate::d3d::AllowedSet::ulp_width(&o.domain, r),

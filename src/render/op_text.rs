@@ -31,7 +31,7 @@ pub fn push_bits(buf: &mut String, domain: &Domain, bits: u64) {
 /// The allowed set as `0xLO-0xHI,0xB,nan` (a single pattern once; `nan` when NaN is allowed).
 pub fn push_allowed(buf: &mut String, domain: &Domain, set: &AllowedSet) {
     let mut first = true;
-    for (lo, hi) in set.bit_ranges(domain) {
+    for (lo, hi) in set.ascending_bit_ranges(domain) {
         if !first {
             buf.push(',');
         }
