@@ -32,6 +32,8 @@ Register-ArgumentCompleter -Native -CommandName 'd3dfloat' -ScriptBlock {
             [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Bits to fields, class and exact value')
             [CompletionResult]::new('encode', 'encode', [CompletionResultType]::ParameterValue, 'A value to bits, with explicit rounding')
             [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images')
+            [CompletionResult]::new('op', 'op', [CompletionResultType]::ParameterValue, 'Evaluate a D3D shader instruction: every result a conforming GPU may return')
+            [CompletionResult]::new('ulp-diff', 'ulp-diff', [CompletionResultType]::ParameterValue, 'Distance in ULPs between two values, stdin pairs, or two raw buffers')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions or man pages (for packaging and the checked-in copies)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -85,6 +87,37 @@ Register-ArgumentCompleter -Native -CommandName 'd3dfloat' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'd3dfloat;op' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Working format: f32, f16 or f64 (the double instruction names imply f64)')
+            [CompletionResult]::new('--fmt', '--fmt', [CompletionResultType]::ParameterName, 'Working format: f32, f16 or f64 (the double instruction names imply f64)')
+            [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'Rule set: d3d11 (Direct3D 11 and later) or d3d10 (1 ULP for 32-bit arithmetic)')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Check a claimed result (bits or value): exit 0 if it conforms, 1 if not')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)')
+            [CompletionResult]::new('--plain', '--plain', [CompletionResultType]::ParameterName, 'Just the answer, one line per input (stable, for scripts)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object per input, per line, with a "schema" field (stable, for scripts)')
+            [CompletionResult]::new('--csv', '--csv', [CompletionResultType]::ParameterName, 'CSV: a header, then one row per input (stable, for scripts)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'd3dfloat;ulp-diff' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Format of A and B (or of the buffers'' elements)')
+            [CompletionResult]::new('--fmt', '--fmt', [CompletionResultType]::ParameterName, 'Format of A and B (or of the buffers'' elements)')
+            [CompletionResult]::new('--max', '--max', [CompletionResultType]::ParameterName, 'Exit 1 when |distance| exceeds N or a NaN is involved')
+            [CompletionResult]::new('--files', '--files', [CompletionResultType]::ParameterName, 'Compare two raw little-endian buffers element by element')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)')
+            [CompletionResult]::new('--no-flush', '--no-flush', [CompletionResultType]::ParameterName, 'Count f32 subnormals as values instead of as zero (D3D arithmetic flushes them)')
+            [CompletionResult]::new('--plain', '--plain', [CompletionResultType]::ParameterName, 'Just the answer, one line per input (stable, for scripts)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object per input, per line, with a "schema" field (stable, for scripts)')
+            [CompletionResult]::new('--csv', '--csv', [CompletionResultType]::ParameterName, 'CSV: a header, then one row per input (stable, for scripts)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'd3dfloat;generate' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)')
             [CompletionResult]::new('--plain', '--plain', [CompletionResultType]::ParameterName, 'Just the answer, one line per input (stable, for scripts)')
@@ -100,6 +133,8 @@ Register-ArgumentCompleter -Native -CommandName 'd3dfloat' -ScriptBlock {
             [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Bits to fields, class and exact value')
             [CompletionResult]::new('encode', 'encode', [CompletionResultType]::ParameterValue, 'A value to bits, with explicit rounding')
             [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images')
+            [CompletionResult]::new('op', 'op', [CompletionResultType]::ParameterValue, 'Evaluate a D3D shader instruction: every result a conforming GPU may return')
+            [CompletionResult]::new('ulp-diff', 'ulp-diff', [CompletionResultType]::ParameterValue, 'Distance in ULPs between two values, stdin pairs, or two raw buffers')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions or man pages (for packaging and the checked-in copies)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -111,6 +146,12 @@ Register-ArgumentCompleter -Native -CommandName 'd3dfloat' -ScriptBlock {
             break
         }
         'd3dfloat;help;convert' {
+            break
+        }
+        'd3dfloat;help;op' {
+            break
+        }
+        'd3dfloat;help;ulp-diff' {
             break
         }
         'd3dfloat;help;generate' {

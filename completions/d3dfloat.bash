@@ -31,6 +31,12 @@ _d3dfloat() {
             d3dfloat,help)
                 cmd="d3dfloat__subcmd__help"
                 ;;
+            d3dfloat,op)
+                cmd="d3dfloat__subcmd__op"
+                ;;
+            d3dfloat,ulp-diff)
+                cmd="d3dfloat__subcmd__ulp__subcmd__diff"
+                ;;
             d3dfloat__subcmd__help,convert)
                 cmd="d3dfloat__subcmd__help__subcmd__convert"
                 ;;
@@ -46,6 +52,12 @@ _d3dfloat() {
             d3dfloat__subcmd__help,help)
                 cmd="d3dfloat__subcmd__help__subcmd__help"
                 ;;
+            d3dfloat__subcmd__help,op)
+                cmd="d3dfloat__subcmd__help__subcmd__op"
+                ;;
+            d3dfloat__subcmd__help,ulp-diff)
+                cmd="d3dfloat__subcmd__help__subcmd__ulp__subcmd__diff"
+                ;;
             *)
                 ;;
         esac
@@ -53,7 +65,7 @@ _d3dfloat() {
 
     case "${cmd}" in
         d3dfloat)
-            opts="-h -V --plain --json --csv --color --help --version decode encode convert generate help"
+            opts="-h -V --plain --json --csv --color --help --version decode encode convert op ulp-diff generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -195,7 +207,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__help)
-            opts="decode encode convert generate help"
+            opts="decode encode convert op ulp-diff generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -271,6 +283,102 @@ _d3dfloat() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        d3dfloat__subcmd__help__subcmd__op)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        d3dfloat__subcmd__help__subcmd__ulp__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        d3dfloat__subcmd__op)
+            opts="-f -h -V --fmt --rules --check --plain --json --csv --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --fmt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rules)
+                    COMPREPLY=($(compgen -W "d3d11 d3d10" -- "${cur}"))
+                    return 0
+                    ;;
+                --check)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        d3dfloat__subcmd__ulp__subcmd__diff)
+            opts="-f -h -V --fmt --max --no-flush --files --plain --json --csv --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --fmt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --files)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

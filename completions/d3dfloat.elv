@@ -29,6 +29,8 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand decode 'Bits to fields, class and exact value'
             cand encode 'A value to bits, with explicit rounding'
             cand convert 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images'
+            cand op 'Evaluate a D3D shader instruction: every result a conforming GPU may return'
+            cand ulp-diff 'Distance in ULPs between two values, stdin pairs, or two raw buffers'
             cand generate 'Write shell completions or man pages (for packaging and the checked-in copies)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -78,6 +80,35 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'d3dfloat;op'= {
+            cand -f 'Working format: f32, f16 or f64 (the double instruction names imply f64)'
+            cand --fmt 'Working format: f32, f16 or f64 (the double instruction names imply f64)'
+            cand --rules 'Rule set: d3d11 (Direct3D 11 and later) or d3d10 (1 ULP for 32-bit arithmetic)'
+            cand --check 'Check a claimed result (bits or value): exit 0 if it conforms, 1 if not'
+            cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
+            cand --plain 'Just the answer, one line per input (stable, for scripts)'
+            cand --json 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+            cand --csv 'CSV: a header, then one row per input (stable, for scripts)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'d3dfloat;ulp-diff'= {
+            cand -f 'Format of A and B (or of the buffers'' elements)'
+            cand --fmt 'Format of A and B (or of the buffers'' elements)'
+            cand --max 'Exit 1 when |distance| exceeds N or a NaN is involved'
+            cand --files 'Compare two raw little-endian buffers element by element'
+            cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
+            cand --no-flush 'Count f32 subnormals as values instead of as zero (D3D arithmetic flushes them)'
+            cand --plain 'Just the answer, one line per input (stable, for scripts)'
+            cand --json 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+            cand --csv 'CSV: a header, then one row per input (stable, for scripts)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'d3dfloat;generate'= {
             cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
             cand --plain 'Just the answer, one line per input (stable, for scripts)'
@@ -92,6 +123,8 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand decode 'Bits to fields, class and exact value'
             cand encode 'A value to bits, with explicit rounding'
             cand convert 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images'
+            cand op 'Evaluate a D3D shader instruction: every result a conforming GPU may return'
+            cand ulp-diff 'Distance in ULPs between two values, stdin pairs, or two raw buffers'
             cand generate 'Write shell completions or man pages (for packaging and the checked-in copies)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -100,6 +133,10 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
         &'d3dfloat;help;encode'= {
         }
         &'d3dfloat;help;convert'= {
+        }
+        &'d3dfloat;help;op'= {
+        }
+        &'d3dfloat;help;ulp-diff'= {
         }
         &'d3dfloat;help;generate'= {
         }

@@ -35,6 +35,8 @@ complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -s V -l version -d 'Prin
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "decode" -d 'Bits to fields, class and exact value'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "encode" -d 'A value to bits, with explicit rounding'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "convert" -d 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images'
+complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "op" -d 'Evaluate a D3D shader instruction: every result a conforming GPU may return'
+complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "ulp-diff" -d 'Distance in ULPs between two values, stdin pairs, or two raw buffers'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "generate" -d 'Write shell completions or man pages (for packaging and the checked-in copies)'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand decode" -s f -l fmt -d 'Format of the patterns' -r
@@ -78,6 +80,30 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l json -d 'O
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -s V -l version -d 'Print version'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -s f -l fmt -d 'Working format: f32, f16 or f64 (the double instruction names imply f64)' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l rules -d 'Rule set: d3d11 (Direct3D 11 and later) or d3d10 (1 ULP for 32-bit arithmetic)' -r -f -a "d3d11\t'Direct3D 11 and later: 0.5 ULP for 32-bit add, subtract and multiply (3.1.3.1)'
+d3d10\t'Direct3D 10: 1 ULP for 32-bit arithmetic, multiply and divide included'"
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l check -d 'Check a claimed result (bits or value): exit 0 if it conforms, 1 if not' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l plain -d 'Just the answer, one line per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l json -d 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -s V -l version -d 'Print version'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -s f -l fmt -d 'Format of A and B (or of the buffers\' elements)' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l max -d 'Exit 1 when |distance| exceeds N or a NaN is involved' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l files -d 'Compare two raw little-endian buffers element by element' -r -F
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l no-flush -d 'Count f32 subnormals as values instead of as zero (D3D arithmetic flushes them)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l plain -d 'Just the answer, one line per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l json -d 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -s h -l help -d 'Print help'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -s V -l version -d 'Print version'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -86,8 +112,10 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -l json -d '
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -s h -l help -d 'Print help'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert generate help" -f -a "decode" -d 'Bits to fields, class and exact value'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert generate help" -f -a "encode" -d 'A value to bits, with explicit rounding'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert generate help" -f -a "convert" -d 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert generate help" -f -a "generate" -d 'Write shell completions or man pages (for packaging and the checked-in copies)'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff generate help" -f -a "decode" -d 'Bits to fields, class and exact value'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff generate help" -f -a "encode" -d 'A value to bits, with explicit rounding'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff generate help" -f -a "convert" -d 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff generate help" -f -a "op" -d 'Evaluate a D3D shader instruction: every result a conforming GPU may return'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff generate help" -f -a "ulp-diff" -d 'Distance in ULPs between two values, stdin pairs, or two raw buffers'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff generate help" -f -a "generate" -d 'Write shell completions or man pages (for packaging and the checked-in copies)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

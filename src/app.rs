@@ -16,7 +16,10 @@ const EXIT_ERROR: u8 = 2;
 
 /// Parses the process arguments, runs, and turns the outcome into an exit code.
 pub fn main_entry() -> ExitCode {
-    let cli = Cli::parse_from(crate::cli::normalize_args(std::env::args_os().collect()));
+    let cli = match Cli::try_parse_from(crate::cli::normalize_args(std::env::args_os().collect())) {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     match run(cli) {
         Ok(Verdict::Success) => ExitCode::SUCCESS,
         Ok(Verdict::Negative) => ExitCode::from(1),
@@ -26,6 +29,30 @@ pub fn main_entry() -> ExitCode {
             ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+/// Help and version go to stdout as clap writes them; every other usage error becomes one
+/// line on stderr in the tool's own form, exit code 2.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            ExitCode::from(EXIT_ERROR)
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
+    let rendered = e.render().to_string();
+    let first = rendered.lines().next().unwrap_or("invalid arguments");
+    let message = first.strip_prefix("error: ").unwrap_or(first);
+    eprintln!("d3dfloat: error: {message} (see --help)");
+    ExitCode::from(EXIT_ERROR)
 }
 
 /// A reader that went away (`| head -1`) is a normal end, not an error.
@@ -109,6 +136,30 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                 output: a.output,
                 progress: !a.no_progress && io::stderr().is_terminal(),
                 style,
+            },
+            r.as_mut(),
+            &mut out,
+        ),
+        Command::Op(a) => commands::op::run(
+            &commands::op::OpCommand {
+                format: a.fmt,
+                rules: a.rules.into(),
+                check: a.check,
+                words: a.words,
+                style,
+            },
+            r.as_mut(),
+            &mut out,
+        ),
+        Command::UlpDiff(a) => commands::ulp_diff::run(
+            &commands::ulp_diff::UlpDiffRequest {
+                format: a.fmt,
+                opts: crate::ulp::DiffOptions {
+                    flush_subnormals: !a.no_flush,
+                },
+                limit: a.max,
+                inputs: a.values,
+                files: a.files.map(|f| (f[0].clone(), f[1].clone())),
             },
             r.as_mut(),
             &mut out,

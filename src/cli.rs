@@ -67,6 +67,12 @@ pub enum Command {
     /// Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images
     #[command(after_help = CONVERT_HELP)]
     Convert(ConvertArgs),
+    /// Evaluate a D3D shader instruction: every result a conforming GPU may return
+    #[command(after_help = OP_HELP)]
+    Op(OpArgs),
+    /// Distance in ULPs between two values, stdin pairs, or two raw buffers
+    #[command(name = "ulp-diff", after_help = ULP_DIFF_HELP)]
+    UlpDiff(UlpDiffArgs),
     /// Write shell completions or man pages (for packaging and the checked-in copies)
     #[command(hide = true)]
     Generate(GenerateArgs),
@@ -143,6 +149,114 @@ pub struct ConvertArgs {
     pub input: Option<std::path::PathBuf>,
 }
 
+const OP_HELP: &str = "\
+OP is a shader instruction. f32 (default): add sub mul div mad dp2 dp3 dp4 min max sqrt
+rsq rcp exp log frc round_ne round_ni round_pi round_z sincos eq ne lt ge ftoi ftou itof
+utof f16tof32 f32tof16 dtof ftod; conveniences that are not D3D instructions: sub (add
+with a negated operand), gt and le (lt and ge with swapped operands), sin and cos (sincos
+with one destination). --fmt f16: the arithmetic ones under the float16 rules (3.1.5).
+--fmt f64 or the spec names: dadd dmul ddiv drcp dfma dmin dmax deq dge dlt dne (also
+add mul div rcp fma/mad min max eq ne lt ge with --fmt f64).
+
+ARGs are values (0.1, 1e-40, 0x1.8p+3, inf, nan, -0, max, min-normal, ...), rounded to
+nearest-even into the format, or bits written 0x and exactly the format's width in hex
+digits (0x3f800000 for f32, 0x3c00 for f16). Vector operands of dp2/dp3/dp4 are written
+1,2,3. itof/utof take integers.
+
+--check RESULT (bits or a value; true/false for comparisons; S,C for sincos) exits 0 when
+RESULT conforms and 1 when it does not. With no OP, lines 'OP ARG... [= RESULT]' are read
+from stdin; lines with = RESULT are checked, a summary ends the run, and the exit status is
+1 when any line does not conform.
+
+Examples:
+  d3dfloat op add 1 0x33800000
+  d3dfloat op mad 0x3f800001 0x3f800001 -1 --check 0x34800000
+  d3dfloat op --rules d3d10 div 1 3
+  d3dfloat op --fmt f16 dp3 1,2,3 0.1,0.2,0.3
+  printf 'mul 3 0.1 = 0x3e99999a\\nsqrt 2 = 0x3fb504f4\\n' | d3dfloat op --plain";
+
+#[derive(Debug, Args)]
+pub struct OpArgs {
+    /// Working format: f32, f16 or f64 (the double instruction names imply f64)
+    #[arg(long, short = 'f', default_value = "f32", value_name = "F", value_parser = parse_format)]
+    pub fmt: Format,
+    /// Rule set: d3d11 (Direct3D 11 and later) or d3d10 (1 ULP for 32-bit arithmetic)
+    #[arg(long, value_enum, default_value_t = RulesArg::D3d11, value_name = "RULES")]
+    pub rules: RulesArg,
+    /// Check a claimed result (bits or value): exit 0 if it conforms, 1 if not
+    #[arg(long, value_name = "RESULT", allow_hyphen_values = true)]
+    pub check: Option<String>,
+    /// The instruction and its operands (stdin lines 'OP ARG... [= RESULT]' when none)
+    #[arg(value_name = "OP ARG")]
+    pub words: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RulesArg {
+    /// Direct3D 11 and later: 0.5 ULP for 32-bit add, subtract and multiply (3.1.3.1)
+    D3d11,
+    /// Direct3D 10: 1 ULP for 32-bit arithmetic, multiply and divide included
+    D3d10,
+}
+
+impl From<RulesArg> for crate::d3d::RuleSet {
+    fn from(r: RulesArg) -> crate::d3d::RuleSet {
+        match r {
+            RulesArg::D3d11 => crate::d3d::RuleSet::D3D11,
+            RulesArg::D3d10 => crate::d3d::RuleSet::D3D10,
+        }
+    }
+}
+
+const ULP_DIFF_HELP: &str = "\
+The distance is the signed number of representable values from A to B, so it is exact
+across binades and across zero: +0 and -0 are one point, infinity is one step past the
+largest finite value, and NaN against anything is reported as NaN (not a number of ULPs;
+with --max it fails). f32 subnormals count as zero, as D3D arithmetic reads them (spec
+3.1.3.2); --no-flush counts them. f16, f11 and f10 keep their subnormals.
+
+A and B are values or bit patterns, as in op: 0x followed by exactly the format's width in
+hex digits (0x3f800000, 0x3c00, 0x7c0) is a pattern; anything else is a value (0.1, 1e-40,
+0x1.8p+3, inf, max), rounded into the format to nearest even first (the output says when
+that rounding was inexact). Packed words (r11g11b10, rgb9e5) take a 32-bit word or three
+values R,G,B, and are measured channel by channel. An RGB9E5 channel's step is its word's
+(2^(E-24)), so two RGB9E5 channels are measured in steps of the finer of the two words'
+grids: one mantissa unit within one shared exponent, and 0 for equal values under different
+exponents.
+
+With no A B, lines 'A B' are read from stdin and a summary follows (count, max and mean
+|distance|, a histogram, NaN pairs, count over --max). --files EXPECTED ACTUAL compares two
+raw little-endian buffers element by element (f11/f10 one per u16), streaming, with the
+same summary and the worst elements by index.
+
+Exit status: 0, or 1 when --max is given and a distance exceeds it or a NaN is involved.
+
+Examples:
+  d3dfloat ulp-diff 1.0 0x3f800003
+  d3dfloat ulp-diff --fmt f16 --max 1 0x3c00 0x3c02
+  d3dfloat ulp-diff --fmt f11 0x7bf inf --plain
+  printf '1 1.0000001\\n0x00000001 0\\n' | d3dfloat ulp-diff --json
+  d3dfloat ulp-diff --files expected.bin actual.bin --max 2";
+
+#[derive(Debug, Args)]
+pub struct UlpDiffArgs {
+    /// Format of A and B (or of the buffers' elements)
+    #[arg(long, short = 'f', default_value = "f32", value_name = "F", value_parser = parse_format)]
+    pub fmt: Format,
+    /// Exit 1 when |distance| exceeds N or a NaN is involved
+    #[arg(long, value_name = "N")]
+    pub max: Option<u64>,
+    /// Count f32 subnormals as values instead of as zero (D3D arithmetic flushes them)
+    #[arg(long)]
+    pub no_flush: bool,
+    /// Compare two raw little-endian buffers element by element
+    #[arg(long, num_args = 2, value_names = ["EXPECTED", "ACTUAL"], conflicts_with = "values")]
+    pub files: Option<Vec<std::path::PathBuf>>,
+    /// A and B: values or bit patterns (stdin lines 'A B' when none are given)
+    #[arg(value_name = "A B")]
+    pub values: Vec<String>,
+}
+
 #[derive(Debug, Args)]
 pub struct DecodeArgs {
     /// Format of the patterns
@@ -212,26 +326,20 @@ fn parse_format(s: &str) -> Result<Format, String> {
     s.parse::<Format>().map_err(|e| e.to_string())
 }
 
-/// Whether a token is a negative value (`-1.5`, `-0`, `-inf`, `-nan`, `-max`,
-/// `-min-subnormal`, `-epsilon`, `-0x1p-3`) rather than an option.
+/// Whether a token is a negative value (`-1.5`, `-0`, `-inf`, `-infinity`, `-nan`, `-max`,
+/// `-min-subnormal`, `-epsilon`, `-0x1p-3`) rather than an option. Anything the value
+/// parser reads counts, and so does anything that starts like a number, so that a bad
+/// number gets the value parser's error rather than clap's.
 fn is_negative_value(token: &str) -> bool {
+    use crate::input::{Constants, InputError, parse_value};
     let Some(rest) = token.strip_prefix('-') else {
         return false;
     };
-    let lower = rest.to_ascii_lowercase();
-    lower.starts_with(|c: char| c.is_ascii_digit() || c == '.')
-        || [
-            "inf",
-            "nan",
-            "max",
-            "min-normal",
-            "min-subnormal",
-            "min_normal",
-            "min_subnormal",
-            "epsilon",
-            "eps",
-        ]
-        .contains(&lower.as_str())
+    rest.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        || matches!(
+            parse_value(token, Constants::Float(&crate::format::F32)),
+            Ok(_) | Err(InputError::NoSuchConstant { .. })
+        )
 }
 
 /// Lets negative values stand anywhere among the positionals: `encode -inf --plain` and

@@ -23,7 +23,9 @@ pub enum InputError {
     NotANumber,
     #[error("a hex-float needs its p exponent (0x1.8p+3); to read bits, use decode")]
     HexFloatWithoutExponent,
-    #[error("exponent out of range (|exponent| must stay below {EXPONENT_LIMIT})")]
+    #[error(
+        "exponent out of range (the value must lie between 1e-{EXPONENT_LIMIT} and 1e{EXPONENT_LIMIT})"
+    )]
     ExponentOutOfRange,
     #[error("{format} has no '{name}'")]
     NoSuchConstant { format: &'static str, name: String },
@@ -49,12 +51,20 @@ pub fn parse_bits(text: &str, format: &'static str, width: u32) -> Result<u64, I
     } else {
         (t, 10)
     };
-    let clean: String = digits.chars().filter(|c| *c != '_').collect();
-    if clean.is_empty() || !clean.chars().all(|c| c.is_digit(radix)) {
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix) || c == '_') {
         return Err(InputError::NotBits);
     }
     let wide = || InputError::TooWide { format, width };
-    let bits = u64::from_str_radix(&clean, radix).map_err(|_| wide())?;
+    let bits = if digits.contains('_') {
+        let clean: String = digits.chars().filter(|c| *c != '_').collect();
+        if clean.is_empty() {
+            return Err(InputError::NotBits);
+        }
+        u64::from_str_radix(&clean, radix)
+    } else {
+        u64::from_str_radix(digits, radix)
+    }
+    .map_err(|_| wide())?;
     if width < 64 && bits >> width != 0 {
         return Err(wide());
     }
@@ -100,12 +110,16 @@ impl Constants<'_> {
 }
 
 impl<'a> Constants<'a> {
-    /// The constants for a format's channel values (packed formats: per channel, use
-    /// [`Constants::Float`] with the channel's format for R11G11B10).
-    pub fn of(format: &'a Format) -> Constants<'a> {
+    /// The constants a value of channel `channel` (0 = R) of `format` may name: the
+    /// format's own, f11/f11/f10 for R11G11B10, RGB9E5's for its channels.
+    pub fn for_channel(format: &'a Format, channel: usize) -> Constants<'a> {
         match format {
             Format::Float(f) => Constants::Float(f),
-            Format::R11G11B10 => Constants::Float(&crate::format::F11),
+            Format::R11G11B10 => Constants::Float(if channel == 2 {
+                &crate::format::F10
+            } else {
+                &crate::format::F11
+            }),
             Format::Rgb9e5 => Constants::Rgb9e5,
         }
     }
@@ -197,8 +211,9 @@ fn parse_exponent(s: &str) -> Result<i64, InputError> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(InputError::NotANumber);
     }
-    // Anything longer than this is out of range whatever the mantissa.
-    if digits.len() > 12 {
+    // Anything longer than this is out of range whatever the mantissa (leading zeros do
+    // not count: `1e0000000000005` is 1e5).
+    if digits.trim_start_matches('0').len() > 12 {
         return Err(InputError::ExponentOutOfRange);
     }
     let v: i64 = digits.parse().map_err(|_| InputError::NotANumber)?;

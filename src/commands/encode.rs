@@ -6,7 +6,7 @@ use super::Verdict;
 use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
 use crate::exact::Number;
 use crate::format::encode::{Encoding, encode, encode_fast};
-use crate::format::{F10, F11, Format, RoundOptions, hex_bits};
+use crate::format::{Format, RoundOptions};
 use crate::input::{Constants, parse_value};
 use crate::render::{Renderer, Style};
 
@@ -27,15 +27,6 @@ fn arity(format: &Format) -> usize {
     }
 }
 
-/// The constants a channel's value may name.
-fn constants(format: &Format, channel: usize) -> Constants<'_> {
-    match format {
-        Format::Float(f) => Constants::Float(f),
-        Format::R11G11B10 => Constants::Float(if channel == 2 { &F10 } else { &F11 }),
-        Format::Rgb9e5 => Constants::Rgb9e5,
-    }
-}
-
 /// Reads the values of one word; `origin(i)` names where value `i` came from.
 fn read(
     req: &EncodeRequest,
@@ -46,7 +37,8 @@ fn read(
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            parse_value(t, constants(&req.format, i)).map_err(|e| BadInput::new(origin(i), t, e))
+            parse_value(t, Constants::for_channel(&req.format, i))
+                .map_err(|e| BadInput::new(origin(i), t, e))
         })
         .collect::<Result<Vec<Number>, _>>()?;
     Ok(encode(
@@ -68,7 +60,8 @@ fn encode_line(
     if let (Style::Plain, Format::Float(f)) = (req.style, &req.format)
         && let Some(bits) = encode_fast(f, line, req.opts)
     {
-        writeln!(out, "{}", hex_bits(bits, f.width()))?;
+        // The same text as `hex_bits`, formatted straight into the output buffer.
+        writeln!(out, "0x{:0w$x}", bits, w = f.hex_digits())?;
         return Ok(());
     }
     let texts: Vec<&str> = line

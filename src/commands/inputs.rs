@@ -39,27 +39,36 @@ impl BadInput {
 }
 
 /// Calls `each` with every stdin line that holds an input (blank lines and `#` comments
-/// skipped), reusing one buffer. Stops at the first error.
+/// skipped), reusing one buffer. Stops at the first error; a line that is not UTF-8 is
+/// an error naming its line number.
 pub fn for_each_stdin_line(
     mut each: impl FnMut(Origin, &str) -> anyhow::Result<()>,
 ) -> anyhow::Result<usize> {
     let stdin = io::stdin();
     let mut reader = io::BufReader::with_capacity(1 << 16, stdin.lock());
-    let mut buf = String::new();
+    let mut buf = Vec::new();
     let mut line_no = 0;
     let mut count = 0;
     loop {
         buf.clear();
-        if reader.read_line(&mut buf)? == 0 {
+        if reader.read_until(b'\n', &mut buf)? == 0 {
             return Ok(count);
         }
         line_no += 1;
-        let line = buf.trim();
+        let origin = Origin::Line(line_no);
+        let line = std::str::from_utf8(&buf).map_err(|_| {
+            BadInput::new(
+                origin,
+                String::from_utf8_lossy(&buf).trim(),
+                "not valid UTF-8 text",
+            )
+        })?;
+        let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
         count += 1;
-        each(Origin::Line(line_no), line)?;
+        each(origin, line)?;
     }
 }
 

@@ -4,6 +4,8 @@ pub mod convert;
 pub mod decode;
 pub mod encode;
 pub mod inputs;
+pub mod op;
+pub mod ulp_diff;
 
 /// How a command ended when nothing went wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -85,7 +85,7 @@ pub fn d3d_notes(fmt: &FloatFormat, bits: u64) -> Vec<Note> {
         }
         Class::Zero if sign => notes.push(Note::new(
             "3.1.3.1",
-            "negative zero: compares equal to +0; min/max may order the two zeros either way (3.1.3.2)",
+            "negative zero: compares equal to +0 (min and max may still order the two zeros either way, §3.1.3.2)",
         )),
         _ => {}
     }

@@ -72,7 +72,7 @@ pub struct RoundingError {
     pub result_above: bool,
     /// `|result - input| / |input|` (infinite for a zero input).
     pub relative: f64,
-    /// The error in units of the result's ULP.
+    /// The error in units of the result's ULP (NaN for a clamped negative).
     pub ulps: f64,
 }
 
@@ -152,9 +152,11 @@ impl Encoding {
         } else {
             absolute.div(x).to_f64_lossy()
         };
-        let ulps = channel
-            .ulp()
-            .map_or(f64::NAN, |u| absolute.div(&u).to_f64_lossy());
+        // A clamped negative was not rounded: its error in ULPs of zero means nothing.
+        let ulps = match channel.ulp() {
+            Some(u) if !self.outcomes[i].clamped_negative => absolute.div(&u).to_f64_lossy(),
+            _ => f64::NAN,
+        };
         Some(RoundingError {
             result_above: result_above && !absolute.is_zero(),
             absolute,

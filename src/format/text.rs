@@ -24,35 +24,63 @@ pub fn exact_decimal(fmt: &FloatFormat, bits: u64) -> String {
 /// The shortest decimal that rounds back (to nearest even) to this pattern, and among
 /// those the closest to the value. Positional between 1e-4 and 1e16, else `1e-40` style.
 pub fn shortest_decimal(fmt: &FloatFormat, bits: u64) -> String {
-    let f = fmt.fields(bits);
-    let sign = if f.sign { "-" } else { "" };
-    match fmt.class(bits) {
-        Class::Nan => return "nan".into(),
-        Class::Infinity => return format!("{sign}inf"),
-        Class::Zero => return format!("{sign}0"),
-        _ => {}
-    }
-    let (digits, exp10) = match fmt.width() {
-        // The standard library's float formatting is shortest-round-trip for f32 and f64.
-        64 => std_digits(&format!("{:e}", f64::from_bits(bits).abs())),
-        32 => std_digits(&format!("{:e}", f32::from_bits(bits as u32).abs())),
-        _ => small_format_digits(fmt, bits & !fmt.assemble(true, 0, 0)),
-    };
-    format!("{sign}{}", layout_decimal(&digits, exp10))
+    let mut s = String::new();
+    write_shortest(&mut s, fmt, bits);
+    s
 }
 
-/// Splits `d.ddde±x` into the digit string and the exponent of its last digit.
-fn std_digits(s: &str) -> (String, i64) {
-    let (mantissa, exp) = s.split_once('e').expect("LowerExp writes an exponent");
-    let exp: i64 = exp.parse().expect("LowerExp exponent is an integer");
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let frac_len = mantissa.split_once('.').map_or(0, |(_, f)| f.len()) as i64;
-    (digits, exp - frac_len)
+/// [`shortest_decimal`] appended to `out`, without allocating: the hot path of
+/// `decode --plain` over stdin.
+pub fn write_shortest(out: &mut String, fmt: &FloatFormat, bits: u64) {
+    use std::fmt::Write;
+    let f = fmt.fields(bits);
+    if f.sign && fmt.class(bits) != Class::Nan {
+        out.push('-');
+    }
+    match fmt.class(bits) {
+        Class::Nan => return out.push_str("nan"),
+        Class::Infinity => return out.push_str("inf"),
+        Class::Zero => return out.push('0'),
+        _ => {}
+    }
+    if fmt.width() >= 32 {
+        // The standard library's float formatting is shortest-round-trip for f32 and f64:
+        // write its `d.ddde±x` form, lift the digits out, and lay them out again in place.
+        let start = out.len();
+        let _ = if fmt.width() == 64 {
+            write!(out, "{:e}", f64::from_bits(bits).abs())
+        } else {
+            write!(out, "{:e}", f32::from_bits(bits as u32).abs())
+        };
+        let mut digits = [0u8; 24];
+        let mut n = 0;
+        let (mantissa, exp) = out[start..]
+            .split_once('e')
+            .expect("LowerExp writes an exponent");
+        let exp: i64 = exp.parse().expect("LowerExp exponent is an integer");
+        let mut frac_len = 0;
+        let mut after_point = false;
+        for b in mantissa.bytes() {
+            if b == b'.' {
+                after_point = true;
+            } else {
+                digits[n] = b;
+                n += 1;
+                frac_len += after_point as i64;
+            }
+        }
+        out.truncate(start);
+        let digits = std::str::from_utf8(&digits[..n]).expect("ASCII digits");
+        layout_into(out, digits, exp - frac_len);
+    } else {
+        let (digits, exp10) = small_format_digits(fmt, bits & !fmt.assemble(true, 0, 0));
+        layout_into(out, digits, *exp10);
+    }
 }
 
 /// Shortest digits for formats of 16 bits or fewer, cached per pattern: stdin batches of
 /// `decode --plain` hit the same patterns again and again.
-fn small_format_digits(fmt: &FloatFormat, magnitude_bits: u64) -> (String, i64) {
+fn small_format_digits(fmt: &FloatFormat, magnitude_bits: u64) -> &'static (String, i64) {
     type Table = Vec<OnceLock<(String, i64)>>;
     static TABLES: [OnceLock<Table>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
     let slot = match fmt.name {
@@ -65,9 +93,7 @@ fn small_format_digits(fmt: &FloatFormat, magnitude_bits: u64) -> (String, i64) 
             .map(|_| OnceLock::new())
             .collect()
     });
-    table[magnitude_bits as usize]
-        .get_or_init(|| shortest_digits(fmt, magnitude_bits))
-        .clone()
+    table[magnitude_bits as usize].get_or_init(|| shortest_digits(fmt, magnitude_bits))
 }
 
 /// The reference shortest-decimal search on exact rationals, for any finite positive
@@ -157,26 +183,39 @@ fn trim_digits(digits: String, exp10: i64) -> (String, i64) {
 /// Writes `digits * 10^exp10` positionally for scientific exponents in [-4, 16), else
 /// as `d.ddde±x` (`1e-40`, `3.4028235e38`).
 pub fn layout_decimal(digits: &str, exp10: i64) -> String {
+    let mut s = String::new();
+    layout_into(&mut s, digits, exp10);
+    s
+}
+
+fn layout_into(out: &mut String, digits: &str, exp10: i64) {
+    use std::fmt::Write;
     let sci = exp10 + digits.len() as i64 - 1;
     if (-4..16).contains(&sci) {
         if exp10 >= 0 {
-            format!("{digits}{}", "0".repeat(exp10 as usize))
+            out.push_str(digits);
+            out.extend(std::iter::repeat_n('0', exp10 as usize));
         } else {
             let frac = (-exp10) as usize;
             if digits.len() > frac {
                 let (i, f) = digits.split_at(digits.len() - frac);
-                format!("{i}.{f}")
+                out.push_str(i);
+                out.push('.');
+                out.push_str(f);
             } else {
-                format!("0.{}{digits}", "0".repeat(frac - digits.len()))
+                out.push_str("0.");
+                out.extend(std::iter::repeat_n('0', frac - digits.len()));
+                out.push_str(digits);
             }
         }
     } else {
         let (first, rest) = digits.split_at(1);
-        if rest.is_empty() {
-            format!("{first}e{sci}")
-        } else {
-            format!("{first}.{rest}e{sci}")
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
         }
+        let _ = write!(out, "e{sci}");
     }
 }
 
@@ -203,6 +242,15 @@ pub fn hex_float(fmt: &FloatFormat, bits: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Splits `d.ddde±x` into the digit string and the exponent of its last digit.
+    fn std_digits(s: &str) -> (String, i64) {
+        let (mantissa, exp) = s.split_once('e').unwrap();
+        let exp: i64 = exp.parse().unwrap();
+        let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+        let frac_len = mantissa.split_once('.').map_or(0, |(_, f)| f.len()) as i64;
+        (digits, exp - frac_len)
+    }
     use crate::format::descriptor::{F10, F11, F16, F32, F64};
 
     #[test]

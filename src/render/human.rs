@@ -1,5 +1,8 @@
 //! The human view: every field explained, coloured on a terminal.
 
+use super::op_text::{allowed_text, bits_text, exact_text, value_text};
+use crate::d3d::line::BatchSummary;
+use crate::d3d::{AllowedSet, Domain, Evaluation, OutputReport, OutputVerdict};
 use std::io::{self, Write};
 
 use owo_colors::{OwoColorize, Style as Paint};
@@ -11,6 +14,7 @@ use crate::format::describe::{d3d_notes, significand_binary, unbiased_exponent};
 use crate::format::encode::{Channel, Encoding};
 use crate::format::packed::{R11G11B10_CHANNELS, r11g11b10_split, rgb9e5_split};
 use crate::format::{Class, FloatFormat, Format, Outcome, Rounding, hex_bits, text};
+use crate::ulp::{ChannelDiff, Compared, Endpoint, Line, PairReport, Resolved, SummaryReport};
 
 /// The colours of one run: all off unless the run decided to colour.
 #[derive(Clone, Copy, Debug)]
@@ -59,11 +63,20 @@ impl Palette {
 
 pub struct Human {
     p: Palette,
+    /// Whether a block was written already: blocks are separated by a blank line.
+    started: bool,
 }
 
 impl Human {
     pub fn new(p: Palette) -> Human {
-        Human { p }
+        Human { p, started: false }
+    }
+
+    fn separate(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if std::mem::replace(&mut self.started, true) {
+            writeln!(out)?;
+        }
+        Ok(())
     }
 
     fn line(&self, out: &mut dyn Write, indent: &str, label: &str, body: &str) -> io::Result<()> {
@@ -237,6 +250,16 @@ fn decimal_or_approx(r: &Ratio) -> String {
     }
 }
 
+/// `= 65504` when the exact value is short enough to read at a glance, else `≈ 0.1`.
+fn headline_value(f: &FloatFormat, bits: u64) -> String {
+    let exact = text::exact_decimal(f, bits);
+    if exact.len() <= 24 {
+        format!("= {exact}")
+    } else {
+        format!("≈ {}", text::shortest_decimal(f, bits))
+    }
+}
+
 fn mode_text(m: Rounding) -> &'static str {
     match m {
         Rounding::NearestEven => "rne: to nearest, ties to even; overflow to infinity",
@@ -250,14 +273,15 @@ fn mode_text(m: Rounding) -> &'static str {
 
 impl Renderer for Human {
     fn decode(&mut self, out: &mut dyn Write, format: &Format, bits: u64) -> io::Result<()> {
+        self.separate(out)?;
         match format {
             Format::Float(f) => {
                 writeln!(
                     out,
-                    "{} {} = {}",
+                    "{} {} {}",
                     f.name,
                     self.p.value(&hex_bits(bits, f.width())),
-                    self.p.value(&text::shortest_decimal(f, bits))
+                    self.p.value(&headline_value(f, bits))
                 )?;
                 self.float_block(out, f, bits, "")
             }
@@ -412,6 +436,7 @@ impl Renderer for Human {
     }
 
     fn encode(&mut self, out: &mut dyn Write, e: &Encoding) -> io::Result<()> {
+        self.separate(out)?;
         let width = e.format.width();
         writeln!(
             out,
@@ -475,6 +500,10 @@ impl Renderer for Human {
             let o = &e.outcomes[i];
             let verdict = if o.exact {
                 self.p.good("exact")
+            } else if o.clamped_negative {
+                self.p.warn("clamped: the format holds no negative values")
+            } else if o.overflow_to_infinity {
+                self.p.warn("inexact: overflowed to infinity")
             } else {
                 match e.error(i) {
                     Some(err) => self.p.warn(&format!(
@@ -510,5 +539,529 @@ impl Renderer for Human {
             )?;
         }
         Ok(())
+    }
+
+    fn ulp_diff(&mut self, out: &mut dyn Write, d: &PairReport) -> io::Result<()> {
+        let p = d.pair;
+        let exceeds = d.limit.map(|l| p.exceeds(l));
+        if d.batch {
+            // One line per pair; the summary after them is set off by a blank line.
+            self.started = true;
+            let ds: Vec<String> = p
+                .channels
+                .iter()
+                .map(|c| {
+                    let t = super::distance_text(c.distance, true);
+                    match c.channel {
+                        Some(name) => format!("{} {t}", name.to_uppercase()),
+                        None => t,
+                    }
+                })
+                .collect();
+            let flag = match exceeds {
+                Some(true) => format!("  {}", self.p.bad("over --max")),
+                _ => String::new(),
+            };
+            return writeln!(
+                out,
+                "{} {}  {}{flag}",
+                d.inputs[0],
+                d.inputs[1],
+                self.p.value(&ds.join(", "))
+            );
+        }
+        self.separate(out)?;
+        let width = p.format.width();
+        let headline = match p.distance() {
+            Some(dist) => format!("{} ULP", super::distance_text(Some(dist), true)),
+            None => "NaN, not measured".to_string(),
+        };
+        writeln!(
+            out,
+            "{} ulp-diff {} -> {}: {}",
+            p.format.name(),
+            hex_bits(p.a.bits, width),
+            hex_bits(p.b.bits, width),
+            self.p.value(&headline)
+        )?;
+        for (label, r, input) in [("A", &p.a, d.inputs[0]), ("B", &p.b, d.inputs[1])] {
+            if let Some(note) = self.operand_note(r, input) {
+                self.line(out, "", &format!("{label} input"), &note)?;
+            }
+        }
+        for c in &p.channels {
+            self.channel_diff(out, c)?;
+        }
+        if p.channels.len() > 1 {
+            self.line(
+                out,
+                "",
+                "distance",
+                &format!("{headline} (the channel farthest apart)"),
+            )?;
+        }
+        match (d.limit, exceeds) {
+            (Some(l), Some(true)) => self.line(
+                out,
+                "",
+                "verdict",
+                &self.p.bad(&if p.has_nan() {
+                    format!("fails --max {l}: a NaN is involved")
+                } else {
+                    format!("exceeds --max {l}")
+                }),
+            ),
+            (Some(l), _) => self.line(
+                out,
+                "",
+                "verdict",
+                &self.p.good(&format!("within --max {l}")),
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    fn ulp_summary(&mut self, out: &mut dyn Write, s: &SummaryReport) -> io::Result<()> {
+        self.separate(out)?;
+        let m = s.summary;
+        let what = match &s.compared {
+            Compared::Pairs => format!("{} comparisons from stdin", m.compared),
+            Compared::Files {
+                expected,
+                actual,
+                elements,
+            } => format!(
+                "{expected} (expected) vs {actual} (actual): {elements} elements, {} comparisons",
+                m.compared
+            ),
+        };
+        writeln!(out, "{} summary, {}", s.format.name(), self.p.value(&what))?;
+        if s.format == Format::Float(crate::format::F32) {
+            self.line(
+                out,
+                "",
+                "subnormals",
+                if s.opts.flush_subnormals {
+                    "counted as zero, as D3D arithmetic reads them (§3.1.3.2)"
+                } else {
+                    "counted as values (--no-flush)"
+                },
+            )?;
+        }
+        self.line(
+            out,
+            "",
+            "measured",
+            &format!(
+                "{}; NaN {} ({} against a number, {} both NaN)",
+                m.measured(),
+                m.nans(),
+                m.nan_mismatches,
+                m.nan_both
+            ),
+        )?;
+        self.line(out, "", "max |d|", &m.max_abs.to_string())?;
+        self.line(
+            out,
+            "",
+            "mean |d|",
+            &m.mean_abs().map_or("-".to_string(), |x| {
+                if x != 0.0 && x < 1e-3 {
+                    format!("{x:.3e}")
+                } else {
+                    format!("{x:.6}")
+                }
+            }),
+        )?;
+        if m.measured() > 0 {
+            self.line(out, "", "histogram", "|distance|  count")?;
+            let rows = m.histogram_rows();
+            let rows: Vec<_> = rows.into_iter().filter(|(_, n)| *n > 0).collect();
+            let widest = rows.iter().map(|(_, n)| *n).max().unwrap_or(1);
+            let label_width = rows.iter().map(|(l, _)| l.len()).max().unwrap_or(1).max(10);
+            for (label, n) in rows {
+                let bar = "#".repeat(((n as f64 / widest as f64) * 40.0).ceil() as usize);
+                writeln!(
+                    out,
+                    "  {:>w$}  {n:>12}  {}",
+                    label,
+                    self.p.label(&bar),
+                    w = label_width + 2
+                )?;
+            }
+        }
+        let index_word = match s.compared {
+            Compared::Pairs => "line",
+            Compared::Files { .. } => "element",
+        };
+        let sample_text = |x: &crate::ulp::Sample| {
+            let ch = x
+                .channel
+                .map(|c| format!(" {}", crate::ulp::CHANNEL_NAMES[c].to_uppercase()))
+                .unwrap_or_default();
+            format!(
+                "{index_word} {}{ch}: {} vs {}, {}",
+                x.index,
+                super::sample_bits(s.format, x, x.a),
+                super::sample_bits(s.format, x, x.b),
+                super::distance_text(x.distance, true)
+            )
+        };
+        for x in &m.worst {
+            self.line(out, "", "worst", &sample_text(x))?;
+        }
+        for x in &m.first_nans {
+            self.line(out, "", "NaN at", &sample_text(x))?;
+        }
+        if let Some(l) = m.limit {
+            let text = if m.failed() {
+                self.p.bad(&format!(
+                    "fails --max {l}: {} over, {} NaN",
+                    m.over_limit,
+                    m.nans()
+                ))
+            } else {
+                self.p.good(&format!("all within --max {l}"))
+            };
+            self.line(out, "", "verdict", &text)?;
+        }
+        Ok(())
+    }
+
+    fn op(&mut self, out: &mut dyn Write, e: &Evaluation, batch: bool) -> io::Result<()> {
+        if batch {
+            return self.op_line(out, e);
+        }
+        self.separate(out)?;
+        let p = self.p;
+        let call = op_call(e);
+        let rules = match e.rules {
+            crate::d3d::RuleSet::D3D11 => "Direct3D 11 rules",
+            crate::d3d::RuleSet::D3D10 => "Direct3D 10 rules",
+        };
+        writeln!(
+            out,
+            "{}  {}",
+            p.value(&call),
+            p.label(&format!("({}, {rules})", e.format.name))
+        )?;
+        let multi = e.args.iter().any(|a| a.len() > 1);
+        for (i, comps) in e.args.iter().enumerate() {
+            for (j, c) in comps.iter().enumerate() {
+                let label = if multi {
+                    format!("src{i}.{}", ["x", "y", "z", "w"][j])
+                } else {
+                    format!("src{i}")
+                };
+                let mut body = format!(
+                    "{} = {}",
+                    bits_text(&c.domain, c.bits),
+                    value_text(&c.domain, c.bits)
+                );
+                if c.inexact_literal {
+                    body.push_str(&p.warn(&format!("  ({} rounded to nearest-even)", c.text)));
+                }
+                if let Some(z) = c.flushed_to {
+                    body.push_str(&p.warn(&format!(
+                        "  denorm, read as {} (§3.1.3.2)",
+                        value_text(&c.domain, z)
+                    )));
+                }
+                self.line(out, "", &format!("{label:<10}"), &body)?;
+            }
+        }
+        for o in &e.outputs {
+            let indent = if e.outputs.len() > 1 {
+                writeln!(out, "  {}", p.value(&format!("{}:", o.name)))?;
+                "  "
+            } else {
+                ""
+            };
+            self.op_output(out, indent, o)?;
+        }
+        let mut first = true;
+        for r in &e.rules_applied {
+            let label = if std::mem::replace(&mut first, false) {
+                "rules     "
+            } else {
+                "          "
+            };
+            self.line(
+                out,
+                "",
+                label,
+                &format!("{}  {}", p.label(r.section()), r.text()),
+            )?;
+        }
+        if let Some(c) = &e.check {
+            for (v, o) in c.verdicts.iter().zip(&e.outputs) {
+                let label = if c.verdicts.len() > 1 {
+                    format!("check {:<4}", o.name)
+                } else {
+                    "check     ".to_string()
+                };
+                let body = format!(
+                    "{} = {}: {}",
+                    bits_text(&o.domain, v.result),
+                    value_text(&o.domain, v.result),
+                    self.verdict_text(v)
+                );
+                self.line(out, "", &label, &body)?;
+                if let Some(rule) = v.broken {
+                    self.line(out, "", "          ", &format!("breaks {}", rule.cite()))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn op_summary(&mut self, out: &mut dyn Write, s: &BatchSummary) -> io::Result<()> {
+        let text = s.text();
+        let painted = if s.violate == 0 {
+            self.p.good(&text)
+        } else {
+            self.p.bad(&text)
+        };
+        writeln!(out, "{painted}")
+    }
+}
+
+impl Human {
+    /// What happened to an operand given as a value.
+    fn operand_note(&self, r: &Resolved, input: &str) -> Option<String> {
+        if !r.from_value {
+            return None;
+        }
+        Some(if r.exact {
+            format!("{input} (a value, represented exactly)")
+        } else {
+            self.p.warn(&format!(
+                "{input} (a value, rounded to nearest even: inexact; the distance is measured from the rounded pattern)"
+            ))
+        })
+    }
+
+    /// `0x3c00 = 1 (normal)`, with the flush note where it applies.
+    fn endpoint_text(&self, c: &ChannelDiff, e: &Endpoint) -> String {
+        let exp = match c.line {
+            Line::Rgb9e5 => format!(" at shared exponent {}", e.rgb9e5_exponent()),
+            Line::Float { .. } => String::new(),
+        };
+        let mut t = format!(
+            "{}{exp} = {} ({})",
+            c.bits_text(e),
+            self.p.value(&c.value_text(e)),
+            c.class_text(e)
+        );
+        if e.counted_as_zero {
+            t.push_str(&self.p.warn(&format!(
+                ", counted as {}0: D3D arithmetic flushes f32 subnormals (§3.1.3.2; --no-flush counts them)",
+                if e.value.is_negative() { "-" } else { "+" }
+            )));
+        }
+        t
+    }
+
+    fn channel_diff(&self, out: &mut dyn Write, c: &ChannelDiff) -> io::Result<()> {
+        let prefix = c
+            .channel
+            .map(|n| format!("{} ", n.to_uppercase()))
+            .unwrap_or_default();
+        let label = |l: &str| format!("{prefix}{l}");
+        self.line(out, "", &label("A"), &self.endpoint_text(c, &c.a))?;
+        self.line(out, "", &label("B"), &self.endpoint_text(c, &c.b))?;
+        let dist = match c.distance {
+            Some(0) => "0: the same point on the value line".to_string(),
+            Some(d) => {
+                let n = d.unsigned_abs();
+                let plural = if n == 1 { "" } else { "s" };
+                let side = if d > 0 { "above" } else { "below" };
+                let steps = match c.line {
+                    Line::Rgb9e5 => {
+                        let finer = c.a.rgb9e5_exponent().min(c.b.rgb9e5_exponent()) as i64 - 24;
+                        format!("{n} step{plural} of 2^{finer}, the finer word's grid,")
+                    }
+                    Line::Float { .. } => format!("{n} representable value{plural}"),
+                };
+                format!(
+                    "{} (B is {steps} {side} A)",
+                    super::distance_text(Some(d), true)
+                )
+            }
+            None => {
+                let which = match (c.a.value.is_nan(), c.b.value.is_nan()) {
+                    (true, true) => "A and B are NaN",
+                    (true, false) => "A is NaN",
+                    _ => "B is NaN",
+                };
+                format!("not measured: {which}, and NaN is not on the value line")
+            }
+        };
+        self.line(out, "", &label("distance"), &dist)?;
+        let ulp = |e: &Endpoint| {
+            e.ulp
+                .as_ref()
+                .map_or("none (infinite or NaN)".to_string(), |u| {
+                    format!("2^{} = {}", u.floor_log2(), super::error_text(u))
+                })
+        };
+        let ulp_text = if c.a.ulp == c.b.ulp {
+            format!("{} at both", ulp(&c.a))
+        } else {
+            format!("{} at A, {} at B", ulp(&c.a), ulp(&c.b))
+        };
+        self.line(out, "", &label("ulp"), &ulp_text)?;
+        if c.distance.is_some() {
+            self.line(
+                out,
+                "",
+                &label("abs error"),
+                &c.abs_error
+                    .as_ref()
+                    .map_or("infinite".to_string(), super::error_text),
+            )?;
+            self.line(
+                out,
+                "",
+                &label("rel error"),
+                &c.rel_error
+                    .as_ref()
+                    .map_or("infinite (A is zero or infinite)".to_string(), |r| {
+                        if r.is_zero() {
+                            "0".to_string()
+                        } else {
+                            format!("{:.6e}", r.to_f64_lossy())
+                        }
+                    }),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `add 1 0x33800000` as the user wrote it.
+fn op_call(e: &Evaluation) -> String {
+    let mut call = e.op_name.to_string();
+    for comps in &e.args {
+        call.push(' ');
+        let texts: Vec<&str> = comps.iter().map(|c| c.text.trim()).collect();
+        call.push_str(&texts.join(","));
+    }
+    call
+}
+
+/// A range of patterns with its values, count and width.
+fn range_text(domain: &Domain, lo: u64, hi: u64) -> String {
+    if lo == hi {
+        return format!("{} = {}", bits_text(domain, lo), value_text(domain, lo));
+    }
+    let (klo, khi) = (domain.key(lo).unwrap_or(0), domain.key(hi).unwrap_or(0));
+    let count = (khi - klo) as u64 + 1;
+    let width = AllowedSet::ulp_width(domain, (klo, khi));
+    format!(
+        "{}-{} = {} to {}  ({count} patterns, {width} ULP{} wide)",
+        bits_text(domain, lo),
+        bits_text(domain, hi),
+        value_text(domain, lo),
+        value_text(domain, hi),
+        if width == 1 { "" } else { "s" }
+    )
+}
+
+impl Human {
+    fn op_output(&self, out: &mut dyn Write, indent: &str, o: &OutputReport) -> io::Result<()> {
+        let p = self.p;
+        if let Some(x) = exact_text(&o.exact) {
+            self.line(out, indent, "exact     ", &x)?;
+        }
+        let strict = if o.domain.is_nan(o.preferred) {
+            "NaN".to_string()
+        } else {
+            format!(
+                "{} = {}",
+                bits_text(&o.domain, o.preferred),
+                value_text(&o.domain, o.preferred)
+            )
+        };
+        self.line(
+            out,
+            indent,
+            "strict    ",
+            &format!("{}  {}", p.value(&strict), p.label("(correctly rounded)")),
+        )?;
+        let ranges = o.allowed.bit_ranges(&o.domain);
+        let mut lines: Vec<String> = ranges
+            .iter()
+            .map(|&(lo, hi)| range_text(&o.domain, lo, hi))
+            .collect();
+        if o.allowed.nan {
+            lines.push("any NaN".to_string());
+        }
+        for (i, l) in lines.iter().enumerate() {
+            let label = if i == 0 { "allowed   " } else { "          " };
+            self.line(out, indent, label, &p.good(l))?;
+        }
+        Ok(())
+    }
+
+    fn verdict_text(&self, v: &OutputVerdict) -> String {
+        if v.conforms {
+            return self.p.good("conforms");
+        }
+        let how = match v.miss_ulps {
+            Some(n) => format!(
+                "violates, {n} ULP{} outside the allowed set",
+                if n == 1 { "" } else { "s" }
+            ),
+            None => "violates".to_string(),
+        };
+        self.p.bad(&how)
+    }
+
+    /// The one-line form of a batch line.
+    fn op_line(&mut self, out: &mut dyn Write, e: &Evaluation) -> io::Result<()> {
+        let call = op_call(e);
+        let o = e.main_output();
+        match &e.check {
+            Some(c) => {
+                let v = c
+                    .verdicts
+                    .iter()
+                    .find(|v| !v.conforms)
+                    .unwrap_or(&c.verdicts[0]);
+                let mut line = format!("{call} = {}  {}", c.text, self.verdict_text(v));
+                if !v.conforms {
+                    let oi = c
+                        .verdicts
+                        .iter()
+                        .position(|x| std::ptr::eq(x, v))
+                        .unwrap_or(0);
+                    let ob = &e.outputs[oi];
+                    line.push_str(&format!(
+                        ": allowed {}",
+                        allowed_text(&ob.domain, &ob.allowed)
+                    ));
+                    if let Some(r) = v.broken {
+                        line.push_str(&format!(" ({} {})", r.section(), r.text()));
+                    }
+                }
+                writeln!(out, "{line}")
+            }
+            None => {
+                let parts: Vec<String> = e
+                    .outputs
+                    .iter()
+                    .map(|o| {
+                        format!(
+                            "{}  allowed {}",
+                            bits_text(&o.domain, o.preferred),
+                            allowed_text(&o.domain, &o.allowed)
+                        )
+                    })
+                    .collect();
+                let _ = o;
+                writeln!(out, "{call}  -> {}", parts.join("; "))
+            }
+        }
     }
 }

@@ -1,6 +1,9 @@
 //! `--json`: one object per input, per line, always with `"schema": 1`. The keys are a
 //! contract documented in the README.
 
+use super::op_text::{bits_text, exact_script};
+use crate::d3d::line::BatchSummary;
+use crate::d3d::{Domain, Evaluation, OutputReport};
 use std::io::{self, Write};
 
 use serde_json::{Value, json};
@@ -11,6 +14,7 @@ use crate::exact::Number;
 use crate::format::describe::unbiased_exponent;
 use crate::format::encode::{Channel, Encoding, channels};
 use crate::format::{Format, hex_bits, text};
+use crate::ulp::{ChannelDiff, Compared, PairReport, Sample, SummaryReport};
 
 pub const SCHEMA: u32 = 1;
 
@@ -21,7 +25,8 @@ fn write_object(out: &mut dyn Write, v: &Value) -> io::Result<()> {
     writeln!(out)
 }
 
-fn number_text(n: &Number) -> String {
+/// The exact decimal of a number, or `inf`, `-inf`, `nan`.
+pub(super) fn number_text(n: &Number) -> String {
     match n {
         Number::Nan { .. } => "nan".into(),
         Number::Infinity { neg } => if *neg { "-inf" } else { "inf" }.into(),
@@ -121,8 +126,14 @@ impl Renderer for Json {
         let channel_entry = |i: usize| {
             let o = &e.outcomes[i];
             let err = e.error(i);
+            let (bits, mantissa) = match chans[i] {
+                Channel::Float(f, b) => (Some(hex_bits(b, f.width())), None),
+                Channel::Rgb9e5(ch) => (None, Some(ch.mantissa)),
+            };
             json!({
                 "input": e.inputs[i],
+                "bits": bits,
+                "mantissa": mantissa,
                 "value": number_text(&chans[i].value()),
                 "shortest": chans[i].shortest(),
                 "exact": o.exact,
@@ -159,4 +170,235 @@ impl Renderer for Json {
         obj["other_modes"] = Value::Object(alternatives);
         write_object(out, &obj)
     }
+
+    fn ulp_diff(&mut self, out: &mut dyn Write, d: &PairReport) -> io::Result<()> {
+        let p = d.pair;
+        let width = p.format.width();
+        let mut obj = json!({
+            "schema": SCHEMA,
+            "kind": "pair",
+            "format": p.format.name(),
+            "a": hex_bits(p.a.bits, width),
+            "b": hex_bits(p.b.bits, width),
+            "distance": distance_json(p.distance()),
+            "nan": p.has_nan(),
+            "a_input": d.inputs[0],
+            "b_input": d.inputs[1],
+            "a_inexact": !p.a.exact,
+            "b_inexact": !p.b.exact,
+            "flush_subnormals": p.opts.flush_subnormals,
+            "max": d.limit,
+            "exceeds": d.limit.map(|l| p.exceeds(l)),
+        });
+        let channels: Vec<Value> = p.channels.iter().map(channel_diff_object).collect();
+        match p.format {
+            Format::Float(_) => {
+                // A single channel: its keys sit at the top level.
+                if let (Value::Object(top), Value::Object(ch)) = (&mut obj, &channels[0]) {
+                    for (k, v) in ch {
+                        if k != "channel" && !top.contains_key(k) {
+                            top.insert(k.clone(), v.clone());
+                        }
+                    }
+                }
+            }
+            _ => obj["channels"] = Value::Array(channels),
+        }
+        write_object(out, &obj)
+    }
+
+    fn ulp_summary(&mut self, out: &mut dyn Write, s: &SummaryReport) -> io::Result<()> {
+        let m = s.summary;
+        let sample = |x: &Sample| {
+            json!({
+                "index": x.index,
+                "channel": x.channel.map(|c| crate::ulp::CHANNEL_NAMES[c]),
+                "a": super::sample_bits(s.format, x, x.a),
+                "b": super::sample_bits(s.format, x, x.b),
+                "distance": distance_json(x.distance),
+            })
+        };
+        let mut obj = json!({
+            "schema": SCHEMA,
+            "kind": "summary",
+            "format": s.format.name(),
+            "flush_subnormals": s.opts.flush_subnormals,
+            "count": m.compared,
+            "measured": m.measured(),
+            "max_abs": m.max_abs,
+            "mean_abs": m.mean_abs(),
+            "histogram": m.histogram_rows().iter().map(|(label, n)| json!({"range": label, "count": n})).collect::<Vec<_>>(),
+            "nan_mismatches": m.nan_mismatches,
+            "nan_both": m.nan_both,
+            "max": m.limit,
+            "over_max": m.over_limit,
+            "failed": m.failed(),
+            "worst": m.worst.iter().map(sample).collect::<Vec<_>>(),
+            "first_nans": m.first_nans.iter().map(sample).collect::<Vec<_>>(),
+        });
+        if let Compared::Files {
+            expected,
+            actual,
+            elements,
+        } = &s.compared
+        {
+            obj["expected"] = json!(expected);
+            obj["actual"] = json!(actual);
+            obj["elements"] = json!(elements);
+        }
+        write_object(out, &obj)
+    }
+
+    fn op(&mut self, out: &mut dyn Write, e: &Evaluation, _batch: bool) -> io::Result<()> {
+        let args: Vec<Value> = e
+            .args
+            .iter()
+            .map(|comps| {
+                let bits: Vec<Value> = comps
+                    .iter()
+                    .map(|c| Value::String(bits_text(&c.domain, c.bits)))
+                    .collect();
+                if bits.len() == 1 {
+                    bits.into_iter().next().unwrap()
+                } else {
+                    Value::Array(bits)
+                }
+            })
+            .collect();
+        let operands: Vec<Value> = e
+            .args
+            .iter()
+            .flatten()
+            .map(|c| {
+                json!({
+                    "text": c.text,
+                    "bits": bits_text(&c.domain, c.bits),
+                    "inexact_literal": c.inexact_literal,
+                    "flushed_to": c.flushed_to.map(|z| bits_text(&c.domain, z)),
+                })
+            })
+            .collect();
+        let output = |o: &OutputReport| -> Value {
+            let preferred = match o.domain {
+                Domain::Bool => Value::Bool(o.preferred != 0),
+                _ => Value::String(bits_text(&o.domain, o.preferred)),
+            };
+            let ranges = o.allowed.ascending_bit_ranges(&o.domain);
+            let allowed: Vec<Value> = ranges
+                .iter()
+                .map(|&(lo, hi)| json!([bits_text(&o.domain, lo), bits_text(&o.domain, hi)]))
+                .collect();
+            // Per range of `allowed`: how many patterns and how many ULPs from end to end.
+            let widths: Vec<Value> = ranges
+                .iter()
+                .map(|&(lo, hi)| {
+                    let (a, b) = (o.domain.key(lo).unwrap_or(0), o.domain.key(hi).unwrap_or(0));
+                    let r = (a.min(b), a.max(b));
+                    json!({
+                        "count": (r.1 - r.0) as u64 + 1,
+                        "ulps": crate::d3d::AllowedSet::ulp_width(&o.domain, r),
+                    })
+                })
+                .collect();
+            json!({
+                "name": o.name,
+                "format": o.domain.name(),
+                "preferred": preferred,
+                "allowed": allowed,
+                "widths": widths,
+                "nan_allowed": o.allowed.nan,
+                "count": o.allowed.count(),
+                "exact": exact_script(&o.exact),
+                "approx": match o.exact {
+                    crate::d3d::ExactResult::Approx(x) => json!(x),
+                    _ => Value::Null,
+                },
+            })
+        };
+        let main = output(e.main_output());
+        let mut obj = json!({
+            "schema": SCHEMA,
+            "op": e.op_name,
+            "format": e.format.name,
+            "result_format": e.main_output().domain.name(),
+            "rules": e.rules.as_str(),
+            "args": args,
+            "operands": operands,
+            "exact": main["exact"],
+            "approx": main["approx"],
+            "preferred": main["preferred"],
+            "allowed": main["allowed"],
+            "widths": main["widths"],
+            "nan_allowed": main["nan_allowed"],
+            "count": main["count"],
+            "rules_applied": e.rules_applied.iter().map(|r| r.cite()).collect::<Vec<_>>(),
+        });
+        if e.outputs.len() > 1 {
+            obj["outputs"] = Value::Array(e.outputs.iter().map(output).collect());
+        }
+        if let Some(c) = &e.check {
+            let v = &c.verdicts[0];
+            let o = e.main_output();
+            obj["result"] = match o.domain {
+                Domain::Bool => Value::Bool(v.result != 0),
+                _ => Value::String(bits_text(&o.domain, v.result)),
+            };
+            obj["conforms"] = Value::Bool(c.conforms);
+            obj["miss_ulps"] = json!(c.verdicts.iter().map(|v| v.miss_ulps).max().flatten());
+            obj["broken_rule"] = json!(c.verdicts.iter().find_map(|v| v.broken.map(|r| r.cite())));
+        }
+        write_object(out, &obj)
+    }
+
+    fn op_summary(&mut self, out: &mut dyn Write, s: &BatchSummary) -> io::Result<()> {
+        write_object(
+            out,
+            &json!({
+                "schema": SCHEMA,
+                "summary": {
+                    "lines": s.lines,
+                    "checked": s.checked,
+                    "conform": s.conform,
+                    "violate": s.violate,
+                }
+            }),
+        )
+    }
+}
+
+/// A distance as a JSON integer (null when a NaN is involved). Beyond 64 bits, which only
+/// f64 distances across zero reach, it goes out as the nearest double.
+fn distance_json(d: Option<i128>) -> Value {
+    match d {
+        None => Value::Null,
+        Some(d) => serde_json::Number::from_i128(d)
+            .map(Value::Number)
+            .unwrap_or_else(|| json!(d as f64)),
+    }
+}
+
+fn channel_diff_object(c: &ChannelDiff) -> Value {
+    let ulp = |e: &crate::ulp::Endpoint| e.ulp.as_ref().and_then(|u| u.decimal_expansion());
+    let mut obj = json!({
+        "channel": c.channel,
+        "channel_format": c.format,
+        "a": c.bits_text(&c.a),
+        "b": c.bits_text(&c.b),
+        "distance": distance_json(c.distance),
+        "a_value": c.value_text(&c.a),
+        "b_value": c.value_text(&c.b),
+        "a_class": c.class_text(&c.a),
+        "b_class": c.class_text(&c.b),
+        "a_flushed": c.a.counted_as_zero,
+        "b_flushed": c.b.counted_as_zero,
+        "a_ulp": ulp(&c.a),
+        "b_ulp": ulp(&c.b),
+        "abs_error": c.abs_error.as_ref().and_then(|r| r.decimal_expansion()),
+        "rel_error": c.rel_error.as_ref().map(|r| r.to_f64_lossy()),
+    });
+    if let crate::ulp::Line::Rgb9e5 = c.line {
+        obj["a_exponent"] = json!(c.a.rgb9e5_exponent());
+        obj["b_exponent"] = json!(c.b.rgb9e5_exponent());
+    }
+    obj
 }

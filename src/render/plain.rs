@@ -1,21 +1,36 @@
 //! `--plain`: just the answer, one line per input (the script contract in the README).
 
+use super::op_text::{push_allowed, push_bits};
+use crate::d3d::line::BatchSummary;
+use crate::d3d::{Domain, Evaluation};
 use std::io::{self, Write};
 
 use super::Renderer;
 use crate::convert::Report;
 use crate::format::encode::{Encoding, channels};
-use crate::format::{Format, hex_bits};
+use crate::format::{Format, hex_bits, text};
+use crate::ulp::{Compared, PairReport, SummaryReport};
 
-pub struct Plain;
+#[derive(Default)]
+pub struct Plain {
+    /// One line's text, reused across lines: stdin batches are the hot path.
+    line: String,
+}
 
 impl Renderer for Plain {
     fn decode(&mut self, out: &mut dyn Write, format: &Format, bits: u64) -> io::Result<()> {
-        let values: Vec<String> = channels(format, bits)
-            .iter()
-            .map(|c| c.shortest())
-            .collect();
-        writeln!(out, "{}", values.join(" "))
+        self.line.clear();
+        if let Format::Float(f) = format {
+            text::write_shortest(&mut self.line, f, bits);
+        } else {
+            let values: Vec<String> = channels(format, bits)
+                .iter()
+                .map(|c| c.shortest())
+                .collect();
+            self.line.push_str(&values.join(" "));
+        }
+        self.line.push('\n');
+        out.write_all(self.line.as_bytes())
     }
 
     fn convert(&mut self, out: &mut dyn Write, r: &Report) -> io::Result<()> {
@@ -28,5 +43,62 @@ impl Renderer for Plain {
 
     fn encode(&mut self, out: &mut dyn Write, e: &Encoding) -> io::Result<()> {
         writeln!(out, "{}", hex_bits(e.bits, e.format.width()))
+    }
+
+    /// The signed distance, or `nan`; packed words: one per channel, space separated.
+    fn ulp_diff(&mut self, out: &mut dyn Write, d: &PairReport) -> io::Result<()> {
+        let ds: Vec<String> = d
+            .pair
+            .channels
+            .iter()
+            .map(|c| super::distance_text(c.distance, false))
+            .collect();
+        writeln!(out, "{}", ds.join(" "))
+    }
+
+    /// Stdin pairs: nothing, so the output stays one line per input. Buffers: one line of
+    /// `key=value` fields.
+    fn ulp_summary(&mut self, out: &mut dyn Write, s: &SummaryReport) -> io::Result<()> {
+        if s.compared == Compared::Pairs {
+            return Ok(());
+        }
+        let m = s.summary;
+        writeln!(
+            out,
+            "count={} max={} mean={} nan={} over_max={}",
+            m.compared,
+            m.max_abs,
+            m.mean_abs().map_or("nan".to_string(), |x| format!("{x}")),
+            m.nans(),
+            m.over_limit
+        )
+    }
+
+    /// The correctly rounded bits and the allowed set (`true`/`false` for comparisons;
+    /// sincos: sine then cosine); with `--check`, the verdict.
+    fn op(&mut self, out: &mut dyn Write, e: &Evaluation, _batch: bool) -> io::Result<()> {
+        self.line.clear();
+        if let Some(c) = &e.check {
+            self.line
+                .push_str(if c.conforms { "conforms" } else { "violates" });
+        } else {
+            for (i, o) in e.outputs.iter().enumerate() {
+                if i > 0 {
+                    self.line.push(' ');
+                }
+                push_bits(&mut self.line, &o.domain, o.preferred);
+                if o.domain != Domain::Bool {
+                    self.line.push(' ');
+                    push_allowed(&mut self.line, &o.domain, &o.allowed);
+                }
+            }
+        }
+        self.line.push('\n');
+        out.write_all(self.line.as_bytes())
+    }
+
+    /// The summary goes to stderr (the command writes it): stdout stays one line per input.
+    fn op_summary(&mut self, _out: &mut dyn Write, _s: &BatchSummary) -> io::Result<()> {
+        Ok(())
     }
 }

@@ -1,0 +1,105 @@
+//! `op`: evaluate a D3D shader instruction, or check a batch of results from stdin.
+
+use std::io::Write;
+
+use super::Verdict;
+use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
+use crate::d3d::line::{BatchSummary, parse_line};
+use crate::d3d::{Op, OpError, OpRequest, RuleSet, evaluate};
+use crate::format::Format;
+use crate::render::{Renderer, Style};
+
+/// What `op` was asked.
+pub struct OpCommand {
+    pub format: Format,
+    pub rules: RuleSet,
+    pub check: Option<String>,
+    /// `OP ARG...`; stdin lines when empty.
+    pub words: Vec<String>,
+    pub style: Style,
+}
+
+/// An operand error names its command-line argument (the instruction is argument 1).
+fn argument_error(e: OpError, words: &[String]) -> anyhow::Error {
+    match e {
+        OpError::Operand {
+            index,
+            text,
+            source,
+        } => BadInput::new(Origin::Argument(index + 1), &text, source).into(),
+        OpError::Integer {
+            index, ref text, ..
+        } => BadInput::new(Origin::Argument(index + 1), text, &e).into(),
+        OpError::UnknownOp(_) => BadInput::new(Origin::Argument(1), &words[0], &e).into(),
+        other => anyhow::anyhow!("{other}"),
+    }
+}
+
+pub fn run(req: &OpCommand, r: &mut dyn Renderer, out: &mut dyn Write) -> anyhow::Result<Verdict> {
+    let fmt = match req.format {
+        Format::Float(f) if matches!(f.name, "f32" | "f16" | "f64") => f,
+        Format::Float(_) | Format::R11G11B10 | Format::Rgb9e5 => {
+            anyhow::bail!(
+                "op works in f32, f16 or f64 (D3D has no {} arithmetic)",
+                req.format.name()
+            )
+        }
+    };
+    if req.words.is_empty() {
+        if req.check.is_some() {
+            anyhow::bail!("--check needs an instruction; on stdin, write 'OP ARG... = RESULT'");
+        }
+        return batch(req, &fmt, r, out);
+    }
+    let (op, format) = Op::parse(&req.words[0], &fmt).map_err(|e| argument_error(e, &req.words))?;
+    let request = OpRequest {
+        op,
+        format,
+        rules: req.rules,
+        args: req.words[1..]
+            .iter()
+            .map(|w| w.split(',').map(str::to_string).collect())
+            .collect(),
+        check: req.check.clone(),
+    };
+    let eval = evaluate(&request).map_err(|e| argument_error(e, &req.words))?;
+    r.op(out, &eval, false)?;
+    Ok(match eval.conforms() {
+        Some(false) => Verdict::Negative,
+        _ => Verdict::Success,
+    })
+}
+
+fn batch(
+    req: &OpCommand,
+    fmt: &crate::format::FloatFormat,
+    r: &mut dyn Renderer,
+    out: &mut dyn Write,
+) -> anyhow::Result<Verdict> {
+    let mut summary = BatchSummary::default();
+    let n = for_each_stdin_line(|origin, line| {
+        let eval = parse_line(line, fmt, req.rules)
+            .and_then(|request| evaluate(&request))
+            .map_err(|e| BadInput::new(origin, line, e))?;
+        summary.add(eval.conforms());
+        r.op(out, &eval, true)?;
+        Ok(())
+    })?;
+    if n == 0 {
+        return Err(no_input());
+    }
+    if summary.checked > 0 {
+        // Scripts read stdout line by line: the machine styles put the summary on stderr
+        // (JSON also ends with a summary object).
+        r.op_summary(out, &summary)?;
+        if matches!(req.style, Style::Plain | Style::Csv | Style::Json) {
+            out.flush()?;
+            eprintln!("d3dfloat: {}", summary.text());
+        }
+    }
+    Ok(if summary.violate > 0 {
+        Verdict::Negative
+    } else {
+        Verdict::Success
+    })
+}

@@ -1,0 +1,177 @@
+//! `ulp-diff`: distances in ULPs between two values, between `A B` lines on stdin, or
+//! between two raw buffers element by element.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use super::Verdict;
+use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
+use crate::format::Format;
+use crate::render::Renderer;
+use crate::ulp::{
+    Compared, DiffOptions, Layout, PairDiff, PairReport, Resolved, Summary, SummaryReport,
+    compare_streams, diff_pair, resolve_operand,
+};
+
+/// What `ulp-diff` was asked.
+pub struct UlpDiffRequest {
+    pub format: Format,
+    pub opts: DiffOptions,
+    /// `--max N`: a distance beyond N (or a NaN) is a negative verdict.
+    pub limit: Option<u64>,
+    /// `A B` as typed; stdin pairs when empty.
+    pub inputs: Vec<String>,
+    /// `--files EXPECTED ACTUAL`.
+    pub files: Option<(PathBuf, PathBuf)>,
+}
+
+fn read(format: Format, origin: Origin, text: &str) -> Result<Resolved, BadInput> {
+    resolve_operand(text, format).map_err(|e| BadInput::new(origin, text, e))
+}
+
+fn verdict(failed: bool) -> Verdict {
+    if failed {
+        Verdict::Negative
+    } else {
+        Verdict::Success
+    }
+}
+
+pub fn run(
+    req: &UlpDiffRequest,
+    r: &mut dyn Renderer,
+    out: &mut dyn Write,
+) -> anyhow::Result<Verdict> {
+    if let Some((expected, actual)) = &req.files {
+        if !req.inputs.is_empty() {
+            anyhow::bail!("--files compares two files; give no values with it");
+        }
+        return compare_files(req, expected, actual, r, out);
+    }
+    match req.inputs.len() {
+        0 => compare_stdin_pairs(req, r, out),
+        2 => {
+            // Both operands are read before anything is written.
+            let a = read(req.format, Origin::Argument(1), &req.inputs[0])?;
+            let b = read(req.format, Origin::Argument(2), &req.inputs[1])?;
+            let pair = diff_pair(req.format, a, b, req.opts);
+            r.ulp_diff(
+                out,
+                &PairReport {
+                    pair: &pair,
+                    inputs: [&req.inputs[0], &req.inputs[1]],
+                    limit: req.limit,
+                    batch: false,
+                },
+            )?;
+            Ok(verdict(req.limit.is_some_and(|l| pair.exceeds(l))))
+        }
+        n => anyhow::bail!(
+            "ulp-diff takes two values A B (or none, to read A B lines from stdin); {n} given"
+        ),
+    }
+}
+
+fn compare_stdin_pairs(
+    req: &UlpDiffRequest,
+    r: &mut dyn Renderer,
+    out: &mut dyn Write,
+) -> anyhow::Result<Verdict> {
+    let mut summary = Summary::new(req.limit);
+    let n = for_each_stdin_line(|origin, line| {
+        let texts: Vec<&str> = line.split_whitespace().collect();
+        let [a_text, b_text] = texts[..] else {
+            return Err(BadInput::new(
+                origin,
+                line,
+                format!("expected two operands A B, found {}", texts.len()),
+            )
+            .into());
+        };
+        let a = read(req.format, origin, a_text)?;
+        let b = read(req.format, origin, b_text)?;
+        let pair: PairDiff = diff_pair(req.format, a, b, req.opts);
+        let line_no = match origin {
+            Origin::Line(n) | Origin::Argument(n) => n as u64,
+        };
+        summary.record_pair(line_no, &pair);
+        r.ulp_diff(
+            out,
+            &PairReport {
+                pair: &pair,
+                inputs: [a_text, b_text],
+                limit: req.limit,
+                batch: true,
+            },
+        )?;
+        Ok(())
+    })?;
+    if n == 0 {
+        return Err(no_input());
+    }
+    r.ulp_summary(
+        out,
+        &SummaryReport {
+            format: req.format,
+            opts: req.opts,
+            compared: Compared::Pairs,
+            summary: &summary,
+        },
+    )?;
+    Ok(verdict(summary.failed()))
+}
+
+fn compare_files(
+    req: &UlpDiffRequest,
+    expected: &PathBuf,
+    actual: &PathBuf,
+    r: &mut dyn Renderer,
+    out: &mut dyn Write,
+) -> anyhow::Result<Verdict> {
+    let open = |p: &PathBuf| File::open(p).with_context(|| format!("opening {}", p.display()));
+    let (fe, fa) = (open(expected)?, open(actual)?);
+    let layout = Layout::new(req.format, req.opts);
+    let names = format!("{} and {}", expected.display(), actual.display());
+    // Regular files tell their sizes up front, so a mismatch costs no reading; pipes and
+    // other streams are checked by the comparison itself as they end.
+    if let (Ok(me), Ok(ma)) = (fe.metadata(), fa.metadata())
+        && me.is_file()
+        && ma.is_file()
+    {
+        let (se, sa) = (me.len(), ma.len());
+        let element = layout.element_bytes() as u64;
+        if se != sa {
+            anyhow::bail!(
+                "{names} differ in size: {} is {se} bytes, {} is {sa} bytes",
+                expected.display(),
+                actual.display()
+            );
+        }
+        if se % element != 0 {
+            anyhow::bail!(
+                "{names}: {se} bytes (both) is not a whole number of {element}-byte {} elements",
+                req.format.name()
+            );
+        }
+    }
+    let mut summary = Summary::new(req.limit);
+    let elements = compare_streams(&layout, fe, fa, &mut summary)
+        .with_context(|| format!("comparing {names}"))?;
+    r.ulp_summary(
+        out,
+        &SummaryReport {
+            format: req.format,
+            opts: req.opts,
+            compared: Compared::Files {
+                expected: expected.display().to_string(),
+                actual: actual.display().to_string(),
+                elements,
+            },
+            summary: &summary,
+        },
+    )?;
+    Ok(verdict(summary.failed()))
+}

@@ -1,0 +1,753 @@
+//! add, sub, mul, div and the fused mad/dp2/dp3/dp4: the evaluation context and the
+//! arithmetic whose tolerance is counted in ULPs.
+
+use super::allowed::{AllowedSet, Domain};
+use super::numeric::value_f64;
+use super::numeric::{self, Position, is_zero, mag, position_exact, rne, tolerance_set};
+use super::rules::{Rule, RuleSet, Ulps, denorm_rule};
+use super::{ExactResult, Op, OperandReport, OutputReport};
+use crate::exact::{Number, Ratio};
+use crate::format::{Class, FloatFormat};
+
+/// The state of one evaluation: the working format, the rule set and the rules used.
+pub struct Ctx {
+    pub f: FloatFormat,
+    pub rules: RuleSet,
+    pub notes: Vec<Rule>,
+}
+
+/// What a basic (unfused) step gives before any tolerance.
+#[derive(Clone, Debug)]
+pub enum Basic {
+    /// Any NaN, because of this rule.
+    Nan(Rule),
+    /// Exactly this representable value (an identity, an infinity, a zero).
+    Exactly(Number, Rule),
+    /// The exact finite result, to be rounded within the step's tolerance.
+    Rounded(Number),
+}
+
+/// A result set with its preferred (correctly rounded) pattern and the rule that governs it.
+pub struct Shaped {
+    pub set: AllowedSet,
+    pub preferred: u64,
+    pub governing: Rule,
+}
+
+impl Ctx {
+    pub fn new(f: FloatFormat, rules: RuleSet) -> Ctx {
+        Ctx {
+            f,
+            rules,
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn note(&mut self, r: Rule) {
+        if !self.notes.contains(&r) {
+            self.notes.push(r);
+        }
+    }
+
+    pub fn domain(&self) -> Domain {
+        Domain::Float(self.f)
+    }
+
+    /// The operand's value after the input flush.
+    pub fn value(&self, r: &OperandReport) -> Number {
+        match r.domain {
+            Domain::Float(f) => f.value(r.flushed_to.unwrap_or(r.bits)),
+            _ => unreachable!("float operand expected"),
+        }
+    }
+
+    /// The operand's value after the input flush, as an `f64` (exact for every format).
+    pub fn fv(&self, r: &OperandReport) -> f64 {
+        match r.domain {
+            Domain::Float(f) => value_f64(&f, r.flushed_to.unwrap_or(r.bits)),
+            _ => unreachable!("float operand expected"),
+        }
+    }
+
+    /// Notes how the operands were read (flushed or kept denorms).
+    pub fn note_operands(&mut self, args: &[Vec<OperandReport>]) {
+        for r in args.iter().flatten() {
+            if r.flushed_to.is_some() {
+                self.note(Rule::FlushInput);
+            } else if let Domain::Float(f) = r.domain
+                && f.class(r.bits) == Class::Subnormal
+                && let Some(rule) = denorm_rule(&f)
+            {
+                self.note(rule);
+            }
+        }
+    }
+
+    /// The tolerance of an unfused add or multiply, noting its rule.
+    pub fn unfused(&mut self) -> (Ulps, Rule) {
+        let rule = match (self.f.name, self.rules) {
+            ("f16", _) => Rule::F16HalfUlp,
+            ("f64", _) => Rule::F64Ieee,
+            (_, RuleSet::D3D10) => Rule::D3D10OneUlp,
+            _ => Rule::HalfUlp,
+        };
+        self.note(rule);
+        let ulps = if rule == Rule::D3D10OneUlp {
+            Ulps::One
+        } else {
+            Ulps::Half
+        };
+        (ulps, rule)
+    }
+
+    pub fn flushes(&self) -> bool {
+        self.f.arithmetic_flushes_subnormals
+    }
+
+    /// The output flush of 32-bit arithmetic (§3.1.3.2), noted when it changes the set.
+    pub fn finish(&mut self, mut set: AllowedSet) -> AllowedSet {
+        if self.flushes() && set.flush_subnormals(&self.f) {
+            self.note(Rule::FlushOutput);
+        }
+        set
+    }
+
+    pub fn flush_bits(&self, bits: u64) -> u64 {
+        if self.flushes() && self.f.class(bits) == Class::Subnormal {
+            self.f.assemble(self.f.fields(bits).sign, 0, 0)
+        } else {
+            bits
+        }
+    }
+
+    pub fn qnan(&self) -> u64 {
+        self.f.quiet_nan()
+    }
+
+    /// Allowed set of a basic step with the given tolerance, flushed as an output.
+    pub fn shape(&mut self, basic: &Basic, tol: Ulps, tol_rule: Rule) -> Shaped {
+        match basic {
+            Basic::Nan(rule) => {
+                self.note(*rule);
+                Shaped {
+                    set: AllowedSet::any_nan(),
+                    preferred: self.qnan(),
+                    governing: *rule,
+                }
+            }
+            Basic::Exactly(v, rule) => {
+                self.note(*rule);
+                let bits = self.flush_bits(rne(&self.f, v));
+                Shaped {
+                    set: AllowedSet::single(&self.domain(), bits),
+                    preferred: bits,
+                    governing: *rule,
+                }
+            }
+            Basic::Rounded(x) => {
+                let pos = position_exact(&self.f, x);
+                let set = self.tolerance_around(x, &pos, tol);
+                Shaped {
+                    preferred: self.flush_bits(rne(&self.f, x)),
+                    set,
+                    governing: tol_rule,
+                }
+            }
+        }
+    }
+
+    /// The patterns within `tol` of `x`, its correct rounding included, output-flushed.
+    pub fn tolerance_around(&mut self, x: &Number, pos: &Position, tol: Ulps) -> AllowedSet {
+        let mut set = tolerance_set(&self.f, pos, tol);
+        let nearest = rne(&self.f, x);
+        if self.f.class(nearest) == Class::Infinity {
+            self.note(Rule::Overflow);
+        }
+        set.add_bits(&self.domain(), nearest);
+        self.finish(set)
+    }
+
+    pub fn add_basic(&self, a: &Number, b: &Number) -> Basic {
+        use Number::*;
+        match (a, b) {
+            (Nan { .. }, _) | (_, Nan { .. }) => Basic::Nan(Rule::NanPropagates),
+            (Infinity { neg: p }, Infinity { neg: q }) if p != q => Basic::Nan(Rule::InvalidNan),
+            (Infinity { .. }, _) => Basic::Exactly(a.clone(), Rule::InfinityArithmetic),
+            (_, Infinity { .. }) => Basic::Exactly(b.clone(), Rule::InfinityArithmetic),
+            _ => {
+                // §3.1.3.2: x ± 0 = x exactly, and -0 + 0 = +0.
+                match (is_zero(a), is_zero(b)) {
+                    (true, true) => Basic::Exactly(
+                        Number::zero(a.is_negative() && b.is_negative()),
+                        Rule::NegZeroPlusZero,
+                    ),
+                    (true, false) => Basic::Exactly(b.clone(), Rule::AddZeroIdentity),
+                    (false, true) => Basic::Exactly(a.clone(), Rule::AddZeroIdentity),
+                    _ => {
+                        let x = numeric::add(a, b);
+                        if is_zero(&x) {
+                            Basic::Exactly(Number::zero(false), Rule::ExactCancellation)
+                        } else {
+                            Basic::Rounded(x)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn mul_basic(&self, a: &Number, b: &Number) -> Basic {
+        use Number::*;
+        let neg = a.is_negative() != b.is_negative();
+        match (a, b) {
+            (Nan { .. }, _) | (_, Nan { .. }) => Basic::Nan(Rule::NanPropagates),
+            (Infinity { .. }, _) | (_, Infinity { .. }) => {
+                if (a.is_nan() || matches!(a, Finite { .. }) && is_zero(a))
+                    || (matches!(b, Finite { .. }) && is_zero(b))
+                {
+                    Basic::Nan(Rule::InvalidNan)
+                } else {
+                    Basic::Exactly(Infinity { neg }, Rule::InfinityArithmetic)
+                }
+            }
+            _ => {
+                if is_one(b) {
+                    Basic::Exactly(signed(a, b.is_negative()), Rule::MulOneIdentity)
+                } else if is_one(a) {
+                    Basic::Exactly(signed(b, a.is_negative()), Rule::MulOneIdentity)
+                } else if is_zero(a) || is_zero(b) {
+                    Basic::Exactly(Number::zero(neg), Rule::ZeroOperand)
+                } else {
+                    Basic::Rounded(numeric::mul(a, b))
+                }
+            }
+        }
+    }
+
+    /// Dispatches an instruction.
+    pub fn run(
+        &mut self,
+        op: Op,
+        args: &[Vec<OperandReport>],
+        outs: &[(&'static str, Domain)],
+    ) -> Vec<OutputReport> {
+        self.note_operands(args);
+        let v = |i: usize, c: usize| self.value(&args[i][c]);
+        let one = |_: &mut Ctx, s: Shaped, exact: ExactResult| single_output(outs, s, exact);
+        match op {
+            Op::Add | Op::Sub => {
+                let (a, mut b) = (v(0, 0), v(1, 0));
+                if op == Op::Sub {
+                    b = b.negate();
+                }
+                let basic = self.add_basic(&a, &b);
+                let (tol, rule) = self.unfused();
+                let exact = exact_of(&basic);
+                let s = self.shape(&basic, tol, rule);
+                one(self, s, exact)
+            }
+            Op::Mul => {
+                let (a, b) = (v(0, 0), v(1, 0));
+                let basic = self.mul_basic(&a, &b);
+                let (tol, rule) = self.unfused();
+                let exact = exact_of(&basic);
+                let s = self.shape(&basic, tol, rule);
+                one(self, s, exact)
+            }
+            Op::Div => {
+                let (a, b) = (v(0, 0), v(1, 0));
+                let (s, exact) = if self.f.name == "f64" {
+                    self.ddiv(&args[0][0], &args[1][0])
+                } else {
+                    self.div(&a, &b)
+                };
+                one(self, s, exact)
+            }
+            Op::Mad => {
+                let (a, b, c) = (v(0, 0), v(1, 0), v(2, 0));
+                let (s, exact) = self.fused(vec![(a, b)], Some(c));
+                one(self, s, exact)
+            }
+            Op::Dp2 | Op::Dp3 | Op::Dp4 => {
+                let pairs = (0..args[0].len()).map(|c| (v(0, c), v(1, c))).collect();
+                let (s, exact) = self.fused(pairs, None);
+                one(self, s, exact)
+            }
+            Op::Min | Op::Max | Op::Eq | Op::Ne | Op::Lt | Op::Ge | Op::Gt | Op::Le => {
+                self.select(op, args, outs)
+            }
+            Op::Ftoi
+            | Op::Ftou
+            | Op::Itof
+            | Op::Utof
+            | Op::F16ToF32
+            | Op::F32ToF16
+            | Op::Dtof
+            | Op::Ftod => self.convert(op, &args[0][0], outs),
+            _ => self.function(op, &args[0][0], outs),
+        }
+    }
+
+    // ----- divide -----
+
+    fn div_basic(&self, a: &Number, b: &Number) -> Basic {
+        use Number::*;
+        let neg = a.is_negative() != b.is_negative();
+        match (a, b) {
+            (Nan { .. }, _) | (_, Nan { .. }) => Basic::Nan(Rule::NanPropagates),
+            (Infinity { .. }, Infinity { .. }) => Basic::Nan(Rule::InvalidNan),
+            _ if is_zero_num(a) && is_zero_num(b) => Basic::Nan(Rule::DivideByZero),
+            _ if is_one(b) => Basic::Exactly(signed(a, b.is_negative()), Rule::DivOneIdentity),
+            (Infinity { .. }, _) => Basic::Exactly(Infinity { neg }, Rule::InfinityArithmetic),
+            (_, Infinity { .. }) => Basic::Exactly(Number::zero(neg), Rule::InfinityArithmetic),
+            _ if is_zero(b) => Basic::Exactly(Infinity { neg }, Rule::DivideByZero),
+            _ if is_zero(a) => Basic::Exactly(Number::zero(neg), Rule::ZeroOperand),
+            _ => Basic::Rounded(numeric::div(a, b)),
+        }
+    }
+
+    /// 32-bit and float16 divide: direct, or a * (1/b) (§3.1.3.2).
+    fn div(&mut self, a: &Number, b: &Number) -> (Shaped, ExactResult) {
+        let basic = self.div_basic(a, b);
+        let exact = exact_of(&basic);
+        let (tol, tol_rule) = self.unfused();
+        let b_finite_nonzero = matches!(b, Number::Finite { .. }) && !is_zero(b);
+        match &basic {
+            Basic::Rounded(x) => {
+                let two = self.two_step_divide(a, b);
+                let mut set = self.at_least_as_close(x, &two);
+                set.union(&two);
+                let nearest = self.flush_bits(rne(&self.f, x));
+                set.add_bits(&self.domain(), nearest);
+                let _ = tol;
+                let set = self.finish(set);
+                (
+                    Shaped {
+                        set,
+                        preferred: nearest,
+                        governing: self.div_rule(),
+                    },
+                    exact,
+                )
+            }
+            Basic::Exactly(_, Rule::InfinityArithmetic | Rule::ZeroOperand) if b_finite_nonzero => {
+                let mut s = self.shape(&basic, tol, tol_rule);
+                let two = self.two_step_divide(a, b);
+                if !two.is_empty() && two != s.set {
+                    self.note(Rule::DivLargeDenominator);
+                }
+                s.set.union(&two);
+                (s, exact)
+            }
+            _ => (self.shape(&basic, tol, tol_rule), exact),
+        }
+    }
+
+    fn div_rule(&mut self) -> Rule {
+        let rule = if self.f.name == "f16" {
+            Rule::F16DivTwoStep
+        } else {
+            Rule::DivTwoStep
+        };
+        self.note(rule);
+        rule
+    }
+
+    /// Every result of a * r for r an allowed reciprocal of b (b finite and nonzero).
+    fn two_step_divide(&mut self, a: &Number, b: &Number) -> AllowedSet {
+        let rule = self.div_rule();
+        // The reciprocal step: 1 ULP for 32-bit (§3.1.3.2), 0.5 ULP for float16 (§3.1.5).
+        let rcp_tol = if self.f.name == "f16" {
+            Ulps::Half
+        } else {
+            Ulps::One
+        };
+        let x = numeric::div(&Number::finite(false, Ratio::from_integer(1u32)), b);
+        let pos = position_exact(&self.f, &x);
+        let rset = self.tolerance_around(&x, &pos, rcp_tol);
+        let (tol, tol_rule) = self.unfused();
+        let mut out = AllowedSet::empty();
+        for r in self.members(&rset) {
+            if matches!(&r, Number::Finite { .. }) && is_zero(&r) {
+                self.note(Rule::DivLargeDenominator);
+            }
+            let basic = self.mul_basic(a, &r);
+            let s = self.shape(&basic, tol, tol_rule);
+            out.union(&s.set);
+        }
+        let _ = rule;
+        out
+    }
+
+    /// Every pattern at least as close to `x` as the farthest finite member of `set`.
+    pub fn at_least_as_close(&mut self, x: &Number, set: &AllowedSet) -> AllowedSet {
+        let d = self.domain();
+        let Some((lo_k, hi_k)) = set.finite_extremes(&d) else {
+            return AllowedSet::empty();
+        };
+        let worst = [lo_k, hi_k]
+            .iter()
+            .map(|&k| numeric::distance(&self.f.value(d.bits(k)), x))
+            .max()
+            .expect("two extremes");
+        // An end that is exactly zero is the zero of x's sign: a result on the far side of
+        // zero is farther, and the sign of zero follows the value it stands for.
+        let signed_zero = |v: Number| {
+            if is_zero(&v) {
+                Number::zero(x.is_negative())
+            } else {
+                v
+            }
+        };
+        let lo = signed_zero(numeric::add(x, &Number::finite(true, worst.clone())));
+        let hi = signed_zero(numeric::add(x, &Number::finite(false, worst)));
+        let set = numeric::interval_set(&self.f, &lo, &hi);
+        self.finish(set)
+    }
+
+    /// The lowest and highest member of a set and any zeros, as values (monotone steps
+    /// reach their extremes from these), plus NaN when allowed.
+    pub fn members(&self, set: &AllowedSet) -> Vec<Number> {
+        let d = self.domain();
+        let mut out = Vec::new();
+        if let Some((lo, hi)) = set.extremes() {
+            out.push(self.f.value(d.bits(lo)));
+            if hi != lo {
+                out.push(self.f.value(d.bits(hi)));
+            }
+            for z in [-1, 0] {
+                if z != lo && z != hi && set.contains_key(z) {
+                    out.push(self.f.value(d.bits(z)));
+                }
+            }
+        }
+        if set.nan {
+            out.push(Number::QUIET_NAN);
+        }
+        out
+    }
+
+    /// ddiv: correctly rounded (§22.14.6), with denorms honoured (§3.1.4) or read as zero
+    /// (the ddiv table); both readings conform.
+    fn ddiv(&mut self, a: &OperandReport, b: &OperandReport) -> (Shaped, ExactResult) {
+        let (va, vb) = (self.value(a), self.value(b));
+        let basic = self.div_basic(&va, &vb);
+        let exact = exact_of(&basic);
+        self.note(Rule::DDivHalfUlp);
+        let mut s = self.shape(&basic, Ulps::Half, Rule::DDivHalfUlp);
+        let denorm = |r: &OperandReport| self.f.class(r.bits) == Class::Subnormal;
+        if denorm(a) || denorm(b) {
+            let zero_of = |v: &Number, r: &OperandReport| {
+                if denorm(r) {
+                    Number::zero(v.is_negative())
+                } else {
+                    v.clone()
+                }
+            };
+            let table = self.div_basic(&zero_of(&va, a), &zero_of(&vb, b));
+            let t = self.shape(&table, Ulps::Half, Rule::DDivDenormReadings);
+            if t.set != s.set {
+                self.note(Rule::DDivDenormReadings);
+                s.set.union(&t.set);
+            }
+        }
+        (s, exact)
+    }
+
+    // ----- fused operations -----
+
+    /// mad (one product plus an addend) and dp2/dp3/dp4 (sums of products), §3.1.3.2.
+    fn fused(
+        &mut self,
+        pairs: Vec<(Number, Number)>,
+        addend: Option<Number>,
+    ) -> (Shaped, ExactResult) {
+        let all: Vec<&Number> = pairs
+            .iter()
+            .flat_map(|(a, b)| [a, b])
+            .chain(addend.iter())
+            .collect();
+        if all.iter().any(|v| v.is_nan()) {
+            self.note(Rule::NanPropagates);
+            return (
+                Shaped {
+                    set: AllowedSet::any_nan(),
+                    preferred: self.qnan(),
+                    governing: Rule::NanPropagates,
+                },
+                ExactResult::Nan,
+            );
+        }
+        if self.f.name == "f64" {
+            return self.dfma(&pairs[0], addend.as_ref().expect("dfma has an addend"));
+        }
+        let governing = Rule::FusedWorstOrder;
+        self.note(governing);
+        let (tol, tol_rule) = self.unfused();
+        let mut terms: Vec<Vec<Number>> = Vec::new();
+        for (a, b) in &pairs {
+            let basic = self.mul_basic(a, b);
+            terms.push(self.step_candidates(&basic, tol, tol_rule));
+        }
+        if let Some(c) = &addend {
+            terms.push(vec![c.clone()]);
+        }
+        let serial = self.sum_orders(terms, tol, tol_rule);
+        let exact = fused_exact(&pairs, addend.as_ref());
+        let mut set = serial.clone();
+        let preferred;
+        match &exact {
+            ExactResult::Value(x @ Number::Finite { .. }) => {
+                set.union(&self.at_least_as_close(x, &serial));
+                let nearest = self.flush_bits(rne(&self.f, x));
+                set.add_bits(&self.domain(), nearest);
+                preferred = nearest;
+                if self.f.name == "f16" {
+                    // §3.1.5: float16 fused operations get 0.6 ULP.
+                    self.note(Rule::F16Fused);
+                    let pos = position_exact(&self.f, x);
+                    let extra = self.tolerance_around(x, &pos, Ulps::SixTenths);
+                    set.union(&extra);
+                }
+            }
+            ExactResult::Value(inf) => {
+                let bits = rne(&self.f, inf);
+                set.add_bits(&self.domain(), bits);
+                preferred = bits;
+            }
+            _ => {
+                set.nan = true;
+                preferred = self.qnan();
+            }
+        }
+        if set.nan && !matches!(exact, ExactResult::Nan) {
+            self.note(Rule::FusedNan);
+        }
+        let set = self.finish(set);
+        (
+            Shaped {
+                set,
+                preferred,
+                governing,
+            },
+            exact,
+        )
+    }
+
+    fn dfma(&mut self, pair: &(Number, Number), c: &Number) -> (Shaped, ExactResult) {
+        self.note(Rule::DfmaHalfUlp);
+        let exact = fused_exact(std::slice::from_ref(pair), Some(c));
+        let s = match &exact {
+            ExactResult::Value(x @ Number::Finite { .. }) => {
+                if is_zero(x) {
+                    // IEEE 754: an exact zero sum is +0 unless both parts are -0.
+                    let p = numeric::mul(&pair.0, &pair.1);
+                    let neg = is_zero(&p) && p.is_negative() && c.is_negative() && is_zero(c);
+                    let bits = rne(&self.f, &Number::zero(neg));
+                    Shaped {
+                        set: AllowedSet::single(&self.domain(), bits),
+                        preferred: bits,
+                        governing: Rule::DfmaHalfUlp,
+                    }
+                } else {
+                    let basic = Basic::Rounded(x.clone());
+                    self.shape(&basic, Ulps::Half, Rule::DfmaHalfUlp)
+                }
+            }
+            ExactResult::Value(inf) => {
+                let bits = rne(&self.f, inf);
+                Shaped {
+                    set: AllowedSet::single(&self.domain(), bits),
+                    preferred: bits,
+                    governing: Rule::InfinityArithmetic,
+                }
+            }
+            _ => {
+                self.note(Rule::InvalidNan);
+                Shaped {
+                    set: AllowedSet::any_nan(),
+                    preferred: self.qnan(),
+                    governing: Rule::InvalidNan,
+                }
+            }
+        };
+        (s, exact)
+    }
+
+    /// The values an intermediate step may hand on: its allowed extremes and zeros, and,
+    /// when the exact step result leaves the format's range, ±max (saturation) and the
+    /// exact value (extra intermediate range), §3.1.3.2.
+    fn step_candidates(&mut self, basic: &Basic, tol: Ulps, tol_rule: Rule) -> Vec<Number> {
+        let s = self.shape(basic, tol, tol_rule);
+        let mut out = self.members(&s.set);
+        if let Basic::Rounded(x) = basic {
+            let m = mag(x);
+            let max = mag(&self.f.value(self.f.max_finite())).clone();
+            let min_normal = mag(&self.f.value(self.f.min_normal())).clone();
+            if *m > max {
+                self.note(Rule::FusedOverflowLeeway);
+                out.push(Number::finite(x.is_negative(), max));
+                out.push(x.clone());
+            } else if *m < min_normal {
+                out.push(x.clone());
+            }
+        }
+        out
+    }
+
+    /// Every result of adding the terms two at a time in any order; the last addition's
+    /// full allowed set is kept, earlier ones hand on their candidates.
+    fn sum_orders(&mut self, terms: Vec<Vec<Number>>, tol: Ulps, tol_rule: Rule) -> AllowedSet {
+        let mut out = AllowedSet::empty();
+        if terms.len() == 1 {
+            for v in &terms[0] {
+                let s = self.shape(&Basic::Exactly(v.clone(), tol_rule), tol, tol_rule);
+                out.union(&s.set);
+            }
+            return out;
+        }
+        if terms.len() == 2 {
+            for a in &terms[0] {
+                for b in &terms[1] {
+                    let basic = self.add_basic(a, b);
+                    let s = self.shape(&basic, tol, tol_rule);
+                    out.union(&s.set);
+                }
+            }
+            return out;
+        }
+        for i in 0..terms.len() {
+            for j in i + 1..terms.len() {
+                let mut combined: Vec<Number> = Vec::new();
+                for a in &terms[i] {
+                    for b in &terms[j] {
+                        let basic = self.add_basic(a, b);
+                        combined.extend(self.step_candidates(&basic, tol, tol_rule));
+                    }
+                }
+                let mut rest: Vec<Vec<Number>> = terms
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| *k != i && *k != j)
+                    .map(|(_, t)| t.clone())
+                    .collect();
+                rest.push(reduce(combined));
+                out.union(&self.sum_orders(rest, tol, tol_rule));
+            }
+        }
+        out
+    }
+}
+
+/// Keep what later monotone steps can reach extremes from: lowest and highest finite value,
+/// zeros of each sign, infinities and NaN.
+fn reduce(values: Vec<Number>) -> Vec<Number> {
+    let mut finite: Vec<Number> = Vec::new();
+    let mut other: Vec<Number> = Vec::new();
+    for v in values {
+        match &v {
+            Number::Finite { .. } => finite.push(v),
+            _ => {
+                let nan_known = v.is_nan() && other.iter().any(|o| o.is_nan());
+                if !nan_known && !other.contains(&v) {
+                    other.push(v)
+                }
+            }
+        }
+    }
+    let mut out = other;
+    if let Some(lo) = finite.iter().min_by(|a, b| numeric::cmp(a, b)) {
+        out.push(lo.clone());
+    }
+    if let Some(hi) = finite.iter().max_by(|a, b| numeric::cmp(a, b))
+        && !out.contains(hi)
+    {
+        out.push(hi.clone());
+    }
+    for neg in [false, true] {
+        let z = Number::zero(neg);
+        if finite.contains(&z) && !out.contains(&z) {
+            out.push(z);
+        }
+    }
+    out
+}
+
+/// The exact value of a sum of products plus an addend, following IEEE 754 for infinities.
+fn fused_exact(pairs: &[(Number, Number)], addend: Option<&Number>) -> ExactResult {
+    let finite = pairs
+        .iter()
+        .flat_map(|(a, b)| [a, b])
+        .chain(addend)
+        .all(|v| matches!(v, Number::Finite { .. }));
+    if finite {
+        let mut sum = Number::zero(false);
+        for (a, b) in pairs {
+            sum = numeric::add(&sum, &numeric::mul(a, b));
+        }
+        if let Some(c) = addend {
+            sum = numeric::add(&sum, c);
+        }
+        return ExactResult::Value(sum);
+    }
+    // Some operand is infinite: only signs and zero-ness matter, which f64 keeps.
+    let mut sum = 0.0f64;
+    for (a, b) in pairs {
+        sum += sign_class(a) * sign_class(b);
+    }
+    if let Some(c) = addend {
+        sum += sign_class(c);
+    }
+    if sum.is_nan() {
+        ExactResult::Nan
+    } else if sum.is_infinite() {
+        ExactResult::Value(Number::Infinity { neg: sum < 0.0 })
+    } else {
+        ExactResult::Nan
+    }
+}
+
+/// ±1 for nonzero finite values, ±inf for infinities, 0 for zero: sums of products of
+/// these follow IEEE 754's infinity rules (inf * 0 = NaN, inf - inf = NaN).
+fn sign_class(x: &Number) -> f64 {
+    let v = x.to_f64_lossy();
+    if v.is_infinite() || v == 0.0 {
+        v
+    } else {
+        v.signum()
+    }
+}
+
+pub fn single_output(
+    outs: &[(&'static str, Domain)],
+    s: Shaped,
+    exact: ExactResult,
+) -> Vec<OutputReport> {
+    vec![OutputReport {
+        name: outs[0].0,
+        domain: outs[0].1,
+        exact,
+        preferred: s.preferred,
+        allowed: s.set,
+        governing: s.governing,
+    }]
+}
+
+pub fn exact_of(basic: &Basic) -> ExactResult {
+    match basic {
+        Basic::Nan(_) => ExactResult::Nan,
+        Basic::Exactly(v, _) | Basic::Rounded(v) => ExactResult::Value(v.clone()),
+    }
+}
+
+fn is_one(x: &Number) -> bool {
+    matches!(x, Number::Finite { mag, .. } if *mag == Ratio::from_integer(1u32))
+}
+
+fn is_zero_num(x: &Number) -> bool {
+    matches!(x, Number::Finite { .. }) && is_zero(x)
+}
+
+fn signed(x: &Number, flip: bool) -> Number {
+    if flip { x.negate() } else { x.clone() }
+}

@@ -1,0 +1,455 @@
+//! Direct3D shader arithmetic: which results a conforming implementation may return.
+//!
+//! An [`OpRequest`] names an instruction, its operands as text, the format and the rule
+//! set; [`evaluate`] reads the operands the way the hardware does (denorm flush, §3.1.3.2),
+//! works out the exact result, the correctly rounded one, and the allowed set shaped by
+//! the rules of §3.1 and the instruction's own section, and checks a claimed result.
+//! Pure: no printing, no I/O.
+
+pub mod allowed;
+mod arith;
+mod convert;
+mod fast;
+mod functions;
+pub mod line;
+pub mod numeric;
+mod operands;
+pub mod rules;
+mod select;
+
+pub use allowed::{AllowedSet, Domain};
+pub use rules::{Rule, RuleSet, Ulps};
+
+use crate::exact::Number;
+use crate::format::{F16, F32, F64, FloatFormat};
+use crate::input::InputError;
+
+/// A shader instruction (format-independent; `Add` is `add` for f32/f16 and `dadd` for f64).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mad,
+    Dp2,
+    Dp3,
+    Dp4,
+    Min,
+    Max,
+    Sqrt,
+    Rsq,
+    Rcp,
+    Exp,
+    Log,
+    Frc,
+    RoundNe,
+    RoundNi,
+    RoundPi,
+    RoundZ,
+    Sincos,
+    Sin,
+    Cos,
+    Eq,
+    Ne,
+    Lt,
+    Ge,
+    Gt,
+    Le,
+    Ftoi,
+    Ftou,
+    Itof,
+    Utof,
+    F16ToF32,
+    F32ToF16,
+    Dtof,
+    Ftod,
+}
+
+/// Every f32 instruction name, with the op it names.
+const F32_NAMES: &[(&str, Op)] = &[
+    ("add", Op::Add),
+    ("sub", Op::Sub),
+    ("mul", Op::Mul),
+    ("div", Op::Div),
+    ("mad", Op::Mad),
+    ("dp2", Op::Dp2),
+    ("dp3", Op::Dp3),
+    ("dp4", Op::Dp4),
+    ("min", Op::Min),
+    ("max", Op::Max),
+    ("sqrt", Op::Sqrt),
+    ("rsq", Op::Rsq),
+    ("rcp", Op::Rcp),
+    ("exp", Op::Exp),
+    ("log", Op::Log),
+    ("frc", Op::Frc),
+    ("round_ne", Op::RoundNe),
+    ("round_ni", Op::RoundNi),
+    ("round_pi", Op::RoundPi),
+    ("round_z", Op::RoundZ),
+    ("sincos", Op::Sincos),
+    ("sin", Op::Sin),
+    ("cos", Op::Cos),
+    ("eq", Op::Eq),
+    ("ne", Op::Ne),
+    ("lt", Op::Lt),
+    ("ge", Op::Ge),
+    ("gt", Op::Gt),
+    ("le", Op::Le),
+    ("ftoi", Op::Ftoi),
+    ("ftou", Op::Ftou),
+    ("itof", Op::Itof),
+    ("utof", Op::Utof),
+    ("f16tof32", Op::F16ToF32),
+    ("f32tof16", Op::F32ToF16),
+    ("dtof", Op::Dtof),
+    ("ftod", Op::Ftod),
+    ("fma", Op::Mad),
+];
+
+/// The double instructions by their spec names (§22.14-22.17); they imply `--fmt f64`.
+const F64_NAMES: &[(&str, Op)] = &[
+    ("dadd", Op::Add),
+    ("dsub", Op::Sub),
+    ("dmul", Op::Mul),
+    ("ddiv", Op::Div),
+    ("drcp", Op::Rcp),
+    ("dfma", Op::Mad),
+    ("dmin", Op::Min),
+    ("dmax", Op::Max),
+    ("deq", Op::Eq),
+    ("dge", Op::Ge),
+    ("dlt", Op::Lt),
+    ("dne", Op::Ne),
+    ("dgt", Op::Gt),
+    ("dle", Op::Le),
+];
+
+/// The names completions and help list.
+pub const OP_NAMES: &[&str] = &[
+    "add", "sub", "mul", "div", "mad", "dp2", "dp3", "dp4", "min", "max", "sqrt", "rsq", "rcp",
+    "exp", "log", "frc", "round_ne", "round_ni", "round_pi", "round_z", "sincos", "sin", "cos",
+    "eq", "ne", "lt", "ge", "gt", "le", "ftoi", "ftou", "itof", "utof", "f16tof32", "f32tof16",
+    "dtof", "ftod", "fma", "dadd", "dmul", "ddiv", "drcp", "dfma", "dmin", "dmax", "deq", "dge",
+    "dlt", "dne",
+];
+
+/// Why an instruction could not be evaluated.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OpError {
+    #[error("unknown instruction '{0}' (see `d3dfloat op --help` for the list)")]
+    UnknownOp(String),
+    #[error("{op} has no {format} form{hint}")]
+    NoSuchForm {
+        op: String,
+        format: &'static str,
+        hint: &'static str,
+    },
+    #[error("{op} takes {expected} operand{plural}, got {got}", plural = if *.expected == 1 { "" } else { "s" })]
+    OperandCount {
+        op: String,
+        expected: usize,
+        got: usize,
+    },
+    #[error(
+        "{op} takes vectors of {expected} components (written 1,2,3), operand {index} has {got}"
+    )]
+    VectorWidth {
+        op: String,
+        expected: usize,
+        index: usize,
+        got: usize,
+    },
+    #[error("operand {index} '{text}': {source}")]
+    Operand {
+        index: usize,
+        text: String,
+        source: InputError,
+    },
+    #[error("operand {index} '{text}': not a {kind} integer")]
+    Integer {
+        index: usize,
+        text: String,
+        kind: &'static str,
+    },
+    #[error("result '{text}': {message}")]
+    Result { text: String, message: String },
+    #[error("only f32, f16 and f64 have D3D arithmetic (got {0})")]
+    Format(String),
+}
+
+impl Op {
+    /// Looks up an instruction name for a working format. Double names imply f64.
+    pub fn parse(name: &str, fmt: &FloatFormat) -> Result<(Op, FloatFormat), OpError> {
+        let lower = name.trim();
+        let found = F32_NAMES
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(lower));
+        let Some(&(_, op)) = found else {
+            return match F64_NAMES
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(lower))
+            {
+                Some(&(_, op)) => Ok((op, F64)),
+                None => Err(OpError::UnknownOp(name.to_string())),
+            };
+        };
+        let fmt = match fmt.name {
+            "f32" | "f16" | "f64" => *fmt,
+            other => return Err(OpError::Format(other.to_string())),
+        };
+        if fmt.name == "f64" && !op.has_double_form() && !op.is_conversion() {
+            return Err(OpError::NoSuchForm {
+                op: lower.to_ascii_lowercase(),
+                format: "f64",
+                hint: " (double instructions: add sub mul div rcp fma/mad min max eq ne lt ge gt le, dtof, ftod)",
+            });
+        }
+        // Conversions name their own formats (§22.13, §22.17).
+        let fmt = if op.is_conversion() { F32 } else { fmt };
+        Ok((op, fmt))
+    }
+
+    fn has_double_form(self) -> bool {
+        use Op::*;
+        matches!(
+            self,
+            Add | Sub | Mul | Div | Rcp | Mad | Min | Max | Eq | Ne | Lt | Ge | Gt | Le
+        )
+    }
+
+    fn is_conversion(self) -> bool {
+        use Op::*;
+        matches!(
+            self,
+            Ftoi | Ftou | Itof | Utof | F16ToF32 | F32ToF16 | Dtof | Ftod
+        )
+    }
+
+    /// The name the spec gives the instruction in this format.
+    pub fn name(self, fmt: &FloatFormat) -> &'static str {
+        if fmt.name == "f64"
+            && let Some(&(n, _)) = F64_NAMES.iter().find(|(_, o)| *o == self)
+        {
+            return n;
+        }
+        F32_NAMES
+            .iter()
+            .find(|(_, o)| *o == self)
+            .map(|(n, _)| *n)
+            .expect("every op has a name")
+    }
+
+    /// Number of source operands and components per operand.
+    pub fn arity(self) -> (usize, usize) {
+        use Op::*;
+        match self {
+            Add | Sub | Mul | Div | Min | Max | Eq | Ne | Lt | Ge | Gt | Le => (2, 1),
+            Mad => (3, 1),
+            Dp2 => (2, 2),
+            Dp3 => (2, 3),
+            Dp4 => (2, 4),
+            _ => (1, 1),
+        }
+    }
+
+    /// Domain of the operands and of each result, given the working format.
+    pub fn domains(self, fmt: &FloatFormat) -> (Domain, Vec<(&'static str, Domain)>) {
+        use Op::*;
+        let f = Domain::Float(*fmt);
+        match self {
+            Eq | Ne | Lt | Ge | Gt | Le => (f, vec![("dest", Domain::Bool)]),
+            Ftoi => (Domain::Float(F32), vec![("dest", Domain::I32)]),
+            Ftou => (Domain::Float(F32), vec![("dest", Domain::U32)]),
+            Itof => (Domain::I32, vec![("dest", Domain::Float(F32))]),
+            Utof => (Domain::U32, vec![("dest", Domain::Float(F32))]),
+            F16ToF32 => (Domain::Float(F16), vec![("dest", Domain::Float(F32))]),
+            F32ToF16 => (Domain::Float(F32), vec![("dest", Domain::Float(F16))]),
+            Dtof => (Domain::Float(F64), vec![("dest", Domain::Float(F32))]),
+            Ftod => (Domain::Float(F32), vec![("dest", Domain::Float(F64))]),
+            Sincos => (f, vec![("sin", f), ("cos", f)]),
+            _ => (f, vec![("dest", f)]),
+        }
+    }
+}
+
+/// One instruction to evaluate.
+#[derive(Clone, Debug)]
+pub struct OpRequest {
+    pub op: Op,
+    /// The working format (f32, f16 or f64); conversions fix their own.
+    pub format: FloatFormat,
+    pub rules: RuleSet,
+    /// One entry per source operand; vector operands have one text per component.
+    pub args: Vec<Vec<String>>,
+    /// A claimed result to check (`S,C` for sincos checks both).
+    pub check: Option<String>,
+}
+
+/// An operand component as the instruction reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperandReport {
+    pub text: String,
+    pub domain: Domain,
+    /// The pattern (a value literal rounded to nearest-even into the format).
+    pub bits: u64,
+    /// The literal was a value that the format cannot hold exactly.
+    pub inexact_literal: bool,
+    /// The zero a denorm was flushed to on input (§3.1.3.2).
+    pub flushed_to: Option<u64>,
+}
+
+/// The exact result of an output, where there is one.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExactResult {
+    /// An exact real number (or infinity) the allowed set is measured against.
+    Value(Number),
+    /// An irrational result known to `f64` precision (sqrt, exp, log, sin, cos, rsq).
+    Approx(f64),
+    /// Exactly the sum of two `f64` values (the fast path's exact results).
+    Sum(f64, f64),
+    /// Exactly the quotient of two `f64` values.
+    Quotient(f64, f64),
+    /// A comparison's exact answer.
+    Bool(bool),
+    /// The result is NaN (any NaN).
+    Nan,
+}
+
+impl ExactResult {
+    /// The exact number, where the result has one.
+    pub fn number(&self) -> Option<Number> {
+        use numeric::{add, div, from_f64};
+        match self {
+            ExactResult::Value(n) => Some(n.clone()),
+            ExactResult::Sum(hi, lo) if *lo == 0.0 => Some(from_f64(*hi)),
+            ExactResult::Sum(hi, lo) => Some(add(&from_f64(*hi), &from_f64(*lo))),
+            ExactResult::Quotient(a, b) => Some(div(&from_f64(*a), &from_f64(*b))),
+            _ => None,
+        }
+    }
+}
+
+/// One result of an instruction (sincos has two).
+#[derive(Clone, Debug)]
+pub struct OutputReport {
+    pub name: &'static str,
+    pub domain: Domain,
+    pub exact: ExactResult,
+    /// What a strict implementation returns: the correctly rounded result.
+    pub preferred: u64,
+    pub allowed: AllowedSet,
+    /// The rule a result outside the set breaks.
+    pub governing: Rule,
+}
+
+/// The verdict on a claimed result for one output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputVerdict {
+    pub result: u64,
+    pub conforms: bool,
+    /// ULPs outside the allowed set (None when NaN was claimed or only NaN is allowed).
+    pub miss_ulps: Option<u64>,
+    pub broken: Option<Rule>,
+    /// A value literal that had to be rounded to become a pattern.
+    pub inexact_literal: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckReport {
+    pub text: String,
+    pub verdicts: Vec<OutputVerdict>,
+    pub conforms: bool,
+}
+
+/// Everything known about one evaluation; renderers print it.
+#[derive(Clone, Debug)]
+pub struct Evaluation {
+    pub op: Op,
+    pub op_name: &'static str,
+    pub format: FloatFormat,
+    pub rules: RuleSet,
+    pub args: Vec<Vec<OperandReport>>,
+    pub outputs: Vec<OutputReport>,
+    pub rules_applied: Vec<Rule>,
+    pub check: Option<CheckReport>,
+}
+
+impl Evaluation {
+    /// The single output of every instruction but sincos (its sine for sincos).
+    pub fn main_output(&self) -> &OutputReport {
+        &self.outputs[0]
+    }
+
+    pub fn conforms(&self) -> Option<bool> {
+        self.check.as_ref().map(|c| c.conforms)
+    }
+}
+
+/// Evaluates one instruction.
+pub fn evaluate(req: &OpRequest) -> Result<Evaluation, OpError> {
+    evaluate_with(req, true)
+}
+
+/// Evaluates one instruction on exact rationals only, never the `f64` fast path: the
+/// reference the fast path is tested against.
+pub fn evaluate_exact(req: &OpRequest) -> Result<Evaluation, OpError> {
+    evaluate_with(req, false)
+}
+
+fn evaluate_with(req: &OpRequest, fast: bool) -> Result<Evaluation, OpError> {
+    let (operand_domain, out_domains) = req.op.domains(&req.format);
+    let op_name = req.op.name(&req.format);
+    let (count, width) = req.op.arity();
+    if req.args.len() != count {
+        return Err(OpError::OperandCount {
+            op: op_name.to_string(),
+            expected: count,
+            got: req.args.len(),
+        });
+    }
+    let mut args = Vec::with_capacity(count);
+    for (i, comps) in req.args.iter().enumerate() {
+        if comps.len() != width {
+            return Err(OpError::VectorWidth {
+                op: op_name.to_string(),
+                expected: width,
+                index: i + 1,
+                got: comps.len(),
+            });
+        }
+        let mut read = Vec::with_capacity(width);
+        for text in comps {
+            read.push(operands::read(text, &operand_domain, req.op, i + 1)?);
+        }
+        args.push(read);
+    }
+    let mut ctx = arith::Ctx::new(req.format, req.rules);
+    let fast_outputs = if fast {
+        ctx.run_fast(req.op, &args, &out_domains)
+    } else {
+        None
+    };
+    let outputs = match fast_outputs {
+        Some(o) => o,
+        None => {
+            ctx = arith::Ctx::new(req.format, req.rules);
+            ctx.run(req.op, &args, &out_domains)
+        }
+    };
+    let check = match &req.check {
+        Some(text) => Some(operands::check(text, &outputs)?),
+        None => None,
+    };
+    Ok(Evaluation {
+        op: req.op,
+        op_name,
+        format: req.format,
+        rules: req.rules,
+        args,
+        outputs,
+        rules_applied: ctx.notes,
+        check,
+    })
+}

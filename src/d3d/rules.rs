@@ -1,0 +1,333 @@
+//! The D3D arithmetic rules that shape an allowed set, each with its spec section and a
+//! plain explanation for a graphics programmer. Evaluations list the rules they used.
+
+use crate::exact::Ratio;
+use crate::format::FloatFormat;
+
+/// Which generation of the rules to apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RuleSet {
+    /// Direct3D 11 and later: 0.5 ULP for 32-bit add, subtract and multiply (§3.1.3.1).
+    D3D11,
+    /// Direct3D 10: 1 ULP for 32-bit arithmetic, multiply and divide included (the
+    /// tolerance §3.1.2 describes, which D3D10.1 tightened for add/sub/mul).
+    D3D10,
+}
+
+impl RuleSet {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleSet::D3D11 => "d3d11",
+            RuleSet::D3D10 => "d3d10",
+        }
+    }
+}
+
+impl std::str::FromStr for RuleSet {
+    type Err = String;
+    fn from_str(s: &str) -> Result<RuleSet, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "d3d11" | "d3d12" | "11" => Ok(RuleSet::D3D11),
+            "d3d10" | "10" => Ok(RuleSet::D3D10),
+            _ => Err(format!("unknown rule set '{s}' (expected d3d11 or d3d10)")),
+        }
+    }
+}
+
+/// A tolerance in ULPs, `whole + frac` with `frac` in [0, 1), measured on the value line
+/// where one ULP is the gap between the two representable neighbours at that spot (§3.1.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ulps {
+    /// 0.5 ULP: the correctly rounded result (both neighbours of an exact tie).
+    Half,
+    /// 0.6 ULP: float16 fused operations (§3.1.5).
+    SixTenths,
+    /// 1 ULP: either neighbour of an inexact result, or the exact value and its two
+    /// neighbours when the exact value is representable.
+    One,
+}
+
+impl Ulps {
+    /// (whole ULPs, fractional part as num/den).
+    pub fn parts(self) -> (i64, u32, u32) {
+        match self {
+            Ulps::Half => (0, 1, 2),
+            Ulps::SixTenths => (0, 3, 5),
+            Ulps::One => (1, 0, 1),
+        }
+    }
+
+    pub fn frac_ratio(self) -> Ratio {
+        let (_, n, d) = self.parts();
+        Ratio::new(n.into(), d.into())
+    }
+}
+
+/// One rule, as cited in output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rule {
+    FlushInput,
+    FlushOutput,
+    DenormsKeptF16,
+    DenormsKeptF64,
+    NanPropagates,
+    InvalidNan,
+    InfinityArithmetic,
+    ZeroOperand,
+    DivideByZero,
+    HalfUlp,
+    D3D10OneUlp,
+    F16HalfUlp,
+    F16Fused,
+    F64Ieee,
+    AddZeroIdentity,
+    NegZeroPlusZero,
+    ExactCancellation,
+    MulOneIdentity,
+    DivOneIdentity,
+    DivTwoStep,
+    DivLargeDenominator,
+    F16DivTwoStep,
+    DDivHalfUlp,
+    DDivDenormReadings,
+    DrcpOneUlp,
+    DrcpDenormReadings,
+    FusedWorstOrder,
+    FusedOverflowLeeway,
+    FusedNan,
+    DfmaHalfUlp,
+    MinMaxNan,
+    MinMaxFlush,
+    MinMaxZeroSign,
+    MinMaxSelect,
+    CompareNan,
+    CompareSignedZero,
+    CompareDerived,
+    SqrtOneUlp,
+    SqrtSpecial,
+    RcpRelative,
+    RcpOneUlpReading,
+    RcpSpecial,
+    RsqRelative,
+    RsqSpecial,
+    ExpRelative,
+    ExpSpecial,
+    LogTolerance,
+    LogSpecial,
+    TranscendentalMargin,
+    Sincos,
+    SincosOutside,
+    Frc,
+    RoundExact,
+    Ftoi,
+    Ftou,
+    Itof,
+    Utof,
+    F16ToF32,
+    F32ToF16,
+    Dtof,
+    Ftod,
+    Overflow,
+}
+
+impl Rule {
+    pub fn section(self) -> &'static str {
+        use Rule::*;
+        match self {
+            FlushInput | FlushOutput | MinMaxFlush | MinMaxZeroSign => "§3.1.3.2",
+            DenormsKeptF16 | F16HalfUlp | F16Fused | F16DivTwoStep => "§3.1.5",
+            DenormsKeptF64 | F64Ieee => "§3.1.4",
+            NanPropagates | InvalidNan | InfinityArithmetic | ZeroOperand | DivideByZero
+            | HalfUlp | CompareNan | CompareSignedZero | MinMaxNan | Overflow => "§3.1.3.1",
+            D3D10OneUlp => "§3.1.2",
+            AddZeroIdentity | NegZeroPlusZero | MulOneIdentity | DivOneIdentity | DivTwoStep
+            | FusedWorstOrder | FusedOverflowLeeway | FusedNan => "§3.1.3.2",
+            ExactCancellation => "§3.1.3.1",
+            DivLargeDenominator => "§22.10.2",
+            DDivHalfUlp => "§22.14.6",
+            DDivDenormReadings => "§22.14.6 vs §3.1.4",
+            DrcpOneUlp => "§22.14.5",
+            DrcpDenormReadings => "§22.14.5 vs §3.1.4",
+            DfmaHalfUlp => "§22.14.7",
+            MinMaxSelect => "§22.10.10-11",
+            CompareDerived => "§22.6",
+            SqrtOneUlp | SqrtSpecial => "§22.10.21",
+            RcpRelative | RcpSpecial => "§22.10.18",
+            RcpOneUlpReading => "§3.1.3.2 vs §22.10.18",
+            RsqRelative | RsqSpecial => "§22.10.19",
+            ExpRelative | ExpSpecial => "§22.10.6",
+            LogTolerance | LogSpecial => "§22.10.8",
+            TranscendentalMargin => "d3dfloat",
+            Sincos | SincosOutside => "§22.10.20",
+            Frc => "§22.10.7",
+            RoundExact => "§22.10.14-17",
+            Ftoi => "§22.13.3",
+            Ftou => "§22.13.4",
+            Itof => "§22.13.5",
+            Utof => "§22.13.6",
+            F16ToF32 => "§22.13.1",
+            F32ToF16 => "§22.13.2, §3.2.2",
+            Dtof => "§22.17.1 vs §3.2.2",
+            Ftod => "§22.17.2",
+        }
+    }
+
+    pub fn text(self) -> &'static str {
+        use Rule::*;
+        match self {
+            FlushInput => {
+                "32-bit float arithmetic reads a denorm operand as a zero of the same sign"
+            }
+            FlushOutput => "a 32-bit denorm result is written as a zero of the same sign",
+            DenormsKeptF16 => "float16 arithmetic keeps denorms on input and output",
+            DenormsKeptF64 => "double arithmetic keeps denorms on input and output",
+            NanPropagates => {
+                "a NaN operand gives NaN; D3D does not preserve NaN bits (§3.1.3.2), so any NaN pattern conforms"
+            }
+            InvalidNan => {
+                "this combination has no numeric answer (inf - inf, 0 * inf, 0/0, inf/inf), so the result is NaN"
+            }
+            InfinityArithmetic => {
+                "infinities behave as in IEEE 754: inf + finite = inf, inf * nonzero = inf, finite / inf = 0"
+            }
+            ZeroOperand => {
+                "a zero times or divided by a finite number is an exact zero with the sign of the product (IEEE 754, which §3.1 follows)"
+            }
+            DivideByZero => "a nonzero number divided by 0 gives a signed infinity; 0/0 gives NaN",
+            HalfUlp => {
+                "32-bit add, subtract and multiply must be correctly rounded (within 0.5 ULP of the exact result; both neighbours conform when it lies exactly half-way)"
+            }
+            D3D10OneUlp => {
+                "Direct3D 10 rules: 32-bit arithmetic (multiply and divide included) may be off by 1 ULP, so truncation conforms: either neighbour of an inexact result, or an exact result and its two neighbours"
+            }
+            F16HalfUlp => {
+                "float16 unfused arithmetic must be correctly rounded (0.5 ULP); every 1 ULP allowance of the 32-bit rules is tightened to 0.5 ULP"
+            }
+            F16Fused => {
+                "float16 fused operations may also be off by up to 0.6 ULP of the exact result"
+            }
+            F64Ieee => "double instructions follow IEEE 754: correctly rounded (0.5 ULP)",
+            AddZeroIdentity => "x + 0 and x - 0 must return x exactly (after the denorm flush)",
+            NegZeroPlusZero => "-0 + 0 = +0: only -0 + -0 gives -0",
+            ExactCancellation => {
+                "an exact zero sum of nonzero operands is +0 (round-to-nearest, as IEEE 754)"
+            }
+            MulOneIdentity => {
+                "x * 1.0 must return x exactly, and x * -1.0 returns -x (after the denorm flush)"
+            }
+            DivOneIdentity => "x / 1.0 must return x exactly (after the denorm flush)",
+            DivTwoStep => {
+                "divide may be done as a * (1/b) with a 1 ULP reciprocal and a 0.5 ULP multiply; a direct divide must be at least as accurate, so every value at least as close to the exact quotient as the worst two-step result conforms"
+            }
+            DivLargeDenominator => {
+                "for |b| > 2^126, 1/b is a denorm that flushes to 0, so a * (1/b) may give 0 (or NaN for inf / b); the spec lists this as an exception to its table"
+            }
+            F16DivTwoStep => {
+                "float16 divide may be done as a * (1/b), with both steps correctly rounded (the 1 ULP reciprocal is tightened to 0.5 ULP)"
+            }
+            DDivHalfUlp => "ddiv must be correctly rounded (0.5 ULP)",
+            DDivDenormReadings => {
+                "the spec contradicts itself: the ddiv table reads a double denorm as zero, §3.1.4 says doubles honour denorms; results of either reading conform"
+            }
+            DrcpOneUlp => {
+                "drcp may return either representable neighbour of the exact reciprocal, and must return it exactly when it is representable"
+            }
+            DrcpDenormReadings => {
+                "the spec contradicts itself: the drcp table maps a denorm to inf as if it were zero, §3.1.4 and drcp's own text honour denorms; results of either reading conform"
+            }
+            FusedWorstOrder => {
+                "fused operations (mad, dp2, dp3, dp4) must be at least as accurate as the worst serial order of their separate multiplies and adds, each step rounded as an unfused instruction; every value at least that close to the exact result conforms"
+            }
+            FusedOverflowLeeway => {
+                "an intermediate step of a fused operation that leaves the format's range may go to inf, saturate to the largest finite value, or keep extra range; results of every choice conform"
+            }
+            FusedNan => "NaN conforms when some serial evaluation of the fused operation gives NaN",
+            DfmaHalfUlp => "dfma rounds once: the fused result must be correctly rounded (0.5 ULP)",
+            MinMaxNan => {
+                "min and max with one NaN operand return the other operand; with two NaNs, any NaN"
+            }
+            MinMaxFlush => {
+                "min and max compare flushed values, but the result may or may not be flushed, so a denorm operand may come back as itself or as a signed zero"
+            }
+            MinMaxZeroSign => {
+                "min and max of +0 and -0 may return either zero (IEEE 754R's min = -0, max = +0 is recommended, not enforced)"
+            }
+            MinMaxSelect => "min and max return one of their operands unchanged",
+            CompareNan => "eq, lt, ge, gt and le are false when an operand is NaN; ne is true",
+            CompareSignedZero => {
+                "comparisons ignore the sign of zero (+0 equals -0) and flush 32-bit denorms first"
+            }
+            CompareDerived => {
+                "gt and le are conveniences, not D3D instructions: gt a b is lt b a, le a b is ge b a"
+            }
+            SqrtOneUlp => "sqrt may be off by 1 ULP either side of the exact root",
+            SqrtSpecial => "sqrt of a negative number is NaN; sqrt(-0) = -0, sqrt(+inf) = +inf",
+            RcpRelative => "rcp may have a relative error of up to 2^-21",
+            RcpOneUlpReading => {
+                "the spec gives rcp's tolerance two ways (1 ULP in §3.1.3.2, 2^-21 relative in §22.10.18); results allowed by either reading conform"
+            }
+            RcpSpecial => "rcp(±0) = ±inf, rcp(±inf) = ±0",
+            RsqRelative => "rsq may have a relative error of up to 2^-21",
+            RsqSpecial => "rsq of a negative number is NaN; rsq(±0) = ±inf, rsq(+inf) = +0",
+            ExpRelative => "exp (2^x) may have a relative error of up to 2^-21",
+            ExpSpecial => "exp(-inf) = 0, exp(±0) = 1, exp(+inf) = +inf",
+            LogTolerance => {
+                "log (log2 x) may be off by 2^-21 absolute for x in [0.5, 2] and by 2^-21 relative elsewhere"
+            }
+            LogSpecial => "log(±0) = -inf, log of a negative number is NaN, log(+inf) = +inf",
+            TranscendentalMargin => {
+                "d3dfloat evaluates this function in double precision (error far below 2^-21) and widens the bound by 2^-48 relative, giving the benefit of the doubt at the boundary"
+            }
+            Sincos => "sin and cos may be off by 0.0008 absolute for inputs in [-100π, 100π]",
+            SincosOutside => {
+                "outside [-100π, 100π] no accuracy is required: any value in [-1, 1] conforms"
+            }
+            Frc => {
+                "frc = x - round_ni(x), one subtraction; the table promises [+0, 1), but the rounded subtraction reaches 1.0 for tiny negative x, so both readings conform"
+            }
+            RoundExact => {
+                "round_ne/ni/pi/z give the exact integral value; a zero result keeps the input's sign"
+            }
+            Ftoi => {
+                "ftoi truncates toward zero; NaN gives 0; values beyond the int32 range saturate (the spec's clamp bounds are not float32 values and are read as saturation)"
+            }
+            Ftou => {
+                "ftou truncates toward zero; NaN and negatives give 0; values beyond the uint32 range saturate"
+            }
+            Itof => {
+                "itof is exact when the integer fits in 24 bits; otherwise round-to-nearest-even is recommended but not required, so either neighbour conforms"
+            }
+            Utof => {
+                "utof is exact when the integer fits in 24 bits; otherwise round-to-nearest-even is recommended but not required, so either neighbour conforms"
+            }
+            F16ToF32 => {
+                "float16 to float32 is exact (float16 denorms are normal float32 values); NaN stays NaN"
+            }
+            F32ToF16 => {
+                "float conversion rounds toward zero, and a value beyond float16's range gives ±65504, not inf; inf stays inf, NaN stays NaN"
+            }
+            Dtof => {
+                "the spec contradicts itself: dtof says round-to-nearest-even, §3.2.2 says round toward zero for float conversions; both results conform, and a float32 denorm result may be flushed"
+            }
+            Ftod => "float32 to double is exact; a float32 denorm may be honoured or flushed",
+            Overflow => {
+                "a result beyond the largest finite value rounds to infinity (round-to-nearest, as IEEE 754)"
+            }
+        }
+    }
+
+    /// `§3.1.3.2: text`, the form used in every output style.
+    pub fn cite(self) -> String {
+        format!("{}: {}", self.section(), self.text())
+    }
+}
+
+/// The rule describing how the format treats denorms in arithmetic.
+pub fn denorm_rule(f: &FloatFormat) -> Option<Rule> {
+    match f.name {
+        "f32" => None,
+        "f16" => Some(Rule::DenormsKeptF16),
+        "f64" => Some(Rule::DenormsKeptF64),
+        _ => None,
+    }
+}

@@ -1,0 +1,345 @@
+//! `d3dfloat ulp-diff` end to end: the script contract, exit codes, stdin pairs and buffers.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn cmd() -> Command {
+    let mut c = Command::cargo_bin("d3dfloat").unwrap();
+    c.env_remove("CLICOLOR_FORCE").env("NO_COLOR", "1");
+    c
+}
+
+fn plain(args: &[&str]) -> String {
+    let out = cmd()
+        .arg("ulp-diff")
+        .args(args)
+        .arg("--plain")
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+fn json_lines(out: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn plain_is_the_signed_distance() {
+    assert_eq!(plain(&["1.0", "0x3f800003"]), "3");
+    assert_eq!(plain(&["0x3f800003", "1"]), "-3");
+    // Across zero: -1 to 1 is twice the steps from 0 to 1 (subnormals flushed).
+    let one_steps = 0x3f80_0000u64 - 0x7f_ffff;
+    assert_eq!(plain(&["-1", "1"]), (2 * one_steps).to_string());
+    assert_eq!(plain(&["-0", "0"]), "0");
+}
+
+#[test]
+fn f32_subnormals_count_as_zero_unless_no_flush() {
+    assert_eq!(plain(&["0x00000001", "0x00800000"]), "1");
+    assert_eq!(plain(&["0x00000001", "0x80000005"]), "0");
+    assert_eq!(
+        plain(&["--no-flush", "0x00000001", "0x00800000"]),
+        (0x80_0000 - 1).to_string()
+    );
+    cmd()
+        .args(["ulp-diff", "0x00000001", "0"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("counted as +0"));
+}
+
+#[test]
+fn small_formats_and_infinity() {
+    assert_eq!(plain(&["--fmt", "f11", "0x7bf", "inf"]), "1");
+    assert_eq!(plain(&["--fmt", "f10", "max", "inf"]), "1");
+    assert_eq!(
+        plain(&["--fmt", "f16", "-inf", "inf"]),
+        (2 * 0x7c00).to_string()
+    );
+    assert_eq!(plain(&["--fmt", "f16", "0x8001", "0x0001"]), "2");
+    assert_eq!(plain(&["--fmt", "f64", "1", "0x3ff0000000000002"]), "2");
+}
+
+#[test]
+fn nan_is_reported_and_fails_max() {
+    assert_eq!(plain(&["nan", "1"]), "nan");
+    assert_eq!(plain(&["--fmt", "f11", "0x7c1", "0x7c1"]), "nan");
+    cmd()
+        .args(["ulp-diff", "nan", "1", "--max", "1000", "--plain"])
+        .assert()
+        .code(1)
+        .stdout("nan\n");
+    let out = cmd()
+        .args(["ulp-diff", "--json", "1", "nan"])
+        .output()
+        .unwrap();
+    let v = &json_lines(&out.stdout)[0];
+    assert_eq!(v["distance"], Value::Null);
+    assert_eq!(v["nan"], true);
+}
+
+#[test]
+fn max_gates_the_exit_code() {
+    cmd()
+        .args(["ulp-diff", "--fmt", "f16", "--max", "2", "0x3c00", "0x3c02"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("within --max 2"));
+    cmd()
+        .args(["ulp-diff", "--fmt", "f16", "--max", "1", "0x3c00", "0x3c02"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("exceeds --max 1"));
+    // Negative distances count by magnitude.
+    cmd()
+        .args(["ulp-diff", "--fmt", "f16", "--max", "1", "0x3c02", "0x3c00"])
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn json_contract() {
+    let out = cmd()
+        .args(["ulp-diff", "--json", "--fmt", "f16", "0.1", "0x2e68"])
+        .output()
+        .unwrap();
+    let v = &json_lines(&out.stdout)[0];
+    assert_eq!(v["schema"], 1);
+    assert_eq!(v["format"], "f16");
+    assert_eq!(v["a"], "0x2e66");
+    assert_eq!(v["b"], "0x2e68");
+    assert_eq!(v["distance"], 2);
+    assert_eq!(v["a_inexact"], true);
+    assert_eq!(v["b_inexact"], false);
+    assert_eq!(v["abs_error"], "0.0001220703125");
+}
+
+#[test]
+fn inexact_value_rounding_is_said() {
+    cmd()
+        .args(["ulp-diff", "--fmt", "f16", "0.1", "0x2e66"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("inexact"));
+}
+
+#[test]
+fn packed_words_give_one_distance_per_channel() {
+    // R 1 -> 1.02 (+1), G 2 -> 1 (-64), B inf -> max (-1).
+    assert_eq!(
+        plain(&["--fmt", "r11g11b10", "1,2,inf", "1.02,1,max"]),
+        "1 -64 -1"
+    );
+    let out = cmd()
+        .args([
+            "ulp-diff",
+            "--json",
+            "--fmt",
+            "r11g11b10",
+            "1,2,inf",
+            "1.02,1,max",
+        ])
+        .output()
+        .unwrap();
+    let v = &json_lines(&out.stdout)[0];
+    assert_eq!(v["distance"], -64);
+    assert_eq!(v["channels"][2]["channel_format"], "f10");
+    // RGB9E5: equal values under different shared exponents are 0 apart.
+    let e20 = format!("{:#010x}", 100u32 | 200 << 9 | 50 << 18 | 20 << 27);
+    assert_eq!(plain(&["--fmt", "rgb9e5", "0x999320c8", &e20]), "0 0 0");
+}
+
+#[test]
+fn stdin_pairs_stream_then_summarise() {
+    let input = "1 1.0000001\n# comment\n\n0x00000001 0\nnan 2\n1 1.0000005\n";
+    cmd()
+        .args(["ulp-diff", "--plain"])
+        .write_stdin(input)
+        .assert()
+        .success()
+        .stdout("1\n0\nnan\n4\n");
+    let out = cmd()
+        .args(["ulp-diff", "--json", "--max", "3"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let lines = json_lines(&out.stdout);
+    assert_eq!(lines.len(), 5);
+    let s = &lines[4];
+    assert_eq!(s["kind"], "summary");
+    assert_eq!(s["count"], 4);
+    assert_eq!(s["max_abs"], 4);
+    assert_eq!(s["nan_mismatches"], 1);
+    assert_eq!(s["over_max"], 1);
+    assert_eq!(s["mean_abs"], 5.0 / 3.0);
+    let hist: Vec<(String, u64)> = s["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["range"].as_str().unwrap().into(),
+                h["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        hist,
+        [
+            ("0".into(), 1),
+            ("1".into(), 1),
+            ("2".into(), 0),
+            ("3-4".into(), 1)
+        ]
+    );
+    assert_eq!(s["worst"][0]["index"], 6);
+    assert_eq!(s["first_nans"][0]["index"], 5);
+    cmd()
+        .args(["ulp-diff"])
+        .write_stdin(input)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("3-4").and(predicate::str::contains("worst")));
+}
+
+#[test]
+fn bad_stdin_line_names_its_number() {
+    cmd()
+        .args(["ulp-diff", "--plain"])
+        .write_stdin("1 2\n3\n")
+        .assert()
+        .code(2)
+        .stdout("8388608\n")
+        .stderr(predicate::str::contains("line 2: '3'"));
+    cmd()
+        .args(["ulp-diff", "1", "bogus"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("argument 2: 'bogus'"));
+    cmd().args(["ulp-diff", "1"]).assert().code(2);
+}
+
+fn files(e: &[u8], a: &[u8]) -> (tempdir::Dir, String, String) {
+    let dir = tempdir::Dir::new();
+    let (pe, pa) = (dir.path("expected.bin"), dir.path("actual.bin"));
+    std::fs::write(&pe, e).unwrap();
+    std::fs::write(&pa, a).unwrap();
+    (dir, pe, pa)
+}
+
+/// A scratch directory under the target dir, removed on drop (no extra dependency).
+mod tempdir {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    pub struct Dir(std::path::PathBuf);
+    impl Dir {
+        pub fn new() -> Dir {
+            let p = std::env::temp_dir().join(format!(
+                "d3dfloat-ulp-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::SeqCst)
+            ));
+            std::fs::create_dir_all(&p).unwrap();
+            Dir(p)
+        }
+        pub fn path(&self, name: &str) -> String {
+            self.0.join(name).to_string_lossy().into_owned()
+        }
+    }
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn le32(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+#[test]
+fn files_compare_element_by_element() {
+    let e = le32(&[0x3f80_0000, 0x4000_0000, 0x7fc0_0000, 5]);
+    let a = le32(&[0x3f80_0002, 0x4000_0000, 0x7fc0_0000, 0]);
+    let (_d, pe, pa) = files(&e, &a);
+    let out = cmd()
+        .args(["ulp-diff", "--json", "--max", "2", "--files", &pe, &pa])
+        .output()
+        .unwrap();
+    // The NaN pair fails --max even though both sides are NaN.
+    assert_eq!(out.status.code(), Some(1));
+    let s = &json_lines(&out.stdout)[0];
+    assert_eq!(s["elements"], 4);
+    assert_eq!(s["max_abs"], 2);
+    assert_eq!(s["nan_both"], 1);
+    assert_eq!(s["over_max"], 0);
+    assert_eq!(s["worst"][0]["index"], 0);
+    cmd()
+        .args(["ulp-diff", "--plain", "--files", &pe, &pa])
+        .assert()
+        .success()
+        .stdout("count=4 max=2 mean=0.6666666666666666 nan=1 over_max=0\n");
+}
+
+#[test]
+fn packed_files_compare_channel_by_channel() {
+    let e = le32(&[0x3c0 | 0x400 << 11, 0]);
+    let a = le32(&[0x3c0 | 0x401 << 11, 0]);
+    let (_d, pe, pa) = files(&e, &a);
+    let out = cmd()
+        .args([
+            "ulp-diff",
+            "--json",
+            "--fmt",
+            "r11g11b10",
+            "--files",
+            &pe,
+            &pa,
+        ])
+        .output()
+        .unwrap();
+    let s = &json_lines(&out.stdout)[0];
+    assert_eq!(s["count"], 6);
+    assert_eq!(s["worst"][0]["channel"], "g");
+    assert_eq!(s["worst"][0]["a"], "0x400");
+}
+
+#[test]
+fn file_sizes_must_match() {
+    let (_d, pe, pa) = files(&[0; 8], &[0; 12]);
+    cmd()
+        .args(["ulp-diff", "--files", &pe, &pa])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("is 8 bytes").and(predicate::str::contains("is 12 bytes")),
+        );
+    let (_d, pe, pa) = files(&[0; 6], &[0; 6]);
+    cmd()
+        .args(["ulp-diff", "--files", &pe, &pa])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("6 bytes").and(predicate::str::contains("4-byte f32")));
+    let (_d, pe, pa) = files(&[], &[0; 2]);
+    cmd()
+        .args(["ulp-diff", "--fmt", "f16", "--files", &pe, &pa])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is 0 bytes"));
+}
+
+#[test]
+fn empty_files_compare_as_nothing() {
+    let (_d, pe, pa) = files(&[], &[]);
+    cmd()
+        .args(["ulp-diff", "--max", "0", "--plain", "--files", &pe, &pa])
+        .assert()
+        .success()
+        .stdout("count=0 max=0 mean=nan nan=0 over_max=0\n");
+}
