@@ -18,6 +18,22 @@ use crate::format::{F10, F11, F32, Format, Rounding, round_f64};
 /// Groups per block: the widened f32 patterns of a block stay in the L1 cache.
 const BLOCK: usize = 1024;
 
+/// Calls the AVX2 copy of a vector pass when the CPU has it, the portable one otherwise.
+macro_rules! vector_pass {
+    ($avx2:path, $generic:path, $($arg:expr),*) => {{
+        #[cfg(target_arch = "x86_64")]
+        let result = if has_avx2() {
+            // SAFETY: the CPU has AVX2, checked just above.
+            unsafe { $avx2($($arg),*) }
+        } else {
+            $generic($($arg),*)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let result = $generic($($arg),*);
+        result
+    }};
+}
+
 /// Converts whole groups (`src.len()` a multiple of the source group, `dst.len()` the
 /// matching output length) with the fastest kernel for the conversion.
 pub fn convert_slice(conv: &Conversion, src: &[u8], dst: &mut [u8]) -> Stats {
@@ -27,29 +43,87 @@ pub fn convert_slice(conv: &Conversion, src: &[u8], dst: &mut [u8]) -> Stats {
     let (sg, dg) = (conv.src_group_bytes(), conv.dst_group_bytes());
     assert_eq!(src.len() / sg * dg, dst.len(), "output buffer size");
     let mut stats = Stats::default();
+    let direct = widens_directly(conv);
     let mut scratch: Vec<u32> = Vec::with_capacity(BLOCK * 4);
     for (s, d) in src.chunks(BLOCK * sg).zip(dst.chunks_mut(BLOCK * dg)) {
-        let values = widen_to_f32(conv.from, s, &mut scratch);
-        encode_from_f32(conv, values, d, &mut stats);
+        if direct {
+            widen_into_f32(conv.from, s, d, &mut stats);
+        } else {
+            let values = widen_to_f32(conv.from, s, &mut scratch);
+            encode_from_f32(conv, values, d, &mut stats);
+        }
     }
     stats
 }
 
+/// Whether the output is exactly the widened f32 patterns (unpacking to f32 without alpha,
+/// or f16/f11/f10 to f32), so they can be written straight into it.
+fn widens_directly(conv: &Conversion) -> bool {
+    let from_ok = match conv.from {
+        Format::Float(f) => f != F32 && f.name != "f64",
+        Format::R11G11B10 | Format::Rgb9e5 => conv.channels == 3,
+    };
+    conv.to == Format::Float(F32) && from_ok
+}
+
+/// Widens a block straight into the output, then counts (and quiets) its NaNs in place:
+/// widening is exact, so NaN in = NaN out is all there is to count.
+fn widen_into_f32(from: Format, src: &[u8], dst: &mut [u8], stats: &mut Stats) {
+    with_elements::<u32>(dst, |out| {
+        widen_into(from, src, out);
+        let (nan, subnormal) = vector_pass!(avx2_vector::quiet_nans, quiet_nans_generic, out);
+        stats.merge(&Stats {
+            values: out.len() as u64,
+            nan_in: nan as u64,
+            nan_out: nan as u64,
+            subnormal_out: subnormal as u64,
+            ..Stats::default()
+        });
+    })
+}
+
+/// Sets the quiet bit of every f32 NaN (the core's NaN rule) and counts the NaNs and
+/// subnormals.
+#[inline(always)]
+fn quiet_nans_generic(out: &mut [u32]) -> (u32, u32) {
+    let (mut nans, mut subnormals) = (0u32, 0u32);
+    for o in out.iter_mut() {
+        let mag = *o & 0x7fff_ffff;
+        let nan = mag > 0x7f80_0000;
+        *o |= bit(nan, F32_NAN_QUIET);
+        nans += nan as u32;
+        subnormals += (mag.wrapping_sub(1) < 0x007f_ffff) as u32;
+    }
+    (nans, subnormals)
+}
+
 /// The source block as f32 patterns, exactly: one per element, or three per packed word.
 fn widen_to_f32<'a>(from: Format, src: &'a [u8], scratch: &'a mut Vec<u32>) -> &'a [u32] {
-    scratch.clear();
-    match from {
-        Format::Float(f) if f == F32 => {
-            if cfg!(target_endian = "little")
-                && let Ok(words) = bytemuck::try_cast_slice::<u8, u32>(src)
-            {
-                return words;
-            }
-            scratch.extend(
-                src.chunks_exact(4)
-                    .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))),
-            );
+    if from == Format::Float(F32) {
+        if cfg!(target_endian = "little")
+            && let Ok(words) = bytemuck::try_cast_slice::<u8, u32>(src)
+        {
+            return words;
         }
+        scratch.clear();
+        scratch.extend(
+            src.chunks_exact(4)
+                .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))),
+        );
+        return scratch;
+    }
+    let per_element = match from {
+        Format::Float(_) => 1,
+        _ => 3,
+    };
+    scratch.resize(src.len() / super::element_bytes(from) * per_element, 0);
+    widen_into(from, src, scratch);
+    scratch
+}
+
+/// Writes the f32 patterns of a block of `from` (not f32 or f64) into `out`, exactly.
+fn widen_into(from: Format, src: &[u8], out: &mut [u32]) {
+    match from {
         Format::Float(f) if f.name == "f16" => {
             let copied: Vec<u16>;
             let halves: &[u16] = match bytemuck::try_cast_slice::<u8, u16>(src) {
@@ -62,8 +136,7 @@ fn widen_to_f32<'a>(from: Format, src: &'a [u8], scratch: &'a mut Vec<u32>) -> &
                     &copied
                 }
             };
-            scratch.resize(halves.len(), 0);
-            let out: &mut [f32] = bytemuck::cast_slice_mut(scratch.as_mut_slice());
+            let out: &mut [f32] = bytemuck::cast_slice_mut(out);
             // F16C where the CPU has it (the half crate checks at run time).
             halves
                 .reinterpret_cast::<half::f16>()
@@ -72,32 +145,30 @@ fn widen_to_f32<'a>(from: Format, src: &'a [u8], scratch: &'a mut Vec<u32>) -> &
         Format::Float(f) => {
             let table = small_float_table(f.frac_bits);
             let mask = f.mask() as usize;
-            scratch.extend(
-                src.chunks_exact(2)
-                    .map(|b| table[u16::from_le_bytes([b[0], b[1]]) as usize & mask]),
-            );
+            for (b, o) in src.chunks_exact(2).zip(out.iter_mut()) {
+                *o = table[u16::from_le_bytes([b[0], b[1]]) as usize & mask];
+            }
         }
         Format::R11G11B10 => {
             let (t11, t10) = (small_float_table(6), small_float_table(5));
-            for b in src.chunks_exact(4) {
+            for (b, o) in src.chunks_exact(4).zip(out.chunks_exact_mut(3)) {
                 let w = u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize;
-                scratch.extend([
-                    t11[w & 0x7ff],
-                    t11[(w >> 11) & 0x7ff],
-                    t10[(w >> 22) & 0x3ff],
-                ]);
+                o[0] = t11[w & 0x7ff];
+                o[1] = t11[(w >> 11) & 0x7ff];
+                o[2] = t10[(w >> 22) & 0x3ff];
             }
         }
         Format::Rgb9e5 => {
-            for b in src.chunks_exact(4) {
+            for (b, o) in src.chunks_exact(4).zip(out.chunks_exact_mut(3)) {
                 let w = u32::from_le_bytes(b.try_into().expect("4 bytes"));
                 // mantissa * 2^(E - 24), exact in f32 (§19.3.2).
                 let scale = pow2((w >> 27) as i32 - 24) as f32;
-                scratch.extend([0, 9, 18].map(|s| (((w >> s) & 0x1ff) as f32 * scale).to_bits()));
+                for (i, v) in o.iter_mut().enumerate() {
+                    *v = (((w >> (9 * i)) & 0x1ff) as f32 * scale).to_bits();
+                }
             }
         }
     }
-    scratch
 }
 
 /// f11 (`frac_bits` 6) or f10 (5) patterns to f32 patterns, built once from the core.
@@ -740,6 +811,11 @@ mod avx2_vector {
     use super::Ordinary;
 
     #[target_feature(enable = "avx2")]
+    pub fn quiet_nans(out: &mut [u32]) -> (u32, u32) {
+        super::quiet_nans_generic(out)
+    }
+
+    #[target_feature(enable = "avx2")]
     pub fn narrow<const F: u32, const SIGNED: bool, const M: u8>(
         values: &[u32],
         out: &mut [u16],
@@ -754,22 +830,6 @@ mod avx2_vector {
     ) -> (Ordinary, u32) {
         super::rgb9e5_vector_generic::<M, STRIDE>(values, out)
     }
-}
-
-/// Calls the AVX2 copy of a vector pass when the CPU has it, the portable one otherwise.
-macro_rules! vector_pass {
-    ($avx2:path, $generic:path, $($arg:expr),*) => {{
-        #[cfg(target_arch = "x86_64")]
-        let result = if has_avx2() {
-            // SAFETY: the CPU has AVX2, checked just above.
-            unsafe { $avx2($($arg),*) }
-        } else {
-            $generic($($arg),*)
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let result = $generic($($arg),*);
-        result
-    }};
 }
 
 /// Adds the ordinary lanes' counts for `n` values.
