@@ -340,3 +340,28 @@ fn single_values_report_their_own_error() {
         }
     }
 }
+
+#[test]
+fn rgb9e5_texels_report_their_own_error() {
+    // One texel at a time, so a block's maximum cannot hide a channel's error: a large
+    // channel held exactly beside small ones far below the shared exponent (mantissa 0, or
+    // 1 when rounding up), and beside ones just within reach.
+    let big = [1.0f32, 3.0, 256.0, 65408.0, 0.5];
+    let small = [
+        1e-7f32,
+        3e-5,
+        1.5 * 2f32.powi(-20),
+        2f32.powi(-126),
+        1e-40,
+        0.01,
+        0.75,
+    ];
+    for &b in &big {
+        for &s in &small {
+            for texel in [[b, s, 0.0], [s, b, s], [0.0, s, b]] {
+                let words: Vec<u32> = texel.iter().map(|x| x.to_bits()).collect();
+                check(Format::Float(F32), Format::Rgb9e5, 3, &bytes_u32(&words));
+            }
+        }
+    }
+}

@@ -752,12 +752,26 @@ fn narrow_vector_generic<const F: u32, const SIGNED: bool, const M: u8>(
     (o, exceptions)
 }
 
-/// An RGB9E5 texel on the ordinary path: every channel ±0 or in (0, 65408] (no NaN,
-/// negative or saturated channel). Returns the word, whether the texel was ordinary, its
-/// inexact and flushed channels and its largest error in ULPs, computed as the core does
-/// (one rounding of the exact difference, scaled by powers of two).
+/// What the RGB9E5 vector pass found in one texel.
+#[derive(Clone, Copy)]
+struct Rgb9e5Texel {
+    word: u32,
+    ok: bool,
+    inexact: u32,
+    flushed: u32,
+    /// The largest error of the channels within 25 bits of the shared exponent, in units
+    /// of 2^-26 ULPs (exact: the discarded part over 2^shift).
+    near_units: u32,
+    /// Channels further below the shared exponent (mantissa 0 or 1), whose errors are
+    /// m * 2^-shift or 1 - m * 2^-shift and need an f64; only counted here.
+    far_zero: u32,
+    far_one: u32,
+}
+
+/// An RGB9E5 texel on the vector path: every channel ±0 or in (0, 65408] (no NaN,
+/// negative or saturated channel) makes it ordinary. Integer operations only.
 #[inline(always)]
-fn rgb9e5_ordinary_texel<const M: u8>(rgb: [u32; 3]) -> (u32, bool, u32, u32, f64) {
+fn rgb9e5_ordinary_texel<const M: u8>(rgb: [u32; 3]) -> Rgb9e5Texel {
     let mut ok = true;
     let mut mags = [0u32; 3];
     for i in 0..3 {
@@ -768,42 +782,83 @@ fn rgb9e5_ordinary_texel<const M: u8>(rgb: [u32; 3]) -> (u32, bool, u32, u32, f6
     let largest = mags[0].max(mags[1]).max(mags[2]);
     let first_e = ((largest >> 23) as i32 - 111).max(0);
     let big_e = first_e + (rgb9e5_mantissa::<M>(largest, first_e).0 > 511) as i32;
-    let mut word = (big_e as u32) << 27;
-    let (mut inexact, mut flushed, mut max_err) = (0u32, 0u32, 0f64);
+    let mut t = Rgb9e5Texel {
+        word: (big_e as u32) << 27,
+        ok,
+        inexact: 0,
+        flushed: 0,
+        near_units: 0,
+        far_zero: 0,
+        far_one: 0,
+    };
     for (i, &mag) in mags.iter().enumerate() {
         let exp_field = (mag >> 23) as i32;
-        // Value = m * 2^-shift ULPs of the shared exponent.
+        // The channel's value is m * 2^-shift ULPs of the shared exponent.
         let shift = big_e - 1 - (exp_field.max(1) - 127);
         let (q, rem) = rgb9e5_mantissa::<M>(mag, big_e);
-        word |= q << (9 * i);
+        t.word |= q << (9 * i);
         let m = (mag & 0x7f_ffff) | (((exp_field != 0) as u32) << 23);
-        let err = (q as f64 * pow2(shift) - m as f64).abs() * pow2(-shift);
-        max_err = max_err.max(err);
-        inexact += (rem != 0) as u32;
-        flushed += ((q == 0) & (rem != 0)) as u32;
+        let s = shift.clamp(0, 25) as u32;
+        // q << s <= m + 2^s <= 2^26: no overflow.
+        let units = (q << s).abs_diff(m) << (26 - s);
+        let near = (shift <= 25) | (mag == 0);
+        t.near_units = t.near_units.max(if near { units } else { 0 });
+        t.far_zero += (!near & (q == 0)) as u32;
+        t.far_one += (!near & (q != 0)) as u32;
+        t.inexact += (rem != 0) as u32;
+        t.flushed += ((q == 0) & (rem != 0)) as u32;
     }
-    (word, ok, inexact, flushed, max_err)
+    t
+}
+
+/// The exact largest error of an ordinary texel's far channels, as the core computes it
+/// (one rounding of the exact difference, scaled by powers of two).
+fn rgb9e5_far_error<const M: u8>(rgb: [u32; 3]) -> f64 {
+    let mags = rgb.map(|u| u & 0x7fff_ffff);
+    let largest = mags[0].max(mags[1]).max(mags[2]);
+    let first_e = ((largest >> 23) as i32 - 111).max(0);
+    let big_e = first_e + (rgb9e5_mantissa::<M>(largest, first_e).0 > 511) as i32;
+    let mut max_err = 0f64;
+    for mag in mags {
+        let exp_field = (mag >> 23) as i32;
+        let shift = big_e - 1 - (exp_field.max(1) - 127);
+        if shift > 25 && mag != 0 {
+            let (q, _) = rgb9e5_mantissa::<M>(mag, big_e);
+            let m = (mag & 0x7f_ffff) | (((exp_field != 0) as u32) << 23);
+            let err = (q as f64 * pow2(shift) - m as f64).abs() * pow2(-shift);
+            max_err = max_err.max(err);
+        }
+    }
+    max_err
+}
+
+/// Counts of the RGB9E5 vector pass over a block.
+#[derive(Clone, Copy, Default)]
+struct Rgb9e5Pass {
+    ordinary: Ordinary,
+    exceptions: u32,
+    far_zero: u32,
+    far_one: u32,
 }
 
 #[inline(always)]
 fn rgb9e5_vector_generic<const M: u8, const STRIDE: usize>(
     values: &[u32],
     out: &mut [u32],
-) -> (Ordinary, u32) {
-    let mut o = Ordinary::default();
-    let mut exceptions = 0u32;
+) -> Rgb9e5Pass {
+    let mut p = Rgb9e5Pass::default();
     for (v, d) in values.chunks_exact(STRIDE).zip(out.iter_mut()) {
-        let (word, ok, inexact, flushed, err) = rgb9e5_ordinary_texel::<M>([v[0], v[1], v[2]]);
-        *d = word;
-        let keep = |x: u32| if ok { x } else { 0 };
-        o.inexact += keep(inexact);
-        o.flushed += keep(flushed);
-        // Errors are never negative, so their bit patterns order like the values.
-        let err_bits = if ok { err.to_bits() as i64 } else { 0 };
-        o.max_err_bits = o.max_err_bits.max(err_bits);
-        exceptions += !ok as u32;
+        let t = rgb9e5_ordinary_texel::<M>([v[0], v[1], v[2]]);
+        *d = t.word;
+        let keep = |x: u32| if t.ok { x } else { 0 };
+        p.ordinary.inexact += keep(t.inexact);
+        p.ordinary.flushed += keep(t.flushed);
+        p.ordinary.max_units = p.ordinary.max_units.max(keep(t.near_units));
+        p.far_zero += keep(t.far_zero);
+        p.far_one += keep(t.far_one);
+        p.exceptions += !t.ok as u32;
     }
-    (o, exceptions)
+    p
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -827,7 +882,7 @@ mod avx2_vector {
     pub fn rgb9e5<const M: u8, const STRIDE: usize>(
         values: &[u32],
         out: &mut [u32],
-    ) -> (Ordinary, u32) {
+    ) -> super::Rgb9e5Pass {
         super::rgb9e5_vector_generic::<M, STRIDE>(values, out)
     }
 }
@@ -913,7 +968,7 @@ fn r11g11b10_block<const M: u8, const S: bool>(
 
 fn rgb9e5_block<const M: u8>(values: &[u32], stride: usize, dst: &mut [u8], stats: &mut Stats) {
     with_elements::<u32>(dst, |out| {
-        let (o, exceptions) = if stride == 3 {
+        let pass = if stride == 3 {
             vector_pass!(
                 avx2_vector::rgb9e5::<M, 3>,
                 rgb9e5_vector_generic::<M, 3>,
@@ -928,16 +983,35 @@ fn rgb9e5_block<const M: u8>(values: &[u32], stride: usize, dst: &mut [u8], stat
                 out
             )
         };
-        let ordinary = (values.len() / stride) as u32 - exceptions;
+        let mut o = pass.ordinary;
+        // A far channel's error is below 1/4 ULP when its mantissa is 0 and above 3/4 when
+        // it is 1: it can only be the block's largest if nothing near reached that far.
+        let quarter = 1 << 24;
+        if pass.far_one > 0 || (pass.far_zero > 0 && o.max_units < quarter) {
+            let far = values
+                .chunks_exact(stride)
+                .filter(|v| v[..3].iter().all(|&u| rgb9e5_plain(u)))
+                .map(|v| rgb9e5_far_error::<M>([v[0], v[1], v[2]]))
+                .fold(0f64, f64::max);
+            o.max_err_bits = far.to_bits() as i64;
+        }
+        let ordinary = (values.len() / stride) as u32 - pass.exceptions;
         add_ordinary(stats, 3 * ordinary, o);
-        if exceptions > 0 {
+        if pass.exceptions > 0 {
             let mut tally = Tally::default();
             for (v, d) in values.chunks_exact(stride).zip(out.iter_mut()) {
-                if !rgb9e5_ordinary_texel::<M>([v[0], v[1], v[2]]).1 {
+                if !v[..3].iter().all(|&u| rgb9e5_plain(u)) {
                     rgb9e5_generic::<M>(v, stride, std::slice::from_mut(d), &mut tally);
                 }
             }
             tally.into_stats(stats);
         }
     })
+}
+
+/// Whether an RGB9E5 channel can take the vector pass: ±0 or in (0, 65408].
+#[inline(always)]
+fn rgb9e5_plain(u: u32) -> bool {
+    let mag = u & 0x7fff_ffff;
+    (mag <= RGB9E5_MAX_F32) & ((u >> 31 == 0) | (mag == 0))
 }
