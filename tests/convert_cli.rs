@@ -491,4 +491,13 @@ fn usage_errors_exit_2() {
         None,
         "give the output file with -o",
     );
+    // DXGI has no three-channel f16 format.
+    let rgb = make_dds(DxgiFormat::R32G32B32_Float, 1, 1, |_| 0);
+    write_dds(&dir.path().join("rgb.dds"), &rgb);
+    expect_error_and_nothing_left(
+        dir.path(),
+        &["convert", "--to", "f16", "rgb.dds", "-o", "half.dds"],
+        None,
+        "no DXGI format holds 3 channel(s) of f16",
+    );
 }
