@@ -311,7 +311,7 @@ impl ChannelDiff {
     pub fn bits_text(&self, e: &Endpoint) -> String {
         match self.line {
             Line::Float { fmt, .. } => hex_bits(e.bits, fmt.width()),
-            Line::Rgb9e5 => format!("0x{:03x}", e.bits & RGB9E5_MAX_MANTISSA as u64),
+            Line::Rgb9e5 => hex_bits(e.bits & RGB9E5_MAX_MANTISSA as u64, RGB9E5_MANTISSA_BITS),
         }
     }
 

@@ -6,7 +6,7 @@ use super::Verdict;
 use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
 use crate::exact::Number;
 use crate::format::encode::{Encoding, encode, encode_fast};
-use crate::format::{Format, RoundOptions};
+use crate::format::{Format, HexBits, RoundOptions};
 use crate::input::{Constants, parse_value};
 use crate::render::{Renderer, Style};
 
@@ -60,8 +60,8 @@ fn encode_line(
     if let (Style::Plain, Format::Float(f)) = (req.style, &req.format)
         && let Some(bits) = encode_fast(f, line, req.opts)
     {
-        // The same text as `hex_bits`, formatted straight into the output buffer.
-        writeln!(out, "0x{:0w$x}", bits, w = f.hex_digits())?;
+        let width = f.width();
+        writeln!(out, "{}", HexBits { bits, width })?;
         return Ok(());
     }
     let texts: Vec<&str> = line

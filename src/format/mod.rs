@@ -101,7 +101,26 @@ impl Format {
 
 /// `0x` and exactly `ceil(width / 4)` lower-case hex digits: the script form of a pattern.
 pub fn hex_bits(bits: u64, width: u32) -> String {
-    format!("0x{:0w$x}", bits, w = width.div_ceil(4) as usize)
+    HexBits { bits, width }.to_string()
+}
+
+/// [`hex_bits`] as a `Display` value, to format into any sink without allocating (the
+/// batch hot paths write it straight into their output buffers).
+#[derive(Clone, Copy, Debug)]
+pub struct HexBits {
+    pub bits: u64,
+    pub width: u32,
+}
+
+impl std::fmt::Display for HexBits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "0x{:0w$x}",
+            self.bits,
+            w = self.width.div_ceil(4) as usize
+        )
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use std::io::{self, Write};
 use super::Renderer;
 use crate::convert::Report;
 use crate::format::encode::{Channel, Encoding, channels};
+use crate::format::packed::RGB9E5_MANTISSA_BITS;
 use crate::format::{Format, hex_bits, text};
 use crate::ulp::{Compared, PairReport, SummaryReport};
 
@@ -34,7 +35,7 @@ fn row(out: &mut dyn Write, cells: &[String]) -> io::Result<()> {
 fn channel_bits(c: &Channel) -> String {
     match c {
         Channel::Float(f, b) => hex_bits(*b, f.width()),
-        Channel::Rgb9e5(ch) => format!("0x{:03x}", ch.mantissa),
+        Channel::Rgb9e5(ch) => hex_bits(ch.mantissa as u64, RGB9E5_MANTISSA_BITS),
     }
 }
 

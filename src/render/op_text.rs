@@ -3,14 +3,13 @@
 use std::fmt::Write as _;
 
 use crate::d3d::{AllowedSet, Domain, ExactResult};
-use crate::format::text;
+use crate::format::{HexBits, text};
 
 /// A pattern as scripts write it: `0x3f800000`; comparisons `true`/`false`.
 pub fn bits_text(domain: &Domain, bits: u64) -> String {
-    match domain {
-        Domain::Bool => (bits != 0).to_string(),
-        _ => format!("0x{:0w$x}", bits, w = domain.width().div_ceil(4) as usize),
-    }
+    let mut s = String::new();
+    push_bits(&mut s, domain, bits);
+    s
 }
 
 /// Appends `bits_text` to a buffer without allocating (the batch hot path).
@@ -20,9 +19,11 @@ pub fn push_bits(buf: &mut String, domain: &Domain, bits: u64) {
         _ => {
             let _ = write!(
                 buf,
-                "0x{:0w$x}",
-                bits,
-                w = domain.width().div_ceil(4) as usize
+                "{}",
+                HexBits {
+                    bits,
+                    width: domain.width()
+                }
             );
         }
     }
