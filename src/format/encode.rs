@@ -136,7 +136,7 @@ impl Encoding {
 
     /// The rounding error of channel `i`; `None` where either side is not finite.
     pub fn error(&self, i: usize) -> Option<RoundingError> {
-        let channel = self.channels()[i];
+        let channel = channels(&self.format, self.bits)[i];
         let (Number::Finite { neg: rn, mag: r }, Number::Finite { neg: xn, mag: x }) =
             (channel.value(), &self.values[i])
         else {

@@ -148,9 +148,16 @@ impl Renderer for Csv {
         };
         let values = per_channel(&|i| Some(super::json::number_text(&chans[i].value())));
         let shortest = per_channel(&|i| Some(chans[i].shortest()));
-        let errors = per_channel(&|i| e.error(i).and_then(|r| r.absolute.decimal_expansion()));
+        // Each channel's error is exact arithmetic: compute it once for both columns.
+        let errs: Vec<_> = (0..chans.len()).map(|i| e.error(i)).collect();
+        let errors = per_channel(&|i| {
+            errs[i]
+                .as_ref()
+                .and_then(|r| r.absolute.decimal_expansion())
+        });
         let ulps = per_channel(&|i| {
-            e.error(i)
+            errs[i]
+                .as_ref()
                 .map(|r| r.ulps)
                 .filter(|u| u.is_finite())
                 .map(|u| u.to_string())
