@@ -167,16 +167,21 @@ impl Ctx {
         }
     }
 
+    /// 1/±inf = ±0 and 1/±0 = ±inf, exactly (the rcp/drcp tables, §22.10.18, §22.14.5).
+    fn reciprocal_special(&mut self, x: &Number) -> (Shaped, ExactResult) {
+        let result = match x {
+            Number::Infinity { neg } => Number::zero(*neg),
+            _ => Number::Infinity {
+                neg: x.is_negative(),
+            },
+        };
+        self.exactly(&result, Rule::RcpSpecial)
+    }
+
     /// rcp: 2^-21 relative (§22.10.18) or 1 ULP (§3.1.3.2); either reading conforms.
     fn rcp(&mut self, x: &Number) -> (Shaped, ExactResult) {
         match x {
-            Number::Infinity { neg } => self.exactly(&Number::zero(*neg), Rule::RcpSpecial),
-            _ if is_zero(x) => self.exactly(
-                &Number::Infinity {
-                    neg: x.is_negative(),
-                },
-                Rule::RcpSpecial,
-            ),
+            _ if reciprocal_is_special(x) => self.reciprocal_special(x),
             _ => {
                 self.note(Rule::RcpRelative);
                 let r = numeric::div(&Number::finite(false, Ratio::from_integer(1u32)), x);
@@ -212,13 +217,7 @@ impl Ctx {
     /// (§22.14.5); a denorm operand also gets the table's ±inf (read as zero).
     fn drcp(&mut self, arg: &OperandReport, x: &Number) -> (Shaped, ExactResult) {
         match x {
-            Number::Infinity { neg } => self.exactly(&Number::zero(*neg), Rule::RcpSpecial),
-            _ if is_zero(x) => self.exactly(
-                &Number::Infinity {
-                    neg: x.is_negative(),
-                },
-                Rule::RcpSpecial,
-            ),
+            _ if reciprocal_is_special(x) => self.reciprocal_special(x),
             _ => {
                 self.note(Rule::DrcpOneUlp);
                 let r = numeric::div(&Number::finite(false, Ratio::from_integer(1u32)), x);
@@ -587,4 +586,9 @@ pub(super) fn neighbours(f: &crate::format::FloatFormat, pos: &Position) -> Allo
         super::allowed::key_of_ordinal(hi, pos.neg),
     );
     set
+}
+
+/// Whether 1/x is one of the table's exact special cases: x is ±0 or ±inf.
+fn reciprocal_is_special(x: &Number) -> bool {
+    matches!(x, Number::Infinity { .. }) || is_zero(x)
 }
