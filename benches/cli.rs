@@ -5,9 +5,10 @@
 //! Figures are printed as absolute numbers and as ratios to the baselines measured in the
 //! same run, since the machines this runs on are noisy.
 
-use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+mod common;
 
 const BIN: &str = env!("CARGO_BIN_EXE_d3dfloat");
 
@@ -27,29 +28,6 @@ fn one_shot(cmd: &str, args: &[&str], runs: usize) -> Duration {
         .collect();
     times.sort();
     times[runs / 2]
-}
-
-/// Best-of-three wall time to push `input` through `cmd args` (stdout discarded).
-fn piped(cmd: &str, args: &[&str], input: &[u8]) -> Duration {
-    (0..3)
-        .map(|_| {
-            let t = Instant::now();
-            let mut child = Command::new(cmd)
-                .args(args)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .spawn()
-                .expect("spawn");
-            let mut stdin = child.stdin.take().expect("stdin");
-            let data = input.to_vec();
-            let writer = std::thread::spawn(move || stdin.write_all(&data));
-            let status = child.wait().expect("wait");
-            writer.join().expect("writer").expect("write stdin");
-            assert!(status.success(), "{cmd} {args:?} failed");
-            t.elapsed()
-        })
-        .min()
-        .expect("three runs")
 }
 
 /// A deterministic xorshift stream, so every run sees the same inputs.
@@ -125,8 +103,8 @@ fn main() {
     ];
     println!("\nstdin throughput, {n} lines (best of 3)");
     for (name, args, input) in &cases {
-        let cat = piped("cat", &[], input);
-        let t = piped(BIN, args, input);
+        let cat = common::piped("cat", &[], input, 3, |c| c == Some(0));
+        let t = common::piped(BIN, args, input, 3, |c| c == Some(0));
         println!(
             "  {name:<40} {:>6.2} M lines/s  ({:.3} s; cat moves the same input in {:.3} s)",
             n as f64 / t.as_secs_f64() / 1e6,

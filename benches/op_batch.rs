@@ -5,9 +5,7 @@
 //! in eight nudged by an ULP so that both verdicts occur. Run with
 //! `cargo bench --bench op_batch` (release profile); `-- N` sets the line count.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
 const BIN: &str = env!("CARGO_BIN_EXE_d3dfloat");
 
@@ -95,34 +93,6 @@ fn line(rng: &mut Rng) -> String {
     }
 }
 
-/// Wall time to push `input` through `cmd args` (stdout discarded), best of `runs`.
-fn piped(cmd: &str, args: &[&str], input: &[u8], runs: usize) -> Duration {
-    (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            let mut child = Command::new(cmd)
-                .args(args)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("spawn");
-            let mut stdin = child.stdin.take().expect("stdin");
-            let data = input.to_vec();
-            let writer = std::thread::spawn(move || stdin.write_all(&data));
-            let status = child.wait().expect("wait");
-            writer.join().expect("writer").expect("write stdin");
-            // 1 = some line does not conform (expected: one in eight is nudged).
-            assert!(
-                matches!(status.code(), Some(0 | 1)),
-                "{cmd} {args:?} failed"
-            );
-            t.elapsed()
-        })
-        .min()
-        .expect("a run")
-}
-
 fn main() {
     let n: usize = std::env::args()
         .skip(1)
@@ -139,13 +109,14 @@ fn main() {
         "op batch checking, {n} mixed f32 lines with = RESULT ({:.1} MB), best of 3",
         input.len() as f64 / 1e6
     );
-    let cat = piped("cat", &[], &input, 3);
+    let cat = common::piped("cat", &[], &input, 3, |c| c == Some(0));
     println!("  cat (baseline)            {:>7.3} s", cat.as_secs_f64());
     for (name, args) in [
         ("op --plain", vec!["op", "--plain"]),
         ("op (human)", vec!["op", "--color", "never"]),
     ] {
-        let t = piped(BIN, &args, &input, 3);
+        // Exit 1 = some line does not conform (expected: one in eight is nudged).
+        let t = common::piped(BIN, &args, &input, 3, |c| matches!(c, Some(0 | 1)));
         println!(
             "  {name:<25} {:>7.3} s  {:>6.2} M lines/s  ({:.0}x cat)",
             t.as_secs_f64(),
