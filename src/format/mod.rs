@@ -45,9 +45,6 @@ const NAMES: &[(&str, Format)] = &[
     ("r9g9b9e5_sharedexp", Format::Rgb9e5),
 ];
 
-/// The canonical names, for help texts and completions.
-pub const CANONICAL_NAMES: [&str; 7] = ["f64", "f32", "f16", "f11", "f10", "r11g11b10", "rgb9e5"];
-
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown format '{0}' (expected one of f64, f32, f16, f11, f10, r11g11b10, rgb9e5)")]
 pub struct UnknownFormat(pub String);
@@ -85,17 +82,6 @@ impl Format {
 
     pub fn hex_digits(&self) -> usize {
         self.width().div_ceil(4) as usize
-    }
-
-    /// The DXGI name where the format is one.
-    pub fn dxgi_name(&self) -> Option<&'static str> {
-        match self {
-            Format::Float(f) if f.name == "f32" => Some("DXGI_FORMAT_R32_FLOAT"),
-            Format::Float(f) if f.name == "f16" => Some("DXGI_FORMAT_R16_FLOAT"),
-            Format::R11G11B10 => Some("DXGI_FORMAT_R11G11B10_FLOAT"),
-            Format::Rgb9e5 => Some("DXGI_FORMAT_R9G9B9E5_SHAREDEXP"),
-            _ => None,
-        }
     }
 }
 
