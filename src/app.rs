@@ -135,6 +135,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                 input: a.input,
                 output: a.output,
                 progress: !a.no_progress && io::stderr().is_terminal(),
+                limits: crate::convert::image_in::ImageLimits {
+                    max_pixels: a.max_pixels,
+                },
                 style,
             },
             r.as_mut(),

@@ -144,6 +144,10 @@ pub struct ConvertArgs {
     /// Never show a progress bar
     #[arg(long)]
     pub no_progress: bool,
+    /// Largest image an .hdr or .exr header may declare, in pixels (width x height)
+    #[arg(long, value_name = "N", default_value_t = crate::convert::image_in::DEFAULT_MAX_PIXELS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_pixels: u64,
     /// Input file, or - for stdin [default: stdin]
     #[arg(value_name = "INPUT")]
     pub input: Option<std::path::PathBuf>,

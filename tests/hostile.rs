@@ -230,3 +230,99 @@ fn signals_during_a_conversion_remove_the_temporary_file_and_exit_128_plus_signo
         assert!(!output.exists(), "SIG{name} left an output");
     }
 }
+
+// ---- 4. Image headers that lie about their size ----
+
+fn hdr_with_dimensions(dims: &str, pixel_bytes: usize) -> Vec<u8> {
+    let mut bytes = format!("#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n{dims}\n").into_bytes();
+    bytes.extend(std::iter::repeat_n(0x80u8, pixel_bytes));
+    bytes
+}
+
+/// Runs `convert` on an image file and returns its one error line.
+fn convert_image_error(path: &Path, extra: &[&str]) -> String {
+    let out = d3dfloat()
+        .current_dir(path.parent().unwrap())
+        .args(["convert", "--to", "f16", "--no-progress"])
+        .args(extra)
+        .arg(path.file_name().unwrap())
+        .args(["-o", "out.f16"])
+        .timeout(Duration::from_secs(20))
+        .output()
+        .unwrap();
+    let err = one_error_line(&out);
+    assert!(!path.with_file_name("out.f16").exists());
+    assert!(leftovers(path.parent().unwrap()).is_empty());
+    err
+}
+
+#[test]
+fn hdr_headers_declaring_huge_or_empty_images_are_refused_before_allocating() {
+    let dir = TempDir::new().unwrap();
+    let hdr = dir.path().join("lying.hdr");
+    for (dims, expect) in [
+        ("-Y 2000000000 +X 2000000000", "2000000000x2000000000"),
+        ("-Y 65536 +X 65536", "65536x65536"),
+        ("-Y 1 +X 1000000000", "1000000000x1"),
+    ] {
+        std::fs::write(&hdr, hdr_with_dimensions(dims, 100)).unwrap();
+        let err = convert_image_error(&hdr, &[]);
+        assert!(
+            err.contains(expect) && err.contains("--max-pixels"),
+            "{err}"
+        );
+    }
+    // Raising the limit does not let a 100-byte body claim 65536 scanlines.
+    std::fs::write(&hdr, hdr_with_dimensions("-Y 65536 +X 65536", 100)).unwrap();
+    let err = convert_image_error(&hdr, &["--max-pixels", "100000000000"]);
+    assert!(
+        err.contains("65536x65536") && err.contains("scanlines"),
+        "{err}"
+    );
+    std::fs::write(&hdr, hdr_with_dimensions("-Y 0 +X 0", 100)).unwrap();
+    let err = convert_image_error(&hdr, &[]);
+    assert!(err.contains("0x0") && err.contains("empty"), "{err}");
+}
+
+/// A valid 1x1 OpenEXR file whose data window is then rewritten to (0,0)-(xmax,ymax).
+fn exr_declaring(path: &Path, xmax: i32, ymax: i32) {
+    exr::prelude::write_rgba_file(path, 1, 1, |_, _| (1.0f32, 2.0f32, 3.0f32, 1.0f32)).unwrap();
+    let mut bytes = std::fs::read(path).unwrap();
+    let key = b"dataWindow\0box2i\0";
+    let at = bytes
+        .windows(key.len())
+        .position(|w| w == key)
+        .expect("a data window")
+        + key.len()
+        + 4;
+    bytes[at + 8..at + 12].copy_from_slice(&xmax.to_le_bytes());
+    bytes[at + 12..at + 16].copy_from_slice(&ymax.to_le_bytes());
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn exr_headers_declaring_huge_images_are_refused_before_allocating() {
+    let dir = TempDir::new().unwrap();
+    let exr = dir.path().join("lying.exr");
+    exr_declaring(&exr, 65535, 65535);
+    assert!(std::fs::metadata(&exr).unwrap().len() < 2000);
+    let err = convert_image_error(&exr, &[]);
+    assert!(
+        err.contains("65536x65536") && err.contains("--max-pixels"),
+        "{err}"
+    );
+    // Past the limit, the file's size still bounds what it can hold.
+    let err = convert_image_error(&exr, &["--max-pixels", "100000000000"]);
+    assert!(
+        err.contains("65536x65536") && err.contains("chunks"),
+        "{err}"
+    );
+    // The untouched file still converts.
+    exr_declaring(&exr, 0, 0);
+    d3dfloat()
+        .current_dir(dir.path())
+        .args(["convert", "--to", "f16", "lying.exr", "-o", "ok.f16"])
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(dir.path().join("ok.f16")).unwrap().len(), 8);
+}

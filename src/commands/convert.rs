@@ -30,6 +30,8 @@ pub struct ConvertRequest {
     pub output: Option<PathBuf>,
     /// Show a progress bar on stderr (a terminal) for large raw inputs.
     pub progress: bool,
+    /// What an `.hdr` or `.exr` header may declare.
+    pub limits: image_in::ImageLimits,
     pub style: Style,
 }
 
@@ -143,11 +145,11 @@ pub fn run(
         Container::Exr | Container::Hdr => {
             let path = input.expect("a container is a named file");
             let image = if in_container == Container::Exr {
-                image_in::read_exr(path)?
+                image_in::read_exr(path, req.limits)?
             } else {
                 let bytes =
                     std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-                image_in::read_hdr(&bytes)?
+                image_in::read_hdr(&bytes, req.limits)?
             };
             let mut texels = Texels {
                 format: Format::Float(F32),
