@@ -25,7 +25,8 @@ pub fn main_entry() -> ExitCode {
         Ok(Verdict::Negative) => ExitCode::from(1),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("d3dfloat: error: {e:#}");
+            let message = commands::inputs::one_line(&format!("{e:#}"));
+            eprintln!("d3dfloat: error: {message}");
             ExitCode::from(EXIT_ERROR)
         }
     }

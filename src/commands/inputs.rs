@@ -19,9 +19,10 @@ impl fmt::Display for Origin {
     }
 }
 
-/// An input that could not be read, with where it came from.
+/// An input that could not be read, with where it came from. Its message shows the input
+/// as [`echo`] does.
 #[derive(Debug, thiserror::Error)]
-#[error("{origin}: '{text}': {message}")]
+#[error("{origin}: {}: {message}", echo(text))]
 pub struct BadInput {
     pub origin: Origin,
     pub text: String,
@@ -36,6 +37,66 @@ impl BadInput {
             message: message.to_string(),
         }
     }
+}
+
+/// Characters of an input that an error message shows.
+pub const ECHO_CHARS: usize = 80;
+
+/// An input as an error message shows it: quoted, on one line (control characters and
+/// newlines escaped, so nothing echoed can move the cursor, change colours or add a line),
+/// and cut after [`ECHO_CHARS`] characters with its full length noted.
+pub fn echo(text: &str) -> String {
+    let mut out = String::from("'");
+    let mut shown = 0;
+    for c in text.chars() {
+        if shown == ECHO_CHARS {
+            out.push_str(&format!("...' ({} bytes in all)", text.len()));
+            return out;
+        }
+        push_escaped(&mut out, c);
+        shown += 1;
+    }
+    out.push('\'');
+    out
+}
+
+/// Appends `c`, escaped when it is a control character.
+fn push_escaped(out: &mut String, c: char) {
+    if c.is_control() {
+        out.extend(c.escape_default());
+    } else {
+        out.push(c);
+    }
+}
+
+/// Any error message made safe for one stderr line: control characters escaped, and any
+/// run of more than [`ECHO_CHARS`] characters without a space (an echoed token that did
+/// not go through [`echo`]) cut, with its length noted.
+pub fn one_line(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(1024));
+    for (i, word) in message.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        // What `echo` made is left alone: its cut and quotes add a few characters.
+        if word.chars().nth(ECHO_CHARS + 8).is_none() {
+            word.chars().for_each(|c| push_escaped(&mut out, c));
+        } else {
+            word.chars()
+                .take(ECHO_CHARS)
+                .for_each(|c| push_escaped(&mut out, c));
+            out.push_str(&format!("...' ({} bytes in all)", word.len()));
+            if word.ends_with(':') {
+                out.push(':');
+            }
+        }
+        // A message of many short words is still one line of reasonable length.
+        if out.len() > 16 * ECHO_CHARS {
+            out.push_str(&format!("... ({} bytes in all)", message.len()));
+            break;
+        }
+    }
+    out
 }
 
 /// Calls `each` with every stdin line that holds an input (blank lines and `#` comments
