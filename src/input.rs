@@ -36,8 +36,9 @@ pub enum InputError {
 /// every format's range, and 10^20000 is still cheap to compute exactly.
 pub const EXPONENT_LIMIT: i64 = 20_000;
 
-/// Reads a bit pattern: `0x7c0`, `0b111_1100_0000` or `1984`. Underscores may separate
-/// digits. The pattern must fit in `width` bits.
+/// Reads a bit pattern: `0x7c0`, `0b111_1100_0000` or `1984`. An underscore may stand only
+/// between two digits (`0b0_11110`, not `0x_1`, `1_` or `1__0`), as in Python and Java:
+/// a stray one is more likely a typo than a separator. The pattern must fit in `width` bits.
 pub fn parse_bits(text: &str, format: &'static str, width: u32) -> Result<u64, InputError> {
     let t = text.trim();
     if t.is_empty() {
@@ -50,7 +51,12 @@ pub fn parse_bits(text: &str, format: &'static str, width: u32) -> Result<u64, I
     } else {
         (t, 10)
     };
-    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix) || c == '_') {
+    if digits.is_empty()
+        || !digits.chars().all(|c| c.is_digit(radix) || c == '_')
+        || digits.starts_with('_')
+        || digits.ends_with('_')
+        || digits.contains("__")
+    {
         return Err(InputError::NotBits);
     }
     let wide = || InputError::TooWide { format, width };
@@ -327,6 +333,13 @@ mod tests {
             })
         );
         assert_eq!(parse_bits("0xg", "f11", 11), Err(InputError::NotBits));
+        for stray in ["0x_1", "1_", "0b1__0", "_1", "0x_"] {
+            assert_eq!(
+                parse_bits(stray, "f11", 11),
+                Err(InputError::NotBits),
+                "{stray}"
+            );
+        }
         assert_eq!(parse_bits("", "f11", 11), Err(InputError::Empty));
         assert_eq!(parse_bits("0xffffffffffffffff", "f64", 64), Ok(u64::MAX));
     }

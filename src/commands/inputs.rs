@@ -124,6 +124,12 @@ pub fn for_each_stdin_line(
                 "not valid UTF-8 text",
             )
         })?;
+        // A byte order mark, as some Windows editors write, is not part of the first input.
+        let line = if line_no == 1 {
+            line.strip_prefix('\u{feff}').unwrap_or(line)
+        } else {
+            line
+        };
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;

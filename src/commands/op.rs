@@ -27,9 +27,13 @@ fn argument_error(e: OpError, words: &[String]) -> anyhow::Error {
             text,
             source,
         } => BadInput::new(Origin::Argument(index + 1), &text, source).into(),
-        OpError::Integer {
-            index, ref text, ..
-        } => BadInput::new(Origin::Argument(index + 1), text, &e).into(),
+        // The argument is echoed once: the message is only what is wrong with it.
+        OpError::Integer { index, text, kind } => BadInput::new(
+            Origin::Argument(index + 1),
+            &text,
+            format!("not {} integer", crate::d3d::with_article(kind)),
+        )
+        .into(),
         OpError::UnknownOp(_) => BadInput::new(Origin::Argument(1), &words[0], &e).into(),
         other => anyhow::anyhow!("{other}"),
     }
