@@ -1,7 +1,7 @@
 //! Where inputs come from: the arguments, or stdin one per line.
 
 use std::fmt;
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Write};
 
 /// Where one input came from, for error messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,10 +100,15 @@ pub fn one_line(message: &str) -> String {
 }
 
 /// Calls `each` with every stdin line that holds an input (blank lines and `#` comments
-/// skipped), reusing one buffer. Stops at the first error; a line that is not UTF-8 is
-/// an error naming its line number.
+/// skipped), reusing one buffer, and hands it `out` to write to. Stops at the first error; a
+/// line that is not UTF-8 is an error naming its line number.
+///
+/// `out` is flushed before every read of stdin that may wait: a live feed (`tail -f log |
+/// d3dfloat op`) gets each answer as its line arrives, while a batch still writes in large
+/// blocks (one flush per 64 KiB of input read).
 pub fn for_each_stdin_line(
-    mut each: impl FnMut(Origin, &str) -> anyhow::Result<()>,
+    out: &mut dyn Write,
+    mut each: impl FnMut(&mut dyn Write, Origin, &str) -> anyhow::Result<()>,
 ) -> anyhow::Result<usize> {
     let stdin = io::stdin();
     let mut reader = io::BufReader::with_capacity(1 << 16, stdin.lock());
@@ -112,7 +117,7 @@ pub fn for_each_stdin_line(
     let mut count = 0;
     loop {
         buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
+        if read_line_flushing(&mut reader, &mut buf, out)? == 0 {
             return Ok(count);
         }
         line_no += 1;
@@ -135,7 +140,37 @@ pub fn for_each_stdin_line(
             continue;
         }
         count += 1;
-        each(origin, line)?;
+        each(out, origin, line)?;
+    }
+}
+
+/// `read_until(b'\n')`, flushing `out` first whenever the reader's buffer is empty, since
+/// that is when the next step is a read of stdin that may block.
+fn read_line_flushing<R: io::Read>(
+    reader: &mut io::BufReader<R>,
+    buf: &mut Vec<u8>,
+    out: &mut dyn Write,
+) -> io::Result<usize> {
+    let mut total = 0;
+    loop {
+        if reader.buffer().is_empty() {
+            out.flush()?;
+        }
+        let mut available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(total);
+        }
+        // Reading from the slice finds the newline with the standard library's fast search.
+        let n = available.read_until(b'\n', buf)?;
+        reader.consume(n);
+        total += n;
+        if buf.last() == Some(&b'\n') {
+            return Ok(total);
+        }
     }
 }
 

@@ -81,7 +81,7 @@ fn batch(
     out: &mut dyn Write,
 ) -> anyhow::Result<Verdict> {
     let mut summary = BatchSummary::default();
-    let n = for_each_stdin_line(|origin, line| {
+    let n = for_each_stdin_line(&mut *out, |out, origin, line| {
         let eval = parse_line(line, fmt, req.rules)
             .and_then(|request| evaluate(&request))
             .map_err(|e| BadInput::new(origin, line, e))?;
