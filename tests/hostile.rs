@@ -326,3 +326,185 @@ fn exr_headers_declaring_huge_images_are_refused_before_allocating() {
         .success();
     assert_eq!(std::fs::read(dir.path().join("ok.f16")).unwrap().len(), 8);
 }
+
+// ---- 5. Long decimal literals: linear time, exact rounding ----
+
+#[test]
+fn a_50_mb_literal_is_answered_in_linear_time() {
+    let mut fraction = String::from("0.");
+    fraction.push_str(&"1".repeat(50_000_000));
+    fraction.push('\n');
+    let started = Instant::now();
+    let out = d3dfloat()
+        .args(["encode", "--plain"])
+        .write_stdin(fraction.into_bytes())
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    // 0.111... = 1/9 to f32: 0x3de38e39. Quadratic parsing took minutes; this is loose
+    // enough for a debug build on a busy machine.
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "0x3de38e39\n");
+    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+    // A 50 MB integer is far out of range: refused as fast, with a short message.
+    let started = Instant::now();
+    let out = d3dfloat()
+        .args(["encode", "--plain"])
+        .write_stdin(format!("{}\n", "1".repeat(50_000_000)).into_bytes())
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = one_error_line(&out);
+    assert!(err.contains("out of range") && err.len() < 300, "{err}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn long_literals_at_rounding_boundaries_still_round_exactly() {
+    use d3dfloat::exact::{Number, Ratio};
+    use d3dfloat::format::{F32, F64, RoundOptions, Rounding, round_number};
+    use d3dfloat::input::{Constants, parse_value};
+    // The midpoint between the two smallest f64 subnormals, 3 * 2^-1075: 751 significant
+    // digits, the hardest tie there is. Then the same tie with a tail far past 800 digits.
+    let mid = Ratio::dyadic(3u32, -1075).decimal_expansion().unwrap();
+    let far = "0".repeat(5000);
+    let rne = RoundOptions::new(Rounding::NearestEven);
+    let bits = |text: &str, fmt| match parse_value(text, Constants::Float(fmt)).unwrap() {
+        n @ Number::Finite { .. } => round_number(fmt, &n, rne).bits,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(bits(&mid, &F64), 2, "a tie goes to even");
+    assert_eq!(bits(&format!("{mid}{far}"), &F64), 2, "zeros are no tail");
+    assert_eq!(bits(&format!("{mid}{far}1"), &F64), 2, "just above the tie");
+    // Just below: the tie's last digit (5) less one, then nines for ever.
+    let below = format!("{}4{}", &mid[..mid.len() - 1], "9".repeat(5000));
+    assert_eq!(bits(&below, &F64), 1, "just below the tie");
+    // 1 + 2^-24 is the f32 tie above 1: the same story at 17 digits and at 5000.
+    let tie = "1.000000059604644775390625";
+    assert_eq!(bits(tie, &F32), 0x3f80_0000);
+    assert_eq!(bits(&format!("{tie}{far}1"), &F32), 0x3f80_0001);
+    assert_eq!(bits(&format!("0.{}1e1", "0".repeat(900)), &F64), 0);
+    let x = parse_value(&format!("{tie}{far}1"), Constants::Float(&F32)).unwrap();
+    assert!(!round_number(&F32, &x, rne).outcome.exact);
+}
+
+// ---- 6. Echoed input: one escaped, shortened line ----
+
+#[test]
+fn echoed_input_is_escaped_and_shortened_to_one_line() {
+    let out = d3dfloat().args(["encode", "1\n2"]).output().unwrap();
+    let err = one_error_line(&out);
+    assert!(err.contains(r"'1\n2'"), "{err}");
+    let out = d3dfloat()
+        .args(["encode", "\u{1b}[31mred"])
+        .output()
+        .unwrap();
+    let err = one_error_line(&out);
+    assert!(!err.contains('\u{1b}') && err.contains(r"\u{1b}[31mred"), "{err}");
+    let long = format!("{}x", "7".repeat(5000));
+    let out = d3dfloat()
+        .arg("op")
+        .write_stdin(format!("add 1 {long}\n"))
+        .output()
+        .unwrap();
+    let err = one_error_line(&out);
+    assert!(err.len() < 500 && err.contains("bytes in all"), "{err}");
+}
+
+// ---- 7. is covered above (directory, missing folder) ----
+
+// ---- 8. Command-line messages that misled ----
+
+fn usage_error(args: &[&str]) -> String {
+    let out = d3dfloat().args(args).output().unwrap();
+    one_error_line(&out)
+}
+
+#[test]
+fn negative_counts_and_missing_arguments_get_true_messages() {
+    let dir = TempDir::new().unwrap();
+    let a = dir.path().join("a.f32");
+    std::fs::write(&a, f32_bytes(&[1.0])).unwrap();
+    let a = a.to_str().unwrap();
+    let err = usage_error(&["ulp-diff", "--files", a, a, "--max", "-1"]);
+    assert!(err.contains("'-1' for '--max") && err.contains("0 or more"), "{err}");
+    let err = usage_error(&["ulp-diff", "--max", "-5", "1", "2"]);
+    assert!(err.contains("'-5' for '--max"), "{err}");
+    let err = usage_error(&["convert", "--from", "f32", "--to", "rgb9e5", "--channels", "-1"]);
+    assert!(err.contains("'-1' for '--channels") && err.contains("3 (RGB) or 4"), "{err}");
+    let err = usage_error(&["generate", "man"]);
+    assert!(err.contains("not provided: <DIR>"), "{err}");
+    // Negative values as positionals still work beside a --max.
+    d3dfloat()
+        .args(["ulp-diff", "--max", "1", "-1", "-1.0000001", "--plain"])
+        .assert()
+        .success()
+        .stdout("-1\n");
+}
+
+#[test]
+fn op_messages_say_each_thing_once_in_plain_words() {
+    let err = usage_error(&["op", "itof", "1.5"]);
+    assert!(err.ends_with("argument 2: '1.5': not an i32 integer"), "{err}");
+    let err = usage_error(&["op", "utof", "x"]);
+    assert!(err.ends_with("not a u32 integer"), "{err}");
+    let err = usage_error(&["op", "add", "1,2", "3"]);
+    assert!(
+        err.contains("single values, not vectors") && !err.contains("1 components"),
+        "{err}"
+    );
+    let err = usage_error(&["op", "dp2", "1", "2"]);
+    assert!(err.contains("(written 1,2)"), "{err}");
+}
+
+#[test]
+fn a_byte_order_mark_on_line_1_is_skipped() {
+    d3dfloat()
+        .args(["encode", "--plain"])
+        .write_stdin(b"\xef\xbb\xbf1.5\n2\n".to_vec())
+        .assert()
+        .success()
+        .stdout("0x3fc00000\n0x40000000\n");
+}
+
+#[test]
+fn an_underscore_stands_only_between_two_digits() {
+    d3dfloat()
+        .args(["decode", "--fmt", "f16", "--plain", "0b0_01111_0000000000"])
+        .assert()
+        .success()
+        .stdout("1\n");
+    for stray in ["0x_1", "1_", "0b1__0"] {
+        let err = usage_error(&["decode", "--plain", stray]);
+        assert!(err.contains("not a bit pattern"), "{stray}: {err}");
+    }
+    // Values take no underscores at all.
+    let err = usage_error(&["encode", "1_000"]);
+    assert!(err.contains("not a number"), "{err}");
+}
+
+// ---- 9. Live feeds get each answer as its line arrives ----
+
+#[test]
+fn a_live_feed_is_answered_line_by_line() {
+    let mut child = StdCommand::new(bin_path())
+        .args(["op", "--plain"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    for (line, answer) in [
+        ("add 1 2\n", "0x40400000 0x40400000\n"),
+        ("mul 2 3\n", "0x40c00000 0x40c00000\n"),
+    ] {
+        // The pipe stays open: the answer must come before any more input does.
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let mut got = String::new();
+        std::io::BufRead::read_line(&mut stdout, &mut got).unwrap();
+        assert_eq!(got, answer);
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
