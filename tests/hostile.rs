@@ -344,7 +344,11 @@ fn a_50_mb_literal_is_answered_in_linear_time() {
     // 0.111... = 1/9 to f32: 0x3de38e39. Quadratic parsing took minutes; this is loose
     // enough for a debug build on a busy machine.
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "0x3de38e39\n");
-    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
     // A 50 MB integer is far out of range: refused as fast, with a short message.
     let started = Instant::now();
     let out = d3dfloat()
@@ -399,7 +403,10 @@ fn echoed_input_is_escaped_and_shortened_to_one_line() {
         .output()
         .unwrap();
     let err = one_error_line(&out);
-    assert!(!err.contains('\u{1b}') && err.contains(r"\u{1b}[31mred"), "{err}");
+    assert!(
+        !err.contains('\u{1b}') && err.contains(r"\u{1b}[31mred"),
+        "{err}"
+    );
     let long = format!("{}x", "7".repeat(5000));
     let out = d3dfloat()
         .arg("op")
@@ -426,11 +433,25 @@ fn negative_counts_and_missing_arguments_get_true_messages() {
     std::fs::write(&a, f32_bytes(&[1.0])).unwrap();
     let a = a.to_str().unwrap();
     let err = usage_error(&["ulp-diff", "--files", a, a, "--max", "-1"]);
-    assert!(err.contains("'-1' for '--max") && err.contains("0 or more"), "{err}");
+    assert!(
+        err.contains("'-1' for '--max") && err.contains("0 or more"),
+        "{err}"
+    );
     let err = usage_error(&["ulp-diff", "--max", "-5", "1", "2"]);
     assert!(err.contains("'-5' for '--max"), "{err}");
-    let err = usage_error(&["convert", "--from", "f32", "--to", "rgb9e5", "--channels", "-1"]);
-    assert!(err.contains("'-1' for '--channels") && err.contains("3 (RGB) or 4"), "{err}");
+    let err = usage_error(&[
+        "convert",
+        "--from",
+        "f32",
+        "--to",
+        "rgb9e5",
+        "--channels",
+        "-1",
+    ]);
+    assert!(
+        err.contains("'-1' for '--channels") && err.contains("3 (RGB) or 4"),
+        "{err}"
+    );
     let err = usage_error(&["generate", "man"]);
     assert!(err.contains("not provided: <DIR>"), "{err}");
     // Negative values as positionals still work beside a --max.
@@ -444,7 +465,10 @@ fn negative_counts_and_missing_arguments_get_true_messages() {
 #[test]
 fn op_messages_say_each_thing_once_in_plain_words() {
     let err = usage_error(&["op", "itof", "1.5"]);
-    assert!(err.ends_with("argument 2: '1.5': not an i32 integer"), "{err}");
+    assert!(
+        err.ends_with("argument 2: '1.5': not an i32 integer"),
+        "{err}"
+    );
     let err = usage_error(&["op", "utof", "x"]);
     assert!(err.ends_with("not a u32 integer"), "{err}");
     let err = usage_error(&["op", "add", "1,2", "3"]);
@@ -507,4 +531,18 @@ fn a_live_feed_is_answered_line_by_line() {
     }
     drop(stdin);
     assert!(child.wait().unwrap().success());
+}
+
+// ---- Found by the property tests ----
+
+#[test]
+fn f64_check_far_outside_the_allowed_set_does_not_overflow() {
+    // Allowed: -inf only; the claim: max. The distance between them needs all of u64.
+    d3dfloat()
+        .args([
+            "op", "--fmt", "f64", "add", "-inf", "0", "--check", "max", "--plain",
+        ])
+        .assert()
+        .code(1)
+        .stdout("violates\n");
 }
