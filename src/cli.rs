@@ -113,8 +113,12 @@ R16G16B16A16_FLOAT, R32_FLOAT, R16_FLOAT, R11G11B10_FLOAT, R9G9B9E5_SHAREDEXP; e
 level and array layer) in and out; .exr and .hdr in. Anything else, and stdin/stdout
 (-), is raw.
 
-The output is written under a temporary name and renamed at the end: an error never
-leaves a partial file. A summary goes to stderr (to stdout with --json or --csv).
+A file output is written under a temporary name beside it and renamed at the end (through
+a symlink, its target is replaced): an error or SIGINT/SIGTERM/SIGHUP never leaves a
+partial file. Devices, FIFOs and links to them (/dev/stdout) are written in place. Writing
+over the input (stdin included) is refused. .hdr/.exr headers declaring more than
+--max-pixels pixels, or more than the file can hold, are refused before reading. A summary
+goes to stderr (to stdout with --json or --csv).
 
 Examples:
   d3dfloat convert --from f32 --to f16 mesh.f32 -o mesh.f16
