@@ -47,14 +47,12 @@ pub const ECHO_CHARS: usize = 80;
 /// and cut after [`ECHO_CHARS`] characters with its full length noted.
 pub fn echo(text: &str) -> String {
     let mut out = String::from("'");
-    let mut shown = 0;
-    for c in text.chars() {
+    for (shown, c) in text.chars().enumerate() {
         if shown == ECHO_CHARS {
             out.push_str(&format!("...' ({} bytes in all)", text.len()));
             return out;
         }
         push_escaped(&mut out, c);
-        shown += 1;
     }
     out.push('\'');
     out
