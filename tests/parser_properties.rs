@@ -175,7 +175,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
 
     /// A valid file with a few of its header bytes overwritten: the mutations that once
     /// made the reader allocate tens of gigabytes.
