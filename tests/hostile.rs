@@ -1,6 +1,7 @@
 //! Regression tests for the hostile-input campaign (issue 9), one per finding, named after
 //! what broke. Every file, FIFO and link is made here in a private temporary folder: none of
 //! these tests may touch the machine's real /dev/null or /dev/full.
+#![cfg(unix)]
 
 use std::io::{Read, Write};
 use std::path::Path;

@@ -241,7 +241,7 @@ fn set_default_permissions(_: &File) {}
 /// exit with 128 + the signal number, as a shell reports a process killed by it.
 pub mod interrupts {
     use std::path::PathBuf;
-    use std::sync::{Mutex, MutexGuard, Once};
+    use std::sync::{Mutex, MutexGuard};
 
     static TEMP_FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
@@ -260,7 +260,9 @@ pub mod interrupts {
 
     /// Installs the handler once per process. Until then, and without a temporary file in
     /// flight, these signals end the process as they always do.
+    #[cfg(unix)]
     pub fn install() -> std::io::Result<()> {
+        use std::sync::Once;
         static ONCE: Once = Once::new();
         let mut result = Ok(());
         ONCE.call_once(|| {
@@ -282,5 +284,11 @@ pub mod interrupts {
             }
         });
         result
+    }
+
+    /// Elsewhere the temporary file is left to the operating system's own cleanup.
+    #[cfg(not(unix))]
+    pub fn install() -> std::io::Result<()> {
+        Ok(())
     }
 }
