@@ -64,12 +64,7 @@ enum Sink {
 impl Sink {
     fn open(path: Option<&Path>) -> Result<Sink, ConvertError> {
         Ok(match path {
-            Some(p) => {
-                // An interrupt removes the temporary file before the run ends.
-                interrupts::install()
-                    .map_err(|e| ConvertError::io("installing the signal handler", e))?;
-                Sink::File(OutputFile::create(p)?)
-            }
+            Some(p) => Sink::File(OutputFile::create(p)?),
             None => Sink::Stdout(BufWriter::with_capacity(1 << 20, io::stdout())),
         })
     }
@@ -103,6 +98,9 @@ pub fn run(
         bail!("--json and --csv print the summary on stdout: give the output file with -o");
     }
     if let Some(o) = output {
+        // From here on, SIGINT/SIGTERM/SIGHUP remove any temporary output before the run
+        // ends, with the exit status 128 + the signal's number.
+        interrupts::install().context("installing the signal handler")?;
         // `convert - -o in.f32 < in.f32` would destroy its own input, as a path would.
         let input_meta = match input {
             Some(i) => std::fs::metadata(i).ok(),
