@@ -75,6 +75,7 @@ Register-ArgumentCompleter -Native -CommandName 'd3dfloat' -ScriptBlock {
             [CompletionResult]::new('--channels', '--channels', [CompletionResultType]::ParameterName, 'Float channels per texel beside a packed format: 3 (RGB) or 4 (RGBA) [default: 3 raw, 4 DDS]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output file, or - for stdout [default: stdout]')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output file, or - for stdout [default: stdout]')
+            [CompletionResult]::new('--max-pixels', '--max-pixels', [CompletionResultType]::ParameterName, 'Largest image an .hdr or .exr header may declare, in pixels (width x height)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)')
             [CompletionResult]::new('--saturate', '--saturate', [CompletionResultType]::ParameterName, 'Keep finite values finite: overflow gives the largest finite value in every mode')
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar')

@@ -83,7 +83,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__convert)
-            opts="-r -o -h -V --from --to --rounding --saturate --channels --output --no-progress --plain --json --csv --color --help --version"
+            opts="-r -o -h -V --from --to --rounding --saturate --channels --output --no-progress --max-pixels --plain --json --csv --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -114,6 +114,10 @@ _d3dfloat() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pixels)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

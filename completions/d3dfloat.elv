@@ -69,6 +69,7 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand --channels 'Float channels per texel beside a packed format: 3 (RGB) or 4 (RGBA) [default: 3 raw, 4 DDS]'
             cand -o 'Output file, or - for stdout [default: stdout]'
             cand --output 'Output file, or - for stdout [default: stdout]'
+            cand --max-pixels 'Largest image an .hdr or .exr header may declare, in pixels (width x height)'
             cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
             cand --saturate 'Keep finite values finite: overflow gives the largest finite value in every mode'
             cand --no-progress 'Never show a progress bar'

@@ -70,6 +70,7 @@ rtp\t'Round toward +infinity'
 rtn\t'Round toward -infinity'"
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l channels -d 'Float channels per texel beside a packed format: 3 (RGB) or 4 (RGBA) [default: 3 raw, 4 DDS]' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -s o -l output -d 'Output file, or - for stdout [default: stdout]' -r -F
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l max-pixels -d 'Largest image an .hdr or .exr header may declare, in pixels (width x height)' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -25,7 +25,8 @@ pub fn main_entry() -> ExitCode {
         Ok(Verdict::Negative) => ExitCode::from(1),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("d3dfloat: error: {e:#}");
+            let message = commands::inputs::one_line(&format!("{e:#}"));
+            eprintln!("d3dfloat: error: {message}");
             ExitCode::from(EXIT_ERROR)
         }
     }
@@ -48,9 +49,23 @@ fn usage_error(e: clap::Error) -> ExitCode {
             ExitCode::SUCCESS
         };
     }
+    // Clap's message is a first line, sometimes with indented details (the missing
+    // arguments) below it, then a blank line and the usage: keep the first two parts.
     let rendered = e.render().to_string();
-    let first = rendered.lines().next().unwrap_or("invalid arguments");
-    let message = first.strip_prefix("error: ").unwrap_or(first);
+    let mut lines = rendered.lines();
+    let first = lines.next().unwrap_or("invalid arguments");
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    let details: Vec<&str> = lines.take_while(|l| !l.trim().is_empty()).collect();
+    let message = if details.is_empty() {
+        first.to_string()
+    } else if e.kind() == ErrorKind::MissingRequiredArgument {
+        let names: Vec<&str> = details.iter().map(|l| l.trim()).collect();
+        format!("{} {}", first.trim_end(), names.join(", "))
+    } else {
+        // A value with a newline in it: the lines are one message.
+        format!("{first}\\n{}", details.join("\\n"))
+    };
+    let message = commands::inputs::one_line(&message);
     eprintln!("d3dfloat: error: {message} (see --help)");
     ExitCode::from(EXIT_ERROR)
 }
@@ -135,6 +150,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                 input: a.input,
                 output: a.output,
                 progress: !a.no_progress && io::stderr().is_terminal(),
+                limits: crate::convert::image_in::ImageLimits {
+                    max_pixels: a.max_pixels,
+                },
                 style,
             },
             r.as_mut(),

@@ -79,7 +79,7 @@ pub enum Command {
 }
 
 const DECODE_HELP: &str = "\
-BITS are 0x7c0, 0b11111000000 or 1984 (underscores may separate digits); a pattern wider
+BITS are 0x7c0, 0b11111000000 or 1984 (an underscore may stand between two digits); a pattern wider
 than the format is an error. Packed formats (r11g11b10, rgb9e5) take one 32-bit word.
 
 Examples:
@@ -113,8 +113,12 @@ R16G16B16A16_FLOAT, R32_FLOAT, R16_FLOAT, R11G11B10_FLOAT, R9G9B9E5_SHAREDEXP; e
 level and array layer) in and out; .exr and .hdr in. Anything else, and stdin/stdout
 (-), is raw.
 
-The output is written under a temporary name and renamed at the end: an error never
-leaves a partial file. A summary goes to stderr (to stdout with --json or --csv).
+A file output is written under a temporary name beside it and renamed at the end (through
+a symlink, its target is replaced): an error or SIGINT/SIGTERM/SIGHUP never leaves a
+partial file. Devices, FIFOs and links to them (/dev/stdout) are written in place. Writing
+over the input (stdin included) is refused. .hdr/.exr headers declaring more than
+--max-pixels pixels, or more than the file can hold, are refused before reading. A summary
+goes to stderr (to stdout with --json or --csv).
 
 Examples:
   d3dfloat convert --from f32 --to f16 mesh.f32 -o mesh.f16
@@ -136,7 +140,7 @@ pub struct ConvertArgs {
     #[arg(long)]
     pub saturate: bool,
     /// Float channels per texel beside a packed format: 3 (RGB) or 4 (RGBA) [default: 3 raw, 4 DDS]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(3..=4))]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_channels)]
     pub channels: Option<u8>,
     /// Output file, or - for stdout [default: stdout]
     #[arg(long, short = 'o', value_name = "OUTPUT")]
@@ -144,6 +148,10 @@ pub struct ConvertArgs {
     /// Never show a progress bar
     #[arg(long)]
     pub no_progress: bool,
+    /// Largest image an .hdr or .exr header may declare, in pixels (width x height)
+    #[arg(long, value_name = "N", default_value_t = crate::convert::image_in::DEFAULT_MAX_PIXELS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_pixels: u64,
     /// Input file, or - for stdin [default: stdin]
     #[arg(value_name = "INPUT")]
     pub input: Option<std::path::PathBuf>,
@@ -244,7 +252,7 @@ pub struct UlpDiffArgs {
     #[arg(long, short = 'f', default_value = "f32", value_name = "F", value_parser = parse_format)]
     pub fmt: Format,
     /// Exit 1 when |distance| exceeds N or a NaN is involved
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_ulp_limit)]
     pub max: Option<u64>,
     /// Count f32 subnormals as values instead of as zero (D3D arithmetic flushes them)
     #[arg(long)]
@@ -322,6 +330,22 @@ pub enum GenerateWhat {
     Man,
 }
 
+/// `--channels`: said in words, so `-1` is not "unexpected argument".
+fn parse_channels(s: &str) -> Result<u8, String> {
+    match s.trim() {
+        "3" => Ok(3),
+        "4" => Ok(4),
+        _ => Err("the channel count is 3 (RGB) or 4 (RGBA)".into()),
+    }
+}
+
+/// `--max`: a distance magnitude, so never negative.
+fn parse_ulp_limit(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse()
+        .map_err(|_| "N is a whole number of ULPs, 0 or more (|distance| is compared)".into())
+}
+
 fn parse_format(s: &str) -> Result<Format, String> {
     s.parse::<Format>().map_err(|e| e.to_string())
 }
@@ -358,16 +382,17 @@ pub fn normalize_args(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> 
         return args;
     }
     let root = Cli::command();
-    // Options of a command: (long name, short, takes a value).
-    let options = |cmd: &clap::Command| -> Vec<(Option<String>, Option<char>, bool)> {
+    // Options of a command: (long name, short, how many values follow it).
+    let options = |cmd: &clap::Command| -> Vec<(Option<String>, Option<char>, usize)> {
         cmd.get_arguments()
             .filter(|a| !a.is_positional())
             .map(|a| {
-                (
-                    a.get_long().map(str::to_string),
-                    a.get_short(),
-                    a.get_action().takes_values(),
-                )
+                let values = if a.get_action().takes_values() {
+                    a.get_num_args().map_or(1, |r| r.min_values().max(1))
+                } else {
+                    0
+                };
+                (a.get_long().map(str::to_string), a.get_short(), values)
             })
             .collect()
     };
@@ -420,33 +445,33 @@ pub fn normalize_args(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> 
     out
 }
 
-/// How many tokens an option occupies (1, or 2 when its value is the next token), or
-/// `None` when the token is not an option. Unknown `-x` tokens count as options, so clap
-/// reports them.
+/// How many tokens an option occupies (1, plus its values when they are the next tokens:
+/// `--files A B` takes 3, even when a value looks like a negative number), or `None` when
+/// the token is not an option. Unknown `-x` tokens count as options, so clap reports them.
 fn option_width(
     token: &str,
     _next: Option<&&str>,
-    opts: &[(Option<String>, Option<char>, bool)],
+    opts: &[(Option<String>, Option<char>, usize)],
 ) -> Option<usize> {
     if let Some(long) = token.strip_prefix("--") {
         let (name, attached) = match long.split_once('=') {
             Some((n, _)) => (n, true),
             None => (long, false),
         };
-        let takes = opts
+        let values = opts
             .iter()
             .find(|(l, _, _)| l.as_deref() == Some(name))
-            .is_some_and(|(_, _, v)| *v);
-        return Some(if takes && !attached { 2 } else { 1 });
+            .map_or(0, |(_, _, v)| *v);
+        return Some(if attached { 1 } else { 1 + values });
     }
     let mut chars = token.strip_prefix('-')?.chars();
     let c = chars.next()?;
-    let takes = opts
+    let values = opts
         .iter()
         .find(|(_, s, _)| *s == Some(c))
-        .is_some_and(|(_, _, v)| *v);
-    Some(if takes && chars.as_str().is_empty() {
-        2
+        .map_or(0, |(_, _, v)| *v);
+    Some(if chars.as_str().is_empty() {
+        1 + values
     } else {
         1
     })

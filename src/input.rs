@@ -2,7 +2,6 @@
 //! decimal is read as the rational it names, so the rounding that follows is the only one.
 
 use num_bigint::BigUint;
-use num_traits::Zero;
 
 use crate::exact::{Number, Ratio};
 use crate::format::packed::rgb9e5_max;
@@ -37,8 +36,9 @@ pub enum InputError {
 /// every format's range, and 10^20000 is still cheap to compute exactly.
 pub const EXPONENT_LIMIT: i64 = 20_000;
 
-/// Reads a bit pattern: `0x7c0`, `0b111_1100_0000` or `1984`. Underscores may separate
-/// digits. The pattern must fit in `width` bits.
+/// Reads a bit pattern: `0x7c0`, `0b111_1100_0000` or `1984`. An underscore may stand only
+/// between two digits (`0b0_11110`, not `0x_1`, `1_` or `1__0`), as in Python and Java:
+/// a stray one is more likely a typo than a separator. The pattern must fit in `width` bits.
 pub fn parse_bits(text: &str, format: &'static str, width: u32) -> Result<u64, InputError> {
     let t = text.trim();
     if t.is_empty() {
@@ -51,7 +51,12 @@ pub fn parse_bits(text: &str, format: &'static str, width: u32) -> Result<u64, I
     } else {
         (t, 10)
     };
-    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix) || c == '_') {
+    if digits.is_empty()
+        || !digits.chars().all(|c| c.is_digit(radix) || c == '_')
+        || digits.starts_with('_')
+        || digits.ends_with('_')
+        || digits.contains("__")
+    {
         return Err(InputError::NotBits);
     }
     let wide = || InputError::TooWide { format, width };
@@ -159,6 +164,28 @@ pub fn parse_value(text: &str, constants: Constants) -> Result<Number, InputErro
     Ok(Number::finite(neg, mag))
 }
 
+/// Significant decimal digits of a literal read exactly; past them, the digits only count
+/// as "something non-zero follows", which is all rounding needs. Why 800 is enough:
+///
+/// Every point where a rounding decision changes, in any format here and any mode, is a
+/// representable value or a midpoint between two neighbours. All of them are of the form
+/// `m * 2^e` with `m < 2^54` and `e >= -1075` (the f64 subnormal midpoints are the finest),
+/// so their exact decimal expansions have at most 767 significant digits
+/// (`log10(2^54 * 5^1075)` < 767). Cut a literal `x` after its first `N >= 767`
+/// significant digits into `t`, and let `u` be the place value of the last kept digit, so
+/// `t <= x < t + u`. A boundary `b` in `[t, t + u]` starts at the same decimal place as
+/// `x` or one higher, and ends at most 766 places lower, so it is a whole multiple of `u`:
+/// only `t` and `t + u` can be boundaries. When the cut-off digits are all zero, `x = t`
+/// exactly. Otherwise `t < x < t + u`, and `t + u/10` (the kept digits followed by a `1`)
+/// lies strictly inside the same gap between boundaries as `x`: every mode rounds both the
+/// same way, and both are inexact. The cost of reading a literal is then linear in its
+/// length, with big-integer work on at most 801 digits.
+pub const SIGNIFICANT_DIGITS: usize = 800;
+
+/// The same for hex-floats: boundaries have at most 54 significant bits, and 32 hex digits
+/// keep at least 125.
+const SIGNIFICANT_HEX_DIGITS: usize = 32;
+
 /// `ddd.ddde±x` (either side of the point may be empty, not both).
 fn parse_decimal(s: &str) -> Result<Ratio, InputError> {
     let (mantissa, exp) = match s.find('e') {
@@ -166,21 +193,18 @@ fn parse_decimal(s: &str) -> Result<Ratio, InputError> {
         None => (s, 0),
     };
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits = format!("{int}{frac}");
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(InputError::NotANumber);
-    }
-    let m = BigUint::parse_bytes(digits.as_bytes(), 10).ok_or(InputError::NotANumber)?;
-    let exp10 = exp - frac.len() as i64;
-    if m.is_zero() {
+    let digits = Digits::new(int, frac, 10)?;
+    let Some(kept) = digits.kept(SIGNIFICANT_DIGITS) else {
         return Ok(Ratio::zero());
-    }
-    // The value's magnitude, not the written exponent, must stay in range.
-    let magnitude = exp10 + digits.trim_start_matches('0').len() as i64;
+    };
+    // The value's magnitude, not the written exponent, must stay in range: it is known
+    // from the digit count alone, before any big-integer work.
+    let magnitude = exp - frac.len() as i64 + digits.significant as i64;
     if magnitude.abs() > EXPONENT_LIMIT {
         return Err(InputError::ExponentOutOfRange);
     }
-    Ok(Ratio::decimal(m, exp10))
+    let m = BigUint::parse_bytes(kept.text.as_bytes(), 10).ok_or(InputError::NotANumber)?;
+    Ok(Ratio::decimal(m, exp - frac.len() as i64 + kept.shift))
 }
 
 /// `h.hhhp±x` after the `0x` prefix.
@@ -191,19 +215,64 @@ fn parse_hex_float(s: &str) -> Result<Ratio, InputError> {
     let exp = parse_exponent(&s[p + 1..])?;
     let mantissa = &s[..p];
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits = format!("{int}{frac}");
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(InputError::NotANumber);
-    }
-    let m = BigUint::parse_bytes(digits.as_bytes(), 16).ok_or(InputError::NotANumber)?;
-    if m.is_zero() {
+    let digits = Digits::new(int, frac, 16)?;
+    let Some(kept) = digits.kept(SIGNIFICANT_HEX_DIGITS) else {
         return Ok(Ratio::zero());
-    }
-    let exp2 = exp - 4 * frac.len() as i64;
+    };
+    let m = BigUint::parse_bytes(kept.text.as_bytes(), 16).ok_or(InputError::NotANumber)?;
+    let exp2 = exp - 4 * frac.len() as i64 + 4 * kept.shift;
     if (exp2 + m.bits() as i64).abs() > EXPONENT_LIMIT {
         return Err(InputError::ExponentOutOfRange);
     }
     Ok(Ratio::dyadic(m, exp2))
+}
+
+/// The digits of a mantissa written `int.frac`, checked, with leading zeros counted out.
+struct Digits<'a> {
+    int: &'a str,
+    frac: &'a str,
+    /// Digits from the first non-zero one on.
+    significant: usize,
+}
+
+/// The digits to read exactly, and the power of the radix to scale them by (the digits cut
+/// off, less one when a sticky `1` stands for a non-zero tail).
+struct Kept {
+    text: String,
+    shift: i64,
+}
+
+impl<'a> Digits<'a> {
+    fn new(int: &'a str, frac: &'a str, radix: u32) -> Result<Digits<'a>, InputError> {
+        let all = || int.bytes().chain(frac.bytes());
+        if int.is_empty() && frac.is_empty() || !all().all(|b| (b as char).is_digit(radix)) {
+            return Err(InputError::NotANumber);
+        }
+        let leading_zeros = all().take_while(|&b| b == b'0').count();
+        Ok(Digits {
+            int,
+            frac,
+            significant: int.len() + frac.len() - leading_zeros,
+        })
+    }
+
+    /// The first `limit` significant digits (and a sticky `1` when non-zero digits follow
+    /// them); `None` for a zero.
+    fn kept(&self, limit: usize) -> Option<Kept> {
+        if self.significant == 0 {
+            return None;
+        }
+        let skip = self.int.len() + self.frac.len() - self.significant;
+        let mut rest = self.int.bytes().chain(self.frac.bytes()).skip(skip);
+        let mut text: String = rest.by_ref().take(limit).map(char::from).collect();
+        let cut = self.significant.saturating_sub(limit) as i64;
+        let mut shift = cut;
+        if rest.any(|b| b != b'0') {
+            text.push('1');
+            shift -= 1;
+        }
+        Some(Kept { text, shift })
+    }
 }
 
 fn parse_exponent(s: &str) -> Result<i64, InputError> {
@@ -264,6 +333,13 @@ mod tests {
             })
         );
         assert_eq!(parse_bits("0xg", "f11", 11), Err(InputError::NotBits));
+        for stray in ["0x_1", "1_", "0b1__0", "_1", "0x_"] {
+            assert_eq!(
+                parse_bits(stray, "f11", 11),
+                Err(InputError::NotBits),
+                "{stray}"
+            );
+        }
         assert_eq!(parse_bits("", "f11", 11), Err(InputError::Empty));
         assert_eq!(parse_bits("0xffffffffffffffff", "f64", 64), Ok(u64::MAX));
     }

@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Verdict;
 use crate::convert::dds::{self, Shape, Texels};
-use crate::convert::output::{AtomicFile, refuse_same_file};
+use crate::convert::output::{OutputFile, interrupts, refuse_same_file, stdin_metadata};
 use crate::convert::{
     Container, Conversion, ConvertError, Report, Stats, image_in, raw, raw::convert_parallel,
 };
@@ -30,6 +30,8 @@ pub struct ConvertRequest {
     pub output: Option<PathBuf>,
     /// Show a progress bar on stderr (a terminal) for large raw inputs.
     pub progress: bool,
+    /// What an `.hdr` or `.exr` header may declare.
+    pub limits: image_in::ImageLimits,
     pub style: Style,
 }
 
@@ -53,16 +55,16 @@ fn container_of(path: Option<&Path>) -> Container {
     }
 }
 
-/// Where converted bytes go: a file renamed into place at the end, or stdout.
+/// Where converted bytes go: a file (see [`OutputFile`] for the rules), or stdout.
 enum Sink {
-    File(AtomicFile),
+    File(OutputFile),
     Stdout(BufWriter<io::Stdout>),
 }
 
 impl Sink {
     fn open(path: Option<&Path>) -> Result<Sink, ConvertError> {
         Ok(match path {
-            Some(p) => Sink::File(AtomicFile::create(p)?),
+            Some(p) => Sink::File(OutputFile::create(p)?),
             None => Sink::Stdout(BufWriter::with_capacity(1 << 20, io::stdout())),
         })
     }
@@ -79,7 +81,7 @@ impl Sink {
             Sink::File(f) => f.commit(),
             Sink::Stdout(mut s) => s
                 .flush()
-                .map_err(|e| ConvertError::io("writing the output", e)),
+                .map_err(|e| ConvertError::io("writing to stdout", e)),
         }
     }
 }
@@ -95,8 +97,18 @@ pub fn run(
     if summary_on_stdout && output.is_none() {
         bail!("--json and --csv print the summary on stdout: give the output file with -o");
     }
-    if let (Some(i), Some(o)) = (input, output) {
-        refuse_same_file(i, o)?;
+    if let Some(o) = output {
+        // From here on, SIGINT/SIGTERM/SIGHUP remove any temporary output before the run
+        // ends, with the exit status 128 + the signal's number.
+        interrupts::install().context("installing the signal handler")?;
+        // `convert - -o in.f32 < in.f32` would destroy its own input, as a path would.
+        let input_meta = match input {
+            Some(i) => std::fs::metadata(i).ok(),
+            None => stdin_metadata(),
+        };
+        if let Some(m) = input_meta {
+            refuse_same_file(&m, o)?;
+        }
     }
     let started = Instant::now();
     let in_container = container_of(input);
@@ -131,11 +143,11 @@ pub fn run(
         Container::Exr | Container::Hdr => {
             let path = input.expect("a container is a named file");
             let image = if in_container == Container::Exr {
-                image_in::read_exr(path)?
+                image_in::read_exr(path, req.limits)?
             } else {
                 let bytes =
                     std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-                image_in::read_hdr(&bytes)?
+                image_in::read_hdr(&bytes, req.limits)?
             };
             let mut texels = Texels {
                 format: Format::Float(F32),
@@ -174,6 +186,16 @@ pub fn run(
     Ok(Verdict::Success)
 }
 
+/// The input as errors name it.
+fn input_name(p: Option<&Path>) -> String {
+    p.map_or("stdin".to_string(), |p| p.display().to_string())
+}
+
+/// The output as errors name it.
+fn output_name(p: Option<&Path>) -> String {
+    p.map_or("stdout".to_string(), |p| p.display().to_string())
+}
+
 fn display(p: Option<&Path>) -> String {
     p.map_or("-".to_string(), |p| p.display().to_string())
 }
@@ -209,7 +231,9 @@ fn convert_raw(
     }
     let bar = progress_bar(req.progress, size);
     let mut sink = Sink::open(output)?;
-    let stats = raw::convert_stream(&conv, source.as_mut(), sink.writer(), &|done| {
+    let names = (input_name(input), output_name(output));
+    let names = (names.0.as_str(), names.1.as_str());
+    let stats = raw::convert_stream(&conv, source.as_mut(), sink.writer(), names, &|done| {
         if let Some(b) = &bar {
             b.set_position(done)
         }
@@ -268,7 +292,7 @@ fn convert_texture(
     let mut sink = Sink::open(output)?;
     sink.writer()
         .write_all(&bytes)
-        .map_err(|e| ConvertError::io("writing the output", e))?;
+        .map_err(|e| ConvertError::io(format!("writing {}", output_name(output)), e))?;
     sink.finish()?;
     Ok((conv, data.len() as u64, bytes_out, stats))
 }

@@ -24,7 +24,7 @@ pub fn run(
     out: &mut dyn Write,
 ) -> anyhow::Result<Verdict> {
     if req.inputs.is_empty() {
-        let n = for_each_stdin_line(|origin, text| {
+        let n = for_each_stdin_line(&mut *out, |out, origin, text| {
             let bits = read(&req.format, origin, text)?;
             r.decode(out, &req.format, bits)?;
             Ok(())

@@ -93,7 +93,9 @@ pub fn run(
     out: &mut dyn Write,
 ) -> anyhow::Result<Verdict> {
     if req.inputs.is_empty() {
-        let n = for_each_stdin_line(|origin, line| encode_line(req, origin, line, r, out))?;
+        let n = for_each_stdin_line(&mut *out, |out, origin, line| {
+            encode_line(req, origin, line, r, out)
+        })?;
         if n == 0 {
             return Err(no_input());
         }

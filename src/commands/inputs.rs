@@ -1,7 +1,7 @@
 //! Where inputs come from: the arguments, or stdin one per line.
 
 use std::fmt;
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Write};
 
 /// Where one input came from, for error messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,9 +19,10 @@ impl fmt::Display for Origin {
     }
 }
 
-/// An input that could not be read, with where it came from.
+/// An input that could not be read, with where it came from. Its message shows the input
+/// as [`echo`] does.
 #[derive(Debug, thiserror::Error)]
-#[error("{origin}: '{text}': {message}")]
+#[error("{origin}: {}: {message}", echo(text))]
 pub struct BadInput {
     pub origin: Origin,
     pub text: String,
@@ -38,11 +39,74 @@ impl BadInput {
     }
 }
 
+/// Characters of an input that an error message shows.
+pub const ECHO_CHARS: usize = 80;
+
+/// An input as an error message shows it: quoted, on one line (control characters and
+/// newlines escaped, so nothing echoed can move the cursor, change colours or add a line),
+/// and cut after [`ECHO_CHARS`] characters with its full length noted.
+pub fn echo(text: &str) -> String {
+    let mut out = String::from("'");
+    for (shown, c) in text.chars().enumerate() {
+        if shown == ECHO_CHARS {
+            out.push_str(&format!("...' ({} bytes in all)", text.len()));
+            return out;
+        }
+        push_escaped(&mut out, c);
+    }
+    out.push('\'');
+    out
+}
+
+/// Appends `c`, escaped when it is a control character.
+fn push_escaped(out: &mut String, c: char) {
+    if c.is_control() {
+        out.extend(c.escape_default());
+    } else {
+        out.push(c);
+    }
+}
+
+/// Any error message made safe for one stderr line: control characters escaped, and any
+/// run of more than [`ECHO_CHARS`] characters without a space (an echoed token that did
+/// not go through [`echo`]) cut, with its length noted.
+pub fn one_line(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(1024));
+    for (i, word) in message.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        // What `echo` made is left alone: its cut and quotes add a few characters.
+        if word.chars().nth(ECHO_CHARS + 8).is_none() {
+            word.chars().for_each(|c| push_escaped(&mut out, c));
+        } else {
+            word.chars()
+                .take(ECHO_CHARS)
+                .for_each(|c| push_escaped(&mut out, c));
+            out.push_str(&format!("...' ({} bytes in all)", word.len()));
+            if word.ends_with(':') {
+                out.push(':');
+            }
+        }
+        // A message of many short words is still one line of reasonable length.
+        if out.len() > 16 * ECHO_CHARS {
+            out.push_str(&format!("... ({} bytes in all)", message.len()));
+            break;
+        }
+    }
+    out
+}
+
 /// Calls `each` with every stdin line that holds an input (blank lines and `#` comments
-/// skipped), reusing one buffer. Stops at the first error; a line that is not UTF-8 is
-/// an error naming its line number.
+/// skipped), reusing one buffer, and hands it `out` to write to. Stops at the first error; a
+/// line that is not UTF-8 is an error naming its line number.
+///
+/// `out` is flushed before every read of stdin that may wait: a live feed (`tail -f log |
+/// d3dfloat op`) gets each answer as its line arrives, while a batch still writes in large
+/// blocks (one flush per 64 KiB of input read).
 pub fn for_each_stdin_line(
-    mut each: impl FnMut(Origin, &str) -> anyhow::Result<()>,
+    out: &mut dyn Write,
+    mut each: impl FnMut(&mut dyn Write, Origin, &str) -> anyhow::Result<()>,
 ) -> anyhow::Result<usize> {
     let stdin = io::stdin();
     let mut reader = io::BufReader::with_capacity(1 << 16, stdin.lock());
@@ -51,7 +115,7 @@ pub fn for_each_stdin_line(
     let mut count = 0;
     loop {
         buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
+        if read_line_flushing(&mut reader, &mut buf, out)? == 0 {
             return Ok(count);
         }
         line_no += 1;
@@ -63,12 +127,48 @@ pub fn for_each_stdin_line(
                 "not valid UTF-8 text",
             )
         })?;
+        // A byte order mark, as some Windows editors write, is not part of the first input.
+        let line = if line_no == 1 {
+            line.strip_prefix('\u{feff}').unwrap_or(line)
+        } else {
+            line
+        };
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
         count += 1;
-        each(origin, line)?;
+        each(out, origin, line)?;
+    }
+}
+
+/// `read_until(b'\n')`, flushing `out` first whenever the reader's buffer is empty, since
+/// that is when the next step is a read of stdin that may block.
+fn read_line_flushing<R: io::Read>(
+    reader: &mut io::BufReader<R>,
+    buf: &mut Vec<u8>,
+    out: &mut dyn Write,
+) -> io::Result<usize> {
+    let mut total = 0;
+    loop {
+        if reader.buffer().is_empty() {
+            out.flush()?;
+        }
+        let mut available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(total);
+        }
+        // Reading from the slice finds the newline with the standard library's fast search.
+        let n = available.read_until(b'\n', buf)?;
+        reader.consume(n);
+        total += n;
+        if buf.last() == Some(&b'\n') {
+            return Ok(total);
+        }
     }
 }
 

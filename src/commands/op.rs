@@ -27,9 +27,13 @@ fn argument_error(e: OpError, words: &[String]) -> anyhow::Error {
             text,
             source,
         } => BadInput::new(Origin::Argument(index + 1), &text, source).into(),
-        OpError::Integer {
-            index, ref text, ..
-        } => BadInput::new(Origin::Argument(index + 1), text, &e).into(),
+        // The argument is echoed once: the message is only what is wrong with it.
+        OpError::Integer { index, text, kind } => BadInput::new(
+            Origin::Argument(index + 1),
+            &text,
+            format!("not {} integer", crate::d3d::with_article(kind)),
+        )
+        .into(),
         OpError::UnknownOp(_) => BadInput::new(Origin::Argument(1), &words[0], &e).into(),
         other => anyhow::anyhow!("{other}"),
     }
@@ -77,7 +81,7 @@ fn batch(
     out: &mut dyn Write,
 ) -> anyhow::Result<Verdict> {
     let mut summary = BatchSummary::default();
-    let n = for_each_stdin_line(|origin, line| {
+    let n = for_each_stdin_line(&mut *out, |out, origin, line| {
         let eval = parse_line(line, fmt, req.rules)
             .and_then(|request| evaluate(&request))
             .map_err(|e| BadInput::new(origin, line, e))?;

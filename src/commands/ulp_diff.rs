@@ -81,7 +81,7 @@ fn compare_stdin_pairs(
     out: &mut dyn Write,
 ) -> anyhow::Result<Verdict> {
     let mut summary = Summary::new(req.limit);
-    let n = for_each_stdin_line(|origin, line| {
+    let n = for_each_stdin_line(&mut *out, |out, origin, line| {
         let texts: Vec<&str> = line.split_whitespace().collect();
         let [a_text, b_text] = texts[..] else {
             return Err(BadInput::new(

@@ -8,6 +8,52 @@ use image::ImageDecoder;
 
 use super::ConvertError;
 
+/// The most pixels an `.hdr` or `.exr` input may declare unless the user raises it:
+/// 8192 x 8192, which takes 1 GiB as RGBA f32 (and about twice that during the conversion).
+/// A header is a few bytes that can claim any size, so this is what keeps a 160-byte file
+/// from asking for gigabytes.
+pub const DEFAULT_MAX_PIXELS: u64 = 1 << 26;
+
+/// What an image's header may declare before anything is allocated for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageLimits {
+    pub max_pixels: u64,
+}
+
+impl Default for ImageLimits {
+    fn default() -> ImageLimits {
+        ImageLimits {
+            max_pixels: DEFAULT_MAX_PIXELS,
+        }
+    }
+}
+
+/// Checks declared dimensions: not empty, within the pixel limit, and (given how many
+/// pixel rows or chunks the file could hold at its size) not more than the file can carry.
+fn check_declared(
+    what: &str,
+    width: u64,
+    height: u64,
+    limits: ImageLimits,
+) -> Result<(), ConvertError> {
+    let refuse = |why: String| {
+        ConvertError::Container(format!(
+            "{what} file declares {width}x{height} pixels: {why}"
+        ))
+    };
+    if width == 0 || height == 0 {
+        return Err(refuse("an empty image".into()));
+    }
+    let pixels = width.saturating_mul(height);
+    if pixels > limits.max_pixels {
+        return Err(refuse(format!(
+            "more than the limit of {} (raise it with --max-pixels)",
+            limits.max_pixels
+        )));
+    }
+    Ok(())
+}
+
 /// An image as RGBA f32 texels.
 pub struct RgbaImage {
     pub width: u32,
@@ -20,8 +66,29 @@ fn container(what: &str, e: impl std::fmt::Display) -> ConvertError {
     ConvertError::Container(format!("not a readable {what} file: {e}"))
 }
 
-/// Reads the first RGB(A) layer of an OpenEXR file at its largest resolution level.
-pub fn read_exr(path: &Path) -> Result<RgbaImage, ConvertError> {
+/// Reads the first RGB(A) layer of an OpenEXR file at its largest resolution level, once
+/// its headers are checked against `limits` and the file's size.
+pub fn read_exr(path: &Path, limits: ImageLimits) -> Result<RgbaImage, ConvertError> {
+    let file_size = std::fs::metadata(path)
+        .map_err(|e| ConvertError::io(format!("reading {}", path.display()), e))?
+        .len();
+    let meta =
+        exr::meta::MetaData::read_from_file(path, false).map_err(|e| container("OpenEXR", e))?;
+    for header in &meta.headers {
+        let size = header.layer_size;
+        check_declared("OpenEXR", size.width() as u64, size.height() as u64, limits)?;
+        // Every chunk (a block of scanlines or a tile) has an 8-byte entry in the offset
+        // table and at least a 4-byte position in front of its data.
+        let least = (header.chunk_count as u64).saturating_mul(12);
+        if least > file_size {
+            return Err(ConvertError::Container(format!(
+                "OpenEXR file declares {}x{} pixels in {} chunks, which need at least {least} bytes; the file has {file_size}",
+                size.width(),
+                size.height(),
+                header.chunk_count
+            )));
+        }
+    }
     struct Pixels {
         width: usize,
         data: Vec<u8>,
@@ -48,11 +115,27 @@ pub fn read_exr(path: &Path) -> Result<RgbaImage, ConvertError> {
     })
 }
 
-/// Reads a Radiance RGBE (`.hdr`) image.
-pub fn read_hdr(bytes: &[u8]) -> Result<RgbaImage, ConvertError> {
+/// Reads a Radiance RGBE (`.hdr`) image, once its declared size is checked against
+/// `limits` and the file's size.
+pub fn read_hdr(bytes: &[u8], limits: ImageLimits) -> Result<RgbaImage, ConvertError> {
+    // The decoder reads the header only; where it stops is where the pixel data starts.
+    let mut cursor = std::io::Cursor::new(bytes);
+    let (width, height) = image::codecs::hdr::HdrDecoder::new(&mut cursor)
+        .map_err(|e| container("Radiance HDR", e))?
+        .dimensions();
+    check_declared("Radiance HDR", width as u64, height as u64, limits)?;
+    // Each scanline takes at least one 4-byte RGBE pixel or run-length header, whatever
+    // its encoding. (Within a line, old-style run lengths can repeat one pixel billions of
+    // times, so the width has only the pixel limit.)
+    let data_bytes = bytes.len() as u64 - cursor.position();
+    if height as u64 > data_bytes / 4 {
+        return Err(ConvertError::Container(format!(
+            "Radiance HDR file declares {width}x{height} pixels, but its {data_bytes} bytes of pixel data hold at most {} scanlines",
+            data_bytes / 4
+        )));
+    }
     let decoder = image::codecs::hdr::HdrDecoder::new(std::io::Cursor::new(bytes))
         .map_err(|e| container("Radiance HDR", e))?;
-    let (width, height) = decoder.dimensions();
     let mut rgb = vec![0u8; decoder.total_bytes() as usize];
     decoder
         .read_image(&mut rgb)

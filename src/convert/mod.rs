@@ -44,7 +44,8 @@ pub enum ConvertError {
     OutputIsInput(String),
     #[error("{0}")]
     Container(String),
-    #[error("{context}: {source}")]
+    /// The cause is the error's source, so a `{:#}` chain names it once.
+    #[error("{context}")]
     Io {
         context: String,
         source: std::io::Error,

@@ -1,8 +1,19 @@
-//! Output files that appear whole or not at all: written to a temporary file beside the
-//! target and renamed over it at the end, so an error (or an interrupt) never leaves a
-//! half-written output behind.
+//! Where `convert` writes, and the rules that keep a run from destroying data:
+//!
+//! - A regular file (or a missing one) is written under a temporary name in its folder and
+//!   renamed over it at the end, so an error or an interrupt never leaves half an output.
+//! - A symlink is followed: the file it resolves to is the one replaced, and the link stays.
+//! - Anything else that exists (a character or block device, a FIFO, a socket, or a link to
+//!   one, such as `/dev/stdout`) is opened and written in place, streaming: renaming a file
+//!   over `/dev/null` would turn it into a regular file, and over a FIFO would cut off its
+//!   reader.
+//! - An output that is the input file (same device and inode, however it is named, stdin
+//!   included) is refused before anything is written.
+//!
+//! Temporary files in flight are registered with [`interrupts`], which removes them when
+//! SIGINT, SIGTERM or SIGHUP ends the run.
 
-use std::fs::File;
+use std::fs::{File, Metadata};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -10,70 +21,209 @@ use tempfile::NamedTempFile;
 
 use super::ConvertError;
 
-/// Fails when `output` is the same file as `input` (also through a link or another path).
-pub fn refuse_same_file(input: &Path, output: &Path) -> Result<(), ConvertError> {
-    let same = match (std::fs::metadata(input), std::fs::metadata(output)) {
-        (Ok(a), Ok(b)) => same_file(&a, &b),
-        _ => false,
-    };
-    if same {
+/// Fails when `output` names the same regular file as the input whose metadata is `input`
+/// (also through a link or another path). Devices and FIFOs are not files that a write can
+/// destroy, so `-o /dev/null < /dev/null` is fine.
+pub fn refuse_same_file(input: &Metadata, output: &Path) -> Result<(), ConvertError> {
+    if let Ok(out) = std::fs::metadata(output)
+        && out.is_file()
+        && same_file(input, &out)
+    {
         return Err(ConvertError::OutputIsInput(output.display().to_string()));
     }
     Ok(())
 }
 
+/// The metadata of the file behind standard input, when it has one.
 #[cfg(unix)]
-fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+pub fn stdin_metadata() -> Option<Metadata> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    File::from(fd).metadata().ok()
+}
+
+#[cfg(not(unix))]
+pub fn stdin_metadata() -> Option<Metadata> {
+    None
+}
+
+#[cfg(unix)]
+fn same_file(a: &Metadata, b: &Metadata) -> bool {
     use std::os::unix::fs::MetadataExt;
     a.dev() == b.dev() && a.ino() == b.ino()
 }
 
 #[cfg(not(unix))]
-fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+fn same_file(_: &Metadata, _: &Metadata) -> bool {
     false
+}
+
+/// An output file being written: replaced whole at the end, or written in place.
+pub enum OutputFile {
+    Atomic(AtomicFile),
+    InPlace {
+        writer: BufWriter<File>,
+        path: PathBuf,
+    },
+}
+
+impl OutputFile {
+    /// Opens `path` for writing by the rules at the top of this module.
+    pub fn create(path: &Path) -> Result<OutputFile, ConvertError> {
+        let error = |e| ConvertError::io(format!("writing {}", path.display()), e);
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => Err(error(std::io::Error::from(
+                std::io::ErrorKind::IsADirectory,
+            ))),
+            Ok(m) if !m.is_file() => {
+                // No truncation: it means nothing to a device or a FIFO.
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(error)?;
+                Ok(OutputFile::InPlace {
+                    writer: BufWriter::with_capacity(1 << 20, file),
+                    path: path.to_path_buf(),
+                })
+            }
+            _ => {
+                let target = resolve_links(path).map_err(error)?;
+                AtomicFile::create(&target, path).map(OutputFile::Atomic)
+            }
+        }
+    }
+
+    /// Flushes the data and, for a replaced file, renames it into place.
+    pub fn commit(self) -> Result<(), ConvertError> {
+        match self {
+            OutputFile::Atomic(f) => f.commit(),
+            OutputFile::InPlace { mut writer, path } => writer
+                .flush()
+                .map_err(|e| ConvertError::io(format!("writing {}", path.display()), e)),
+        }
+    }
+}
+
+impl Write for OutputFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            OutputFile::Atomic(f) => f.writer.write(buf),
+            OutputFile::InPlace { writer, .. } => writer.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        match self {
+            OutputFile::Atomic(f) => f.writer.write_all(buf),
+            OutputFile::InPlace { writer, .. } => writer.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            OutputFile::Atomic(f) => f.writer.flush(),
+            OutputFile::InPlace { writer, .. } => writer.flush(),
+        }
+    }
+}
+
+/// Follows `path` through symlinks (also dangling ones, whose target is then created) to the
+/// name of the file to replace. At most 40 links, as the kernel allows.
+fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&current) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(std::io::Error::other("too many levels of symbolic links"))
 }
 
 /// A file being written under a temporary name in the target's directory.
 pub struct AtomicFile {
-    writer: BufWriter<NamedTempFile>,
-    path: PathBuf,
+    writer: BufWriter<File>,
+    /// The temporary file; `None` once it has been renamed into place.
+    temp: Option<tempfile::TempPath>,
+    /// Where the file goes (the link's target when the output is a symlink).
+    target: PathBuf,
+    /// The output as the user named it, for messages.
+    shown: PathBuf,
 }
 
 impl AtomicFile {
-    pub fn create(path: &Path) -> Result<AtomicFile, ConvertError> {
-        let dir = match path.parent() {
+    fn create(target: &Path, shown: &Path) -> Result<AtomicFile, ConvertError> {
+        let dir = match target.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let tmp = tempfile::Builder::new()
-            .prefix(".d3dfloat-")
-            .suffix(".part")
-            .tempfile_in(dir)
-            .map_err(|e| ConvertError::io(format!("creating a file in {}", dir.display()), e))?;
+        let error = |e| ConvertError::io(format!("writing {}", shown.display()), e);
+        // Creating and registering happen under the lock, so an interrupt either finds the
+        // file registered or arrives before it exists.
+        let (file, temp) = interrupts::with_registry(|files| {
+            let tmp: NamedTempFile = tempfile::Builder::new()
+                .prefix(".d3dfloat-")
+                .suffix(".part")
+                .tempfile_in(dir)
+                .map_err(without_temp_path)?;
+            let (file, temp) = tmp.into_parts();
+            files.push(temp.to_path_buf());
+            Ok((file, temp))
+        })
+        .map_err(error)?;
         Ok(AtomicFile {
-            writer: BufWriter::with_capacity(1 << 20, tmp),
-            path: path.to_path_buf(),
+            writer: BufWriter::with_capacity(1 << 20, file),
+            temp: Some(temp),
+            target: target.to_path_buf(),
+            shown: shown.to_path_buf(),
         })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Flushes and renames the file into place. Dropping an `AtomicFile` without
-    /// committing it deletes the temporary file. No fsync: the promise is about errors in
-    /// this process (which never leave a partial output), not about power loss, and an
-    /// fsync of a large output would cost more than the conversion.
-    pub fn commit(self) -> Result<(), ConvertError> {
-        let context = || format!("writing {}", self.path.display());
-        let tmp = self
-            .writer
-            .into_inner()
-            .map_err(|e| ConvertError::io(context(), e.into_error()))?;
-        set_default_permissions(tmp.as_file());
-        tmp.persist(&self.path)
-            .map_err(|e| ConvertError::io(context(), e.error))?;
-        Ok(())
+    /// committing it deletes the temporary file. No fsync: the promise is about errors and
+    /// interrupts in this process (which never leave a partial output), not about power
+    /// loss, and an fsync of a large output would cost more than the conversion.
+    pub fn commit(mut self) -> Result<(), ConvertError> {
+        let error = |e| ConvertError::io(format!("writing {}", self.shown.display()), e);
+        self.writer.flush().map_err(error)?;
+        set_default_permissions(self.writer.get_ref());
+        let temp = self.temp.take().expect("committed once");
+        interrupts::with_registry(|files| {
+            let renamed = std::fs::rename(&temp, &self.target);
+            files.retain(|p| p.as_path() != &*temp);
+            // Once renamed, the name belongs to the output: nothing is left to delete.
+            // Otherwise dropping `temp` deletes the temporary file.
+            renamed.map(|()| drop(temp.keep()))
+        })
+        .map_err(error)
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if let Some(temp) = self.temp.take() {
+            let _ = interrupts::with_registry(|files| {
+                files.retain(|p| p.as_path() != &*temp);
+                drop(temp);
+                Ok(())
+            });
+        }
+    }
+}
+
+/// `tempfile` adds the temporary file's name to its errors; the user never typed that name,
+/// so keep the operating system's error alone.
+fn without_temp_path(e: std::io::Error) -> std::io::Error {
+    let text = e.to_string();
+    match text.rsplit_once(" at path ") {
+        Some((cause, _)) => std::io::Error::new(e.kind(), cause.to_string()),
+        None => e,
     }
 }
 
@@ -87,16 +237,58 @@ fn set_default_permissions(f: &File) {
 #[cfg(not(unix))]
 fn set_default_permissions(_: &File) {}
 
-impl Write for AtomicFile {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.writer.write(buf)
+/// SIGINT, SIGTERM and SIGHUP during a conversion: remove the temporary files in flight and
+/// exit with 128 + the signal number, as a shell reports a process killed by it.
+pub mod interrupts {
+    use std::path::PathBuf;
+    use std::sync::{Mutex, MutexGuard};
+
+    static TEMP_FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+    fn registry() -> MutexGuard<'static, Vec<PathBuf>> {
+        TEMP_FILES.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.writer.write_all(buf)
+    /// Runs `f` on the list of temporary files in flight while holding it, so the signal
+    /// thread sees a temporary file either before it exists or after it is listed, and
+    /// never one renamed into place.
+    pub(super) fn with_registry<T>(
+        f: impl FnOnce(&mut Vec<PathBuf>) -> std::io::Result<T>,
+    ) -> std::io::Result<T> {
+        f(&mut registry())
     }
 
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.writer.flush()
+    /// Installs the handler once per process. Until then, and without a temporary file in
+    /// flight, these signals end the process as they always do.
+    #[cfg(unix)]
+    pub fn install() -> std::io::Result<()> {
+        use std::sync::Once;
+        static ONCE: Once = Once::new();
+        let mut result = Ok(());
+        ONCE.call_once(|| {
+            use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+            match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+                Ok(mut signals) => {
+                    std::thread::spawn(move || {
+                        if let Some(signal) = signals.forever().next() {
+                            // Held until exit: no new temporary file can appear meanwhile.
+                            let files = registry();
+                            for f in files.iter() {
+                                let _ = std::fs::remove_file(f);
+                            }
+                            std::process::exit(128 + signal);
+                        }
+                    });
+                }
+                Err(e) => result = Err(e),
+            }
+        });
+        result
+    }
+
+    /// Elsewhere the temporary file is left to the operating system's own cleanup.
+    #[cfg(not(unix))]
+    pub fn install() -> std::io::Result<()> {
+        Ok(())
     }
 }

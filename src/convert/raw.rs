@@ -52,13 +52,14 @@ fn fill(input: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(n)
 }
 
-/// Converts everything `input` holds into `output`. `progress` is called with the input
-/// bytes done so far after each chunk. A total that is not a whole number of groups is an
+/// Converts everything `input` holds into `output` (named `names.0` and `names.1` in
+/// errors). `progress` is called with the input bytes done so far after each chunk. A total that is not a whole number of groups is an
 /// error once the end is reached (callers that know the size check it first).
 pub fn convert_stream(
     conv: &Conversion,
     input: &mut (dyn Read + Send),
     output: &mut (dyn Write + Send),
+    names: (&str, &str),
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Stats, ConvertError> {
     let len = chunk_len(conv);
@@ -73,9 +74,9 @@ pub fn convert_stream(
         // Report the first failure in stream order: reading, then converting, then writing.
         let read = reader.join().expect("reader thread");
         let written = writer.join().expect("writer thread");
-        read.map_err(|e| ConvertError::io("reading the input", e))?;
+        read.map_err(|e| ConvertError::io(format!("reading {}", names.0), e))?;
         let stats = converted?;
-        written.map_err(|e| ConvertError::io("writing the output", e))?;
+        written.map_err(|e| ConvertError::io(format!("writing {}", names.1), e))?;
         Ok(stats)
     })
 }

@@ -327,10 +327,11 @@ impl AllowedSet {
             .iter()
             .map(|&(l, h)| {
                 let (ol, oh) = (domain.ordinal_of_key(l), domain.ordinal_of_key(h));
+                // f64 ordinals span nearly all of i64: the distance needs all of u64.
                 if o < ol {
-                    (ol - o) as u64
+                    ol.abs_diff(o)
                 } else if o > oh {
-                    (o - oh) as u64
+                    o.abs_diff(oh)
                 } else {
                     0
                 }

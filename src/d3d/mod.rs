@@ -152,9 +152,7 @@ pub enum OpError {
         expected: usize,
         got: usize,
     },
-    #[error(
-        "{op} takes vectors of {expected} components (written 1,2,3), operand {index} has {got}"
-    )]
+    #[error("{}", vector_width_message(op, *expected, *index, *got))]
     VectorWidth {
         op: String,
         expected: usize,
@@ -167,7 +165,7 @@ pub enum OpError {
         text: String,
         source: InputError,
     },
-    #[error("operand {index} '{text}': not a {kind} integer")]
+    #[error("operand {index} '{text}': not {} integer", with_article(kind))]
     Integer {
         index: usize,
         text: String,
@@ -177,6 +175,29 @@ pub enum OpError {
     Result { text: String, message: String },
     #[error("only f32, f16 and f64 have D3D arithmetic (got {0})")]
     Format(String),
+}
+
+/// "an i32", "a u32": the article as the name is read aloud.
+pub fn with_article(kind: &str) -> String {
+    let article = if kind.starts_with(['a', 'e', 'i', 'o']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {kind}")
+}
+
+fn vector_width_message(op: &str, expected: usize, index: usize, got: usize) -> String {
+    if expected == 1 {
+        return format!(
+            "{op} takes single values, not vectors: operand {index} has {got} components"
+        );
+    }
+    let example: Vec<String> = (1..=expected).map(|i| i.to_string()).collect();
+    format!(
+        "{op} takes vectors of {expected} components (written {}), operand {index} has {got}",
+        example.join(",")
+    )
 }
 
 impl Op {

@@ -88,7 +88,7 @@ fn read_result(text: &str, domain: &Domain) -> Result<(u64, bool), String> {
         },
         Domain::I32 | Domain::U32 => read_integer(t, *domain)
             .map(|b| (b, false))
-            .ok_or_else(|| format!("not a {} integer", domain.name())),
+            .ok_or_else(|| format!("not {} integer", super::with_article(domain.name()))),
     }
 }
 
