@@ -102,9 +102,10 @@ impl Vulkan {
             Some(c) => match c.parse::<usize>() {
                 Ok(i) if i < self.physical.len() => i,
                 Ok(i) => {
+                    let n = self.physical.len();
                     return Err(ProbeError::NoDevice(format!(
-                        "--device {i}: there are {} Vulkan devices (see --list-devices)",
-                        self.physical.len()
+                        "--device {i}: the Vulkan devices are numbered 0 to {} (see --list-devices)",
+                        n - 1
                     )));
                 }
                 Err(_) => self
