@@ -190,7 +190,8 @@ fn add_mul_div_sqrt_on_normal_values_equal_the_cpu() {
     // result) its results are the CPU's IEEE results bit for bit: the shaders really ran.
     let run = full_run();
     let normal = |x: f32| x.is_normal();
-    let ops: [(&str, fn(&[f32]) -> f32); 4] = [
+    type Cpu = fn(&[f32]) -> f32;
+    let ops: [(&str, Cpu); 4] = [
         ("add", |a| a[0] + a[1]),
         ("mul", |a| a[0] * a[1]),
         ("div", |a| a[0] / a[1]),

@@ -138,7 +138,7 @@ pub fn judge(
         }
     }
     // Stable: most frequent first, first seen first among equals.
-    report.classes.sort_by(|a, b| b.count.cmp(&a.count));
+    report.classes.sort_by_key(|c| std::cmp::Reverse(c.count));
     Ok(report)
 }
 

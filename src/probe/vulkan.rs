@@ -55,9 +55,7 @@ impl Vulkan {
                 .ok()
                 .flatten()
                 .unwrap_or(vk::API_VERSION_1_0);
-            let api = loader_version
-                .min(vk::API_VERSION_1_3)
-                .max(vk::API_VERSION_1_1);
+            let api = loader_version.clamp(vk::API_VERSION_1_1, vk::API_VERSION_1_3);
             let app = vk::ApplicationInfo::default()
                 .application_name(c"d3dfloat probe")
                 .api_version(api);
