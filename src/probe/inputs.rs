@@ -463,8 +463,10 @@ mod tests {
             let a = generate(&k, 4096, 7);
             let lines = if k.op == Op::F16ToF32 { 65536 } else { 4096 };
             assert_eq!(a.len(), lines * k.input_components(), "{}", k.name);
-            assert_eq!(a, generate(&k, 4096, 7), "{}", k.name);
-            assert_ne!(a, generate(&k, 4096, 8), "{}", k.name);
+            assert!(a == generate(&k, 4096, 7), "{}: same seed", k.name);
+            // f16tof32 takes every half pattern whatever the seed.
+            let other_seed_differs = a != generate(&k, 4096, 8);
+            assert_eq!(other_seed_differs, k.op != Op::F16ToF32, "{}", k.name);
             let width_mask = match k.input {
                 Lane::F16 => 0xffff,
                 Lane::F64 => u64::MAX,
