@@ -239,6 +239,16 @@ fn classify(
                 return "f32tof16 rounds to nearest".into();
             }
         }
+        // §22.14.7: dfma is fused. A result that is exactly the unfused one (the product
+        // rounded to double before the add) names the cause, whatever it did to the value.
+        Op::Mad if k.format.name == "f64" => {
+            let v: Vec<f64> = operands.iter().map(|o| f64::from_bits(o.bits)).collect();
+            let unfused = v[0] * v[1] + v[2];
+            let got = f64::from_bits(bits);
+            if unfused.to_bits() == bits || (unfused.is_nan() && got.is_nan()) {
+                return format!("{name}: not fused (product rounded before the add)");
+            }
+        }
         Op::Ftoi | Op::Ftou => {
             let x = f32::from_bits(operands[0].bits as u32);
             if x.is_nan() {

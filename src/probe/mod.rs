@@ -27,8 +27,6 @@ pub enum ProbeError {
     /// A Vulkan call failed while running an instruction.
     #[error("{0}")]
     Device(String),
-    #[error("{0}")]
-    Usage(String),
 }
 
 /// The float controls D3D asks of a device, each as the device reports it; a control the
