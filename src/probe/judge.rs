@@ -164,7 +164,10 @@ fn judge_line(
     let mut ulps = 0;
     let mut class = None;
     for ((out, &bits), lane) in eval.outputs.iter().zip(results).zip(&k.outputs) {
-        if out.allowed.contains(&out.domain, bits) {
+        // §22.6: a comparison writes a full mask; the engine's boolean domain reads any
+        // non-zero word as true, so the mask itself is checked here.
+        let full_mask = *lane != Lane::Mask || bits == 0 || bits == 0xffff_ffff;
+        if full_mask && out.allowed.contains(&out.domain, bits) {
             ulps = ulps.max(distance(&out.domain, out.preferred, bits));
         } else {
             conforms = false;
@@ -305,5 +308,82 @@ fn classify(
         Some(n) if n < 16 => format!("{name}: outside tolerance by 2-15 ULPs"),
         Some(_) => format!("{name}: outside tolerance by 16 ULPs or more"),
         None => format!("{name}: wrong result"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::catalog::{Family, all_kernels};
+    use crate::probe::pack;
+
+    fn kernel(name: &str, family: Family) -> Kernel {
+        all_kernels()
+            .into_iter()
+            .find(|k| k.name == name && k.family == family)
+            .unwrap()
+    }
+
+    /// Judges one line: operand patterns and the result words a device returned.
+    fn one(k: &Kernel, operands: &[u64], results: &[u32]) -> OpReport {
+        judge(k, RuleSet::D3D11, operands, results, true).unwrap()
+    }
+
+    fn class(r: &OpReport) -> &str {
+        assert_eq!(r.violate, 1, "{r:?}");
+        &r.classes[0].class
+    }
+
+    #[test]
+    fn a_correct_line_conforms_and_is_logged_for_op() {
+        let add = kernel("add", Family::F32);
+        let r = one(&add, &[0x3f80_0000, 0x3f80_0000], &[0x4000_0000]);
+        assert_eq!((r.conform, r.violate, r.max_ulps), (1, 0, 0));
+        assert_eq!(r.log, vec!["add 0x3f800000 0x3f800000 = 0x40000000"]);
+        // A 1-ULP answer where D3D11 allows only the correctly rounded one violates.
+        let r = one(&add, &[0x3f80_0000, 0x3f80_0000], &[0x4000_0001]);
+        assert_eq!(class(&r), "add: outside tolerance by 1 ULP");
+        assert_eq!(
+            r.classes[0].example,
+            "d3dfloat op add 0x3f800000 0x3f800000 --check 0x40000001"
+        );
+    }
+
+    #[test]
+    fn classes_name_the_cause() {
+        let add = kernel("add", Family::F32);
+        let r = one(&add, &[0x0000_0001, 0x0000_0001], &[0x0000_0002]);
+        assert_eq!(class(&r), "f32 denormal operand not flushed");
+        let mul = kernel("mul", Family::F32);
+        let r = one(&mul, &[0x0080_0000, 0x3f00_0000], &[0x0040_0000]);
+        assert_eq!(class(&r), "f32 denormal result not flushed");
+        let ftoi = kernel("ftoi", Family::F32);
+        assert_eq!(class(&one(&ftoi, &[0x7fc0_0000], &[0x8000_0000])), "ftoi: NaN gives non-zero");
+        assert_eq!(
+            class(&one(&ftoi, &[0x7f80_0000], &[0x7fff_ff80])),
+            "ftoi: out-of-range value not clamped"
+        );
+        // 1 + 2^-11 + 2^-12 lies above the midpoint: nearest gives 0x3c01, toward zero 0x3c00.
+        let f32tof16 = kernel("f32tof16", Family::F32);
+        let r = one(&f32tof16, &[0x3f80_1800], &[0x3c01]);
+        assert_eq!(class(&r), "f32tof16 rounds to nearest");
+        let min = kernel("min", Family::F32);
+        let r = one(&min, &[0x7fc0_0000, 0x3f80_0000], &[0x7fc0_0000]);
+        assert_eq!(class(&r), "min: NaN where a number is required");
+        let eq = kernel("eq", Family::F32);
+        let r = one(&eq, &[0x3f80_0000, 0x3f80_0000], &[1]);
+        assert_eq!(class(&r), "eq: comparison result is not 0 or 0xffffffff");
+    }
+
+    #[test]
+    fn an_unfused_dfma_is_named() {
+        let dfma = kernel("dfma", Family::F64);
+        let max = f64::MAX.to_bits();
+        let operands = [max, max, f64::NEG_INFINITY.to_bits()];
+        let nan = f64::NAN.to_bits();
+        let r = one(&dfma, &operands, &pack(Lane::F64, &[nan]));
+        assert_eq!(class(&r), "dfma: not fused (product rounded before the add)");
+        let fused = pack(Lane::F64, &[f64::NEG_INFINITY.to_bits()]);
+        assert_eq!(one(&dfma, &operands, &fused).violate, 0);
     }
 }
