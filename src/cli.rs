@@ -205,8 +205,8 @@ shaderFloat16 / shaderFloat64. --ops takes names (add,dadd); f16:add or f32:add 
 format's.
 
 --emit-log FILE writes every line as 'OP ARG... = RESULT' (bit patterns), so that
-`d3dfloat op --plain < FILE` gives each verdict again; 16-bit arithmetic lines go to
-FILE.f16, for `d3dfloat op --fmt f16 --plain < FILE.f16`.
+`d3dfloat op --plain < FILE` gives each verdict again (add --rules d3d10 if the probe had
+it); 16-bit arithmetic lines go to FILE.f16, for `d3dfloat op --fmt f16 --plain < FILE.f16`.
 
 Vulkan is loaded at run time. Without a loader or a device, probe exits 2; on Debian,
 `apt-get install mesa-vulkan-drivers libvulkan1` gives a software device (lavapipe).
