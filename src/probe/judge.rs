@@ -358,7 +358,10 @@ mod tests {
         let r = one(&mul, &[0x0080_0000, 0x3f00_0000], &[0x0040_0000]);
         assert_eq!(class(&r), "f32 denormal result not flushed");
         let ftoi = kernel("ftoi", Family::F32);
-        assert_eq!(class(&one(&ftoi, &[0x7fc0_0000], &[0x8000_0000])), "ftoi: NaN gives non-zero");
+        assert_eq!(
+            class(&one(&ftoi, &[0x7fc0_0000], &[0x8000_0000])),
+            "ftoi: NaN gives non-zero"
+        );
         assert_eq!(
             class(&one(&ftoi, &[0x7f80_0000], &[0x7fff_ff80])),
             "ftoi: out-of-range value not clamped"
@@ -382,7 +385,10 @@ mod tests {
         let operands = [max, max, f64::NEG_INFINITY.to_bits()];
         let nan = f64::NAN.to_bits();
         let r = one(&dfma, &operands, &pack(Lane::F64, &[nan]));
-        assert_eq!(class(&r), "dfma: not fused (product rounded before the add)");
+        assert_eq!(
+            class(&r),
+            "dfma: not fused (product rounded before the add)"
+        );
         let fused = pack(Lane::F64, &[f64::NEG_INFINITY.to_bits()]);
         assert_eq!(one(&dfma, &operands, &fused).violate, 0);
     }
