@@ -379,6 +379,30 @@ mod tests {
     }
 
     #[test]
+    fn examples_carry_the_rule_set_and_the_format() {
+        let add = kernel("add", Family::F32);
+        let r = judge(
+            &add,
+            RuleSet::D3D10,
+            &[0x3f80_0000, 0x3f80_0000],
+            &[0x4000_0002],
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            r.classes[0].example,
+            "d3dfloat op --rules d3d10 add 0x3f800000 0x3f800000 --check 0x40000002"
+        );
+        assert!(r.log.is_empty());
+        let half = kernel("add", Family::F16);
+        let r = one(&half, &[0x3c00, 0x3c00], &[0x4001]);
+        assert_eq!(
+            r.classes[0].example,
+            "d3dfloat op --fmt f16 add 0x3c00 0x3c00 --check 0x4001"
+        );
+    }
+
+    #[test]
     fn an_unfused_dfma_is_named() {
         let dfma = kernel("dfma", Family::F64);
         let max = f64::MAX.to_bits();

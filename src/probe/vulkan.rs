@@ -117,6 +117,14 @@ impl Vulkan {
                     })?,
             },
         };
+        // The shaders are SPIR-V 1.3, which Vulkan 1.1 devices take.
+        let api = self.physical[at].1.api_version.clone();
+        if api.starts_with("1.0.") {
+            return Err(ProbeError::NoDevice(format!(
+                "{}: Vulkan {api}; the probe needs a Vulkan 1.1 device",
+                self.physical[at].1.name
+            )));
+        }
         VulkanDevice::new(self, at, wrong)
     }
 }
