@@ -34,6 +34,7 @@ Register-ArgumentCompleter -Native -CommandName 'd3dfloat' -ScriptBlock {
             [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images')
             [CompletionResult]::new('op', 'op', [CompletionResultType]::ParameterValue, 'Evaluate a D3D shader instruction: every result a conforming GPU may return')
             [CompletionResult]::new('ulp-diff', 'ulp-diff', [CompletionResultType]::ParameterValue, 'Distance in ULPs between two values, stdin pairs, or two raw buffers')
+            [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Run the instructions on a Vulkan device and judge every result by the D3D rules')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions or man pages (for packaging and the checked-in copies)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -119,6 +120,24 @@ Register-ArgumentCompleter -Native -CommandName 'd3dfloat' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'd3dfloat;probe' {
+            [CompletionResult]::new('--device', '--device', [CompletionResultType]::ParameterName, 'Device: an index from --list-devices or part of its name [default: the first]')
+            [CompletionResult]::new('--ops', '--ops', [CompletionResultType]::ParameterName, 'Instructions to probe, comma-separated [default: all]')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Input lines per instruction (f16tof32 takes all 65,536 halves from 4096 up)')
+            [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'Rule set: d3d11 (Direct3D 11 and later) or d3d10')
+            [CompletionResult]::new('--emit-log', '--emit-log', [CompletionResultType]::ParameterName, 'Write every line as ''OP ARG... = RESULT'' to FILE, for `d3dfloat op --plain < FILE`')
+            [CompletionResult]::new('--seed', '--seed', [CompletionResultType]::ParameterName, 'Seed of the generated inputs')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)')
+            [CompletionResult]::new('--list-devices', '--list-devices', [CompletionResultType]::ParameterName, 'List the Vulkan devices and exit')
+            [CompletionResult]::new('--plain', '--plain', [CompletionResultType]::ParameterName, 'Just the answer, one line per input (stable, for scripts)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object per input, per line, with a "schema" field (stable, for scripts)')
+            [CompletionResult]::new('--csv', '--csv', [CompletionResultType]::ParameterName, 'CSV: a header, then one row per input (stable, for scripts)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'd3dfloat;generate' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)')
             [CompletionResult]::new('--plain', '--plain', [CompletionResultType]::ParameterName, 'Just the answer, one line per input (stable, for scripts)')
@@ -136,6 +155,7 @@ Register-ArgumentCompleter -Native -CommandName 'd3dfloat' -ScriptBlock {
             [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images')
             [CompletionResult]::new('op', 'op', [CompletionResultType]::ParameterValue, 'Evaluate a D3D shader instruction: every result a conforming GPU may return')
             [CompletionResult]::new('ulp-diff', 'ulp-diff', [CompletionResultType]::ParameterValue, 'Distance in ULPs between two values, stdin pairs, or two raw buffers')
+            [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Run the instructions on a Vulkan device and judge every result by the D3D rules')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions or man pages (for packaging and the checked-in copies)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -153,6 +173,9 @@ Register-ArgumentCompleter -Native -CommandName 'd3dfloat' -ScriptBlock {
             break
         }
         'd3dfloat;help;ulp-diff' {
+            break
+        }
+        'd3dfloat;help;probe' {
             break
         }
         'd3dfloat;help;generate' {

@@ -34,6 +34,9 @@ _d3dfloat() {
             d3dfloat,op)
                 cmd="d3dfloat__subcmd__op"
                 ;;
+            d3dfloat,probe)
+                cmd="d3dfloat__subcmd__probe"
+                ;;
             d3dfloat,ulp-diff)
                 cmd="d3dfloat__subcmd__ulp__subcmd__diff"
                 ;;
@@ -55,6 +58,9 @@ _d3dfloat() {
             d3dfloat__subcmd__help,op)
                 cmd="d3dfloat__subcmd__help__subcmd__op"
                 ;;
+            d3dfloat__subcmd__help,probe)
+                cmd="d3dfloat__subcmd__help__subcmd__probe"
+                ;;
             d3dfloat__subcmd__help,ulp-diff)
                 cmd="d3dfloat__subcmd__help__subcmd__ulp__subcmd__diff"
                 ;;
@@ -65,7 +71,7 @@ _d3dfloat() {
 
     case "${cmd}" in
         d3dfloat)
-            opts="-h -V --plain --json --csv --color --help --version decode encode convert op ulp-diff generate help"
+            opts="-h -V --plain --json --csv --color --help --version decode encode convert op ulp-diff probe generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -211,7 +217,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__help)
-            opts="decode encode convert op ulp-diff generate help"
+            opts="decode encode convert op ulp-diff probe generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -308,6 +314,20 @@ _d3dfloat() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        d3dfloat__subcmd__help__subcmd__probe)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         d3dfloat__subcmd__help__subcmd__ulp__subcmd__diff)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -342,6 +362,48 @@ _d3dfloat() {
                     return 0
                     ;;
                 --check)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        d3dfloat__subcmd__probe)
+            opts="-h -V --device --list-devices --ops --count --rules --emit-log --seed --plain --json --csv --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ops)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rules)
+                    COMPREPLY=($(compgen -W "d3d11 d3d10" -- "${cur}"))
+                    return 0
+                    ;;
+                --emit-log)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --seed)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

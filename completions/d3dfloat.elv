@@ -31,6 +31,7 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand convert 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images'
             cand op 'Evaluate a D3D shader instruction: every result a conforming GPU may return'
             cand ulp-diff 'Distance in ULPs between two values, stdin pairs, or two raw buffers'
+            cand probe 'Run the instructions on a Vulkan device and judge every result by the D3D rules'
             cand generate 'Write shell completions or man pages (for packaging and the checked-in copies)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -110,6 +111,23 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'d3dfloat;probe'= {
+            cand --device 'Device: an index from --list-devices or part of its name [default: the first]'
+            cand --ops 'Instructions to probe, comma-separated [default: all]'
+            cand --count 'Input lines per instruction (f16tof32 takes all 65,536 halves from 4096 up)'
+            cand --rules 'Rule set: d3d11 (Direct3D 11 and later) or d3d10'
+            cand --emit-log 'Write every line as ''OP ARG... = RESULT'' to FILE, for `d3dfloat op --plain < FILE`'
+            cand --seed 'Seed of the generated inputs'
+            cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
+            cand --list-devices 'List the Vulkan devices and exit'
+            cand --plain 'Just the answer, one line per input (stable, for scripts)'
+            cand --json 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+            cand --csv 'CSV: a header, then one row per input (stable, for scripts)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'d3dfloat;generate'= {
             cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
             cand --plain 'Just the answer, one line per input (stable, for scripts)'
@@ -126,6 +144,7 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand convert 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images'
             cand op 'Evaluate a D3D shader instruction: every result a conforming GPU may return'
             cand ulp-diff 'Distance in ULPs between two values, stdin pairs, or two raw buffers'
+            cand probe 'Run the instructions on a Vulkan device and judge every result by the D3D rules'
             cand generate 'Write shell completions or man pages (for packaging and the checked-in copies)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -138,6 +157,8 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
         &'d3dfloat;help;op'= {
         }
         &'d3dfloat;help;ulp-diff'= {
+        }
+        &'d3dfloat;help;probe'= {
         }
         &'d3dfloat;help;generate'= {
         }

@@ -37,6 +37,7 @@ complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "encode" -d 'A val
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "convert" -d 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "op" -d 'Evaluate a D3D shader instruction: every result a conforming GPU may return'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "ulp-diff" -d 'Distance in ULPs between two values, stdin pairs, or two raw buffers'
+complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "probe" -d 'Run the instructions on a Vulkan device and judge every result by the D3D rules'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "generate" -d 'Write shell completions or man pages (for packaging and the checked-in copies)'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand decode" -s f -l fmt -d 'Format of the patterns' -r
@@ -105,6 +106,22 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l json -d '
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -s h -l help -d 'Print help'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -s V -l version -d 'Print version'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l device -d 'Device: an index from --list-devices or part of its name [default: the first]' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l ops -d 'Instructions to probe, comma-separated [default: all]' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l count -d 'Input lines per instruction (f16tof32 takes all 65,536 halves from 4096 up)' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l rules -d 'Rule set: d3d11 (Direct3D 11 and later) or d3d10' -r -f -a "d3d11\t'Direct3D 11 and later: 0.5 ULP for 32-bit add, subtract and multiply (3.1.3.1)'
+d3d10\t'Direct3D 10: 1 ULP for 32-bit arithmetic, multiply and divide included'"
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l emit-log -d 'Write every line as \'OP ARG... = RESULT\' to FILE, for `d3dfloat op --plain < FILE`' -r -F
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l seed -d 'Seed of the generated inputs' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l list-devices -d 'List the Vulkan devices and exit'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l plain -d 'Just the answer, one line per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l json -d 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -s V -l version -d 'Print version'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -113,10 +130,11 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -l json -d '
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -s h -l help -d 'Print help'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff generate help" -f -a "decode" -d 'Bits to fields, class and exact value'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff generate help" -f -a "encode" -d 'A value to bits, with explicit rounding'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff generate help" -f -a "convert" -d 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff generate help" -f -a "op" -d 'Evaluate a D3D shader instruction: every result a conforming GPU may return'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff generate help" -f -a "ulp-diff" -d 'Distance in ULPs between two values, stdin pairs, or two raw buffers'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff generate help" -f -a "generate" -d 'Write shell completions or man pages (for packaging and the checked-in copies)'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff probe generate help" -f -a "decode" -d 'Bits to fields, class and exact value'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff probe generate help" -f -a "encode" -d 'A value to bits, with explicit rounding'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff probe generate help" -f -a "convert" -d 'Bulk-convert binary data: raw little-endian streams, DDS textures, EXR and HDR images'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff probe generate help" -f -a "op" -d 'Evaluate a D3D shader instruction: every result a conforming GPU may return'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff probe generate help" -f -a "ulp-diff" -d 'Distance in ULPs between two values, stdin pairs, or two raw buffers'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff probe generate help" -f -a "probe" -d 'Run the instructions on a Vulkan device and judge every result by the D3D rules'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff probe generate help" -f -a "generate" -d 'Write shell completions or man pages (for packaging and the checked-in copies)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand help; and not __fish_seen_subcommand_from decode encode convert op ulp-diff probe generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -182,6 +182,20 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
             r.as_mut(),
             &mut out,
         ),
+        Command::Probe(a) => commands::probe::run(
+            &commands::probe::ProbeCommand {
+                device: a.device,
+                list_devices: a.list_devices,
+                ops: a.ops,
+                count: a.count as usize,
+                rules: a.rules.into(),
+                emit_log: a.emit_log,
+                seed: a.seed,
+                style,
+            },
+            crate::render::probe::probe_renderer(style, use_color(cli.output.color)).as_mut(),
+            &mut out,
+        ),
         Command::Generate(a) => generate(a.what, &a.dir).map(|()| Verdict::Success),
     };
     // Whatever was written for good inputs goes out before an error is reported.

@@ -73,6 +73,9 @@ pub enum Command {
     /// Distance in ULPs between two values, stdin pairs, or two raw buffers
     #[command(name = "ulp-diff", after_help = ULP_DIFF_HELP)]
     UlpDiff(UlpDiffArgs),
+    /// Run the instructions on a Vulkan device and judge every result by the D3D rules
+    #[command(after_help = PROBE_HELP)]
+    Probe(ProbeArgs),
     /// Write shell completions or man pages (for packaging and the checked-in copies)
     #[command(hide = true)]
     Generate(GenerateArgs),
@@ -197,6 +200,56 @@ pub struct OpArgs {
     /// The instruction and its operands (stdin lines 'OP ARG... [= RESULT]' when none)
     #[arg(value_name = "OP ARG")]
     pub words: Vec<String>,
+}
+
+const PROBE_HELP: &str = "\
+Each instruction of op runs as a compute shader on the device, in the SPIR-V form a
+D3D-to-Vulkan translator emits (one instruction per dispatch, with the float controls D3D
+needs where the device grants them), over a generated input set: specials, denormals,
+ties, overflow, cancellation, large sincos arguments, out-of-range conversions, random
+patterns; all 65,536 halves for f16tof32. The same --seed gives the same inputs. Every
+result is judged by the op engine. The f16 and f64 instructions run when the device has
+shaderFloat16 / shaderFloat64. --ops takes names (add,dadd); f16:add or f32:add picks one
+format's.
+
+--emit-log FILE writes every line as 'OP ARG... = RESULT' (bit patterns), so that
+`d3dfloat op --plain < FILE` gives each verdict again (add --rules d3d10 if the probe had
+it); 16-bit arithmetic lines go to FILE.f16, for `d3dfloat op --fmt f16 --plain < FILE.f16`.
+
+Vulkan is loaded at run time. Without a loader or a device, probe exits 2; on Debian,
+`apt-get install mesa-vulkan-drivers libvulkan1` gives a software device (lavapipe).
+
+Exit status: 0 every result conforms, 1 any result violates, 2 no Vulkan or a usage error.
+
+Examples:
+  d3dfloat probe
+  d3dfloat probe --list-devices
+  d3dfloat probe --ops add,mul,mad --count 100000 --emit-log add.log
+  d3dfloat probe --json | jq 'select(.kind == \"op\" and .violate > 0)'";
+
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    /// Device: an index from --list-devices or part of its name [default: the first]
+    #[arg(long, value_name = "INDEX|NAME")]
+    pub device: Option<String>,
+    /// List the Vulkan devices and exit
+    #[arg(long)]
+    pub list_devices: bool,
+    /// Instructions to probe, comma-separated [default: all]
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub ops: Vec<String>,
+    /// Input lines per instruction (f16tof32 takes all 65,536 halves from 4096 up)
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..=16_777_216))]
+    pub count: u32,
+    /// Rule set: d3d11 (Direct3D 11 and later) or d3d10
+    #[arg(long, value_enum, default_value_t = RulesArg::D3d11, value_name = "RULES")]
+    pub rules: RulesArg,
+    /// Write every line as 'OP ARG... = RESULT' to FILE, for `d3dfloat op --plain < FILE`
+    #[arg(long, value_name = "FILE")]
+    pub emit_log: Option<std::path::PathBuf>,
+    /// Seed of the generated inputs
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

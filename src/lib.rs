@@ -14,5 +14,6 @@ pub mod docs;
 pub mod exact;
 pub mod format;
 pub mod input;
+pub mod probe;
 pub mod render;
 pub mod ulp;

@@ -15,6 +15,7 @@ mod human;
 mod json;
 mod op_text;
 mod plain;
+pub mod probe;
 
 pub use human::Palette;
 

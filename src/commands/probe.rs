@@ -1,0 +1,130 @@
+//! `probe`: open a device (Vulkan, or the fake one of the tests), run the instructions,
+//! render the report, and write the log.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use super::Verdict;
+use crate::d3d::RuleSet;
+use crate::probe::fake::Fake;
+use crate::probe::vulkan::Vulkan;
+use crate::probe::{self, Device, Family, ProbeError, ProbeReport, ProbeRequest, catalog};
+use crate::render::Style;
+use crate::render::probe::ProbeRenderer;
+
+/// What `probe` was asked.
+pub struct ProbeCommand {
+    pub device: Option<String>,
+    pub list_devices: bool,
+    pub ops: Vec<String>,
+    pub count: usize,
+    pub rules: RuleSet,
+    pub emit_log: Option<PathBuf>,
+    pub seed: u64,
+    pub style: Style,
+}
+
+/// Test hook: `ieee` or `no-flush` replaces Vulkan with the in-process fake device.
+const FAKE_DEVICE_VAR: &str = "D3DFLOAT_TEST_FAKE_DEVICE";
+/// Test hook: instruction names whose Vulkan shaders are built deliberately wrong.
+const WRONG_SHADER_VAR: &str = "D3DFLOAT_TEST_WRONG_SHADER";
+
+fn probe_error(e: ProbeError) -> anyhow::Error {
+    anyhow::anyhow!("probe: {e}")
+}
+
+pub fn run(
+    req: &ProbeCommand,
+    r: &mut dyn ProbeRenderer,
+    out: &mut dyn Write,
+) -> anyhow::Result<Verdict> {
+    // Usage errors first, so they do not wait for (or need) a device.
+    let kernels = catalog::select(&req.ops).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let fake = std::env::var(FAKE_DEVICE_VAR)
+        .ok()
+        .filter(|v| !v.is_empty());
+    let mut device: Box<dyn Device> = match fake.as_deref() {
+        Some("ieee") => Box::new(Fake::ieee()),
+        Some("no-flush") => Box::new(Fake::no_flush()),
+        Some(other) => anyhow::bail!("{FAKE_DEVICE_VAR}={other}: expected ieee or no-flush"),
+        None => {
+            let vulkan = Vulkan::open().map_err(probe_error)?;
+            if req.list_devices {
+                r.devices(out, &vulkan.devices())?;
+                return Ok(Verdict::Success);
+            }
+            let wrong = std::env::var(WRONG_SHADER_VAR)
+                .map(|v| v.split(',').map(|s| s.trim().to_string()).collect())
+                .unwrap_or_default();
+            Box::new(
+                vulkan
+                    .open_device(req.device.as_deref(), wrong)
+                    .map_err(probe_error)?,
+            )
+        }
+    };
+    if req.list_devices {
+        r.devices(out, std::slice::from_ref(device.info()))?;
+        return Ok(Verdict::Success);
+    }
+    let request = ProbeRequest {
+        kernels,
+        count: req.count,
+        rules: req.rules,
+        seed: req.seed,
+        keep_log: req.emit_log.is_some(),
+    };
+    let report = probe::run(device.as_mut(), &request).map_err(probe_error)?;
+    if let Some(path) = &req.emit_log {
+        write_logs(path, &report)?;
+    }
+    r.report(out, &report)?;
+    Ok(if report.violate() > 0 {
+        Verdict::Negative
+    } else {
+        Verdict::Success
+    })
+}
+
+/// The log for `op` (f32 and double lines) and, when 16-bit arithmetic ran, `FILE.f16`
+/// for `op --fmt f16`. Each is written under a temporary name and renamed into place.
+fn write_logs(path: &Path, report: &ProbeReport) -> anyhow::Result<()> {
+    let f16_path = {
+        let mut p = path.as_os_str().to_owned();
+        p.push(".f16");
+        PathBuf::from(p)
+    };
+    let main = report.ops.iter().filter(|o| o.family != Family::F16);
+    write_log(path, main.flat_map(|o| o.log.iter()))?;
+    if report
+        .ops
+        .iter()
+        .any(|o| o.family == Family::F16 && !o.log.is_empty())
+    {
+        let halves = report.ops.iter().filter(|o| o.family == Family::F16);
+        write_log(&f16_path, halves.flat_map(|o| o.log.iter()))?;
+    }
+    Ok(())
+}
+
+fn write_log<'a>(path: &Path, lines: impl Iterator<Item = &'a String>) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let context = || format!("--emit-log {}", path.display());
+    let tmp = tempfile::NamedTempFile::new_in(dir).with_context(context)?;
+    {
+        let mut w = BufWriter::new(tmp.as_file());
+        for line in lines {
+            writeln!(w, "{line}").with_context(context)?;
+        }
+        w.flush().with_context(context)?;
+    }
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(context)?;
+    Ok(())
+}

@@ -1,0 +1,238 @@
+//! The instructions a probe runs: each `op` instruction with the buffer layout of its
+//! operands and results.
+
+use crate::d3d::{Domain, Op};
+use crate::format::{F16, F32, F64, FloatFormat};
+
+/// How one component travels through the device's buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lane {
+    /// A half in the low 16 bits of a 32-bit word.
+    F16,
+    F32,
+    /// A double in two consecutive words, low word first.
+    F64,
+    I32,
+    U32,
+    /// A comparison result: `0xffffffff` or `0`.
+    Mask,
+}
+
+impl Lane {
+    pub fn words(self) -> usize {
+        match self {
+            Lane::F64 => 2,
+            _ => 1,
+        }
+    }
+
+    /// Hex digits of the pattern in `op` lines (the format's full width, so `op` reads bits).
+    pub fn hex_digits(self) -> usize {
+        match self {
+            Lane::F16 => 4,
+            Lane::F64 => 16,
+            _ => 8,
+        }
+    }
+
+    fn of(domain: &Domain) -> Lane {
+        match domain {
+            Domain::Float(f) if f.name == "f16" => Lane::F16,
+            Domain::Float(f) if f.name == "f64" => Lane::F64,
+            Domain::Float(_) => Lane::F32,
+            Domain::I32 => Lane::I32,
+            Domain::U32 => Lane::U32,
+            Domain::Bool => Lane::Mask,
+        }
+    }
+}
+
+/// Which device capability an instruction needs, and which log file its lines go to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// 32-bit arithmetic and the conversions that involve only f32, f16 patterns and integers.
+    F32,
+    /// Needs `shaderFloat16` (16-bit arithmetic, `op --fmt f16`).
+    F16,
+    /// Needs `shaderFloat64` (the double instructions, `dtof`, `ftod`).
+    F64,
+}
+
+impl Family {
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::F32 => "f32",
+            Family::F16 => "f16",
+            Family::F64 => "f64",
+        }
+    }
+}
+
+/// One instruction as the probe runs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    /// The name `op` reads (`dadd` for the double add).
+    pub name: &'static str,
+    pub op: Op,
+    /// The working format of the `op` request (`--fmt`).
+    pub format: FloatFormat,
+    pub family: Family,
+    /// Source operands and components per operand.
+    pub operands: usize,
+    pub width: usize,
+    pub input: Lane,
+    /// One lane per result (sincos has two).
+    pub outputs: Vec<Lane>,
+}
+
+impl Kernel {
+    fn new(name: &'static str, working: FloatFormat, family: Family) -> Kernel {
+        let (op, format) = Op::parse(name, &working).expect("catalog names are op names");
+        let (operands, width) = op.arity();
+        let (input, outputs) = op.domains(&format);
+        Kernel {
+            name,
+            op,
+            format,
+            family,
+            operands,
+            width,
+            input: Lane::of(&input),
+            outputs: outputs.iter().map(|(_, d)| Lane::of(d)).collect(),
+        }
+    }
+
+    /// The format label of reports: the working format, or `a->b` for a conversion.
+    pub fn format_label(&self) -> String {
+        let (input, outputs) = self.op.domains(&self.format);
+        let out = outputs[0].1;
+        if input == out || matches!(out, Domain::Bool) {
+            input.name().to_string()
+        } else {
+            format!("{}->{}", input.name(), out.name())
+        }
+    }
+
+    /// Components read per line.
+    pub fn input_components(&self) -> usize {
+        self.operands * self.width
+    }
+
+    pub fn input_words(&self) -> usize {
+        self.input_components() * self.input.words()
+    }
+
+    pub fn output_words(&self) -> usize {
+        self.outputs.iter().map(|l| l.words()).sum()
+    }
+
+    /// The `op` options that select this kernel's reading (`--fmt f16`), before the name.
+    pub fn op_options(&self) -> &'static str {
+        match self.family {
+            Family::F16 => "--fmt f16 ",
+            _ => "",
+        }
+    }
+}
+
+/// 32-bit instructions, in the order `op --help` lists them (sin and cos are sincos's
+/// halves and are probed through it).
+const F32_KERNELS: &[&str] = &[
+    "add", "sub", "mul", "div", "mad", "dp2", "dp3", "dp4", "min", "max", "sqrt", "rsq", "rcp",
+    "exp", "log", "frc", "round_ne", "round_ni", "round_pi", "round_z", "sincos", "eq", "ne", "lt",
+    "ge", "gt", "le", "ftoi", "ftou", "itof", "utof", "f16tof32", "f32tof16",
+];
+
+/// Instructions that need 64-bit floats on the device.
+const F64_KERNELS: &[&str] = &[
+    "dtof", "ftod", "dadd", "dmul", "ddiv", "drcp", "dfma", "dmin", "dmax", "deq", "dge", "dlt",
+    "dne",
+];
+
+/// The 16-bit arithmetic `op --fmt f16` evaluates.
+const F16_KERNELS: &[&str] = &[
+    "add", "mul", "div", "mad", "dp2", "dp3", "dp4", "min", "max", "sqrt", "rsq", "rcp", "exp",
+    "log", "frc", "round_ne", "round_ni", "round_pi", "round_z", "eq", "ne", "lt", "ge",
+];
+
+/// Every kernel the probe knows, f32 first.
+pub fn all_kernels() -> Vec<Kernel> {
+    let mut v: Vec<Kernel> = F32_KERNELS
+        .iter()
+        .map(|n| Kernel::new(n, F32, Family::F32))
+        .collect();
+    v.extend(F16_KERNELS.iter().map(|n| Kernel::new(n, F16, Family::F16)));
+    v.extend(F64_KERNELS.iter().map(|n| Kernel::new(n, F64, Family::F64)));
+    // dtof/ftod are f32-format conversions to `op`, but they need doubles on the device.
+    v
+}
+
+/// The kernels named by `--ops` (each name selects every format's instruction of that name;
+/// `f16:add` selects one format's).
+pub fn select(names: &[String]) -> Result<Vec<Kernel>, String> {
+    let all = all_kernels();
+    if names.is_empty() {
+        return Ok(all);
+    }
+    let mut chosen = Vec::new();
+    for raw in names {
+        let name = raw.trim().to_ascii_lowercase();
+        let (family, bare) = match name.split_once(':') {
+            Some((f, n)) => (Some(f.to_string()), n.to_string()),
+            None => (None, name.clone()),
+        };
+        let hits: Vec<&Kernel> = all
+            .iter()
+            .filter(|k| k.name == bare && family.as_deref().is_none_or(|f| f == k.family.name()))
+            .collect();
+        if hits.is_empty() {
+            return Err(format!(
+                "--ops: unknown instruction '{raw}' (probed: {})",
+                F32_KERNELS
+                    .iter()
+                    .chain(F64_KERNELS)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ));
+        }
+        for k in hits {
+            if !chosen.contains(k) {
+                chosen.push(k.clone());
+            }
+        }
+    }
+    // Keep the catalog's order whatever the order of the list.
+    Ok(all.into_iter().filter(|k| chosen.contains(k)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_follow_the_op_domains() {
+        let all = all_kernels();
+        let find = |n: &str, f: Family| all.iter().find(|k| k.name == n && k.family == f).unwrap();
+        let dp3 = find("dp3", Family::F32);
+        assert_eq!((dp3.input_words(), dp3.output_words()), (6, 1));
+        let sincos = find("sincos", Family::F32);
+        assert_eq!(sincos.outputs, vec![Lane::F32, Lane::F32]);
+        let dfma = find("dfma", Family::F64);
+        assert_eq!((dfma.input_words(), dfma.output_words()), (6, 2));
+        assert_eq!(find("ftoi", Family::F32).outputs, vec![Lane::I32]);
+        assert_eq!(find("eq", Family::F16).outputs, vec![Lane::Mask]);
+        assert_eq!(find("f16tof32", Family::F32).input, Lane::F16);
+        assert_eq!(find("dtof", Family::F64).format_label(), "f64->f32");
+    }
+
+    #[test]
+    fn ops_list_selects_by_name_and_family() {
+        let add: Vec<_> = select(&["add".into()]).unwrap();
+        assert_eq!(add.len(), 2);
+        let f16 = select(&["f16:add".into()]).unwrap();
+        assert_eq!(f16.len(), 1);
+        assert_eq!(f16[0].family, Family::F16);
+        assert!(select(&["fdiv".into()]).is_err());
+    }
+}

@@ -1,0 +1,181 @@
+//! `probe`: runs the D3D shader instructions on a device and judges every result with the
+//! op engine.
+//!
+//! A [`Device`] runs one [`Kernel`] over a buffer of operands and hands back the raw result
+//! words; [`run`] generates the inputs, asks the device, and judges each line through
+//! [`crate::d3d::evaluate`]. The Vulkan device lives in [`vulkan`], an in-process IEEE
+//! device for tests in [`fake`]. Pure apart from the device: no printing.
+
+pub mod catalog;
+pub mod fake;
+pub mod inputs;
+pub mod judge;
+pub mod shader;
+pub mod vulkan;
+
+pub use catalog::{Family, Kernel, Lane};
+pub use judge::{ClassCount, OpReport};
+
+use crate::d3d::RuleSet;
+
+/// Why a probe could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// No loader, no device, or the device asked for does not exist (exit 2).
+    #[error("{0}")]
+    NoDevice(String),
+    /// A Vulkan call failed while running an instruction.
+    #[error("{0}")]
+    Device(String),
+}
+
+/// The float controls D3D asks of a device, each as the device reports it; a control the
+/// device supports is requested in every shader that works in that width.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FloatControls {
+    /// §3.1.3.2: 32-bit arithmetic flushes denorms (`DenormFlushToZero 32`).
+    pub denorm_flush_f32: bool,
+    /// §3.1.5: float16 keeps denorms (`DenormPreserve 16`).
+    pub denorm_preserve_f16: bool,
+    /// §3.1.4: double keeps denorms (`DenormPreserve 64`).
+    pub denorm_preserve_f64: bool,
+    /// `SignedZeroInfNanPreserve` for 16, 32 and 64 bits: no fast-math on zeros, inf, NaN.
+    pub signed_zero_inf_nan_f16: bool,
+    pub signed_zero_inf_nan_f32: bool,
+    pub signed_zero_inf_nan_f64: bool,
+    /// `RoundingModeRTZ 16`: the float-to-half conversion of f32tof16 rounds toward zero.
+    pub rounding_rtz_f16: bool,
+    /// How far the denorm modes of different widths may differ (`all`, `32-bit-only`,
+    /// `none`); with `none`, a shader mixing widths gets only its 32-bit modes.
+    pub independence: String,
+}
+
+impl FloatControls {
+    /// (name, supported) in report order.
+    pub fn entries(&self) -> Vec<(&'static str, bool)> {
+        vec![
+            ("denorm_flush_f32", self.denorm_flush_f32),
+            ("denorm_preserve_f16", self.denorm_preserve_f16),
+            ("denorm_preserve_f64", self.denorm_preserve_f64),
+            ("signed_zero_inf_nan_f16", self.signed_zero_inf_nan_f16),
+            ("signed_zero_inf_nan_f32", self.signed_zero_inf_nan_f32),
+            ("signed_zero_inf_nan_f64", self.signed_zero_inf_nan_f64),
+            ("rounding_rtz_f16", self.rounding_rtz_f16),
+        ]
+    }
+}
+
+/// What is known of a device before anything runs on it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeviceInfo {
+    pub index: usize,
+    pub name: String,
+    /// The driver's name and its own version text (`llvmpipe`, `Mesa 22.3.6 (LLVM 15.0.6)`).
+    pub driver: String,
+    pub driver_version: String,
+    pub api_version: String,
+    pub device_type: String,
+    pub float16: bool,
+    pub float64: bool,
+    /// Every float control D3D wants, as supported; all supported ones are requested.
+    pub float_controls: FloatControls,
+}
+
+/// Runs kernels. `run` gets `lines` lines of operands (the kernel's input words per line)
+/// and returns `lines` lines of result words.
+pub trait Device {
+    fn info(&self) -> &DeviceInfo;
+    /// Why this device cannot run the kernel, if it cannot (a missing feature).
+    fn unsupported(&self, k: &Kernel) -> Option<String> {
+        let info = self.info();
+        match k.family {
+            Family::F16 if !info.float16 => Some("device has no shaderFloat16".into()),
+            Family::F64 if !info.float64 => Some("device has no shaderFloat64".into()),
+            _ => None,
+        }
+    }
+    fn run(&mut self, k: &Kernel, words: &[u32], lines: usize) -> Result<Vec<u32>, ProbeError>;
+}
+
+/// What a probe was asked.
+#[derive(Clone, Debug)]
+pub struct ProbeRequest {
+    pub kernels: Vec<Kernel>,
+    pub count: usize,
+    pub rules: RuleSet,
+    pub seed: u64,
+    /// Keep every `OP ARG... = RESULT` line for `--emit-log`.
+    pub keep_log: bool,
+}
+
+/// The whole run: the device, then one report per instruction.
+#[derive(Clone, Debug)]
+pub struct ProbeReport {
+    pub device: DeviceInfo,
+    pub rules: RuleSet,
+    pub ops: Vec<OpReport>,
+    pub seconds: f64,
+}
+
+impl ProbeReport {
+    pub fn lines(&self) -> u64 {
+        self.ops.iter().map(|o| o.lines).sum()
+    }
+
+    pub fn violate(&self) -> u64 {
+        self.ops.iter().map(|o| o.violate).sum()
+    }
+
+    /// Instructions that ran (not skipped).
+    pub fn ops_run(&self) -> usize {
+        self.ops.iter().filter(|o| o.skipped.is_none()).count()
+    }
+}
+
+/// Packs operand patterns into the device's 32-bit words (a double as two words, low first).
+pub fn pack(lane: Lane, components: &[u64]) -> Vec<u32> {
+    let mut words = Vec::with_capacity(components.len() * lane.words());
+    for &c in components {
+        words.push(c as u32);
+        if lane == Lane::F64 {
+            words.push((c >> 32) as u32);
+        }
+    }
+    words
+}
+
+/// Runs every requested kernel on `device` and judges the results.
+pub fn run(device: &mut dyn Device, req: &ProbeRequest) -> Result<ProbeReport, ProbeError> {
+    let start = std::time::Instant::now();
+    let mut ops = Vec::with_capacity(req.kernels.len());
+    for k in &req.kernels {
+        if let Some(reason) = device.unsupported(k) {
+            ops.push(OpReport::skipped(k, reason));
+            continue;
+        }
+        let operands = inputs::generate(k, req.count, req.seed);
+        let lines = operands.len() / k.input_components();
+        let words = pack(k.input, &operands);
+        let results = device.run(k, &words, lines)?;
+        if results.len() != lines * k.output_words() {
+            return Err(ProbeError::Device(format!(
+                "{}: the device returned {} words for {lines} lines",
+                k.name,
+                results.len()
+            )));
+        }
+        ops.push(judge::judge(
+            k,
+            req.rules,
+            &operands,
+            &results,
+            req.keep_log,
+        )?);
+    }
+    Ok(ProbeReport {
+        device: device.info().clone(),
+        rules: req.rules,
+        ops,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}

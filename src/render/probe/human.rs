@@ -1,0 +1,185 @@
+//! The human view of a probe: the device and its float controls, a table of instructions,
+//! then each violation class with a command that reproduces it.
+
+use std::io::{self, Write};
+
+use super::ProbeRenderer;
+use crate::probe::{DeviceInfo, ProbeReport};
+use crate::render::Palette;
+
+pub struct Human {
+    p: Palette,
+}
+
+impl Human {
+    pub fn new(p: Palette) -> Human {
+        Human { p }
+    }
+
+    fn yes_no(&self, on: bool, yes: &str, no: &str) -> String {
+        if on {
+            self.p.good(yes)
+        } else {
+            self.p.warn(no)
+        }
+    }
+
+    fn device(&self, out: &mut dyn Write, d: &DeviceInfo) -> io::Result<()> {
+        let l = |s: &str| self.p.label(s);
+        writeln!(
+            out,
+            "{} {} ({})",
+            l("device  "),
+            self.p.value(&d.name),
+            d.device_type
+        )?;
+        writeln!(out, "{} {} {}", l("driver  "), d.driver, d.driver_version)?;
+        writeln!(out, "{} Vulkan {}", l("api     "), d.api_version)?;
+        writeln!(
+            out,
+            "{} shaderFloat16 {}, shaderFloat64 {}",
+            l("features"),
+            self.yes_no(d.float16, "yes", "no"),
+            self.yes_no(d.float64, "yes", "no")
+        )?;
+        writeln!(
+            out,
+            "{} requested where D3D needs them, granted where supported (independence: {}):",
+            l("float controls"),
+            d.float_controls.independence
+        )?;
+        for (name, on) in d.float_controls.entries() {
+            writeln!(
+                out,
+                "  {name:<24} {}",
+                self.yes_no(on, "granted", "not supported")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl ProbeRenderer for Human {
+    fn devices(&mut self, out: &mut dyn Write, devices: &[DeviceInfo]) -> io::Result<()> {
+        for d in devices {
+            writeln!(
+                out,
+                "{}  {} ({}; {} {}; Vulkan {}; f16 {}, f64 {})",
+                d.index,
+                self.p.value(&d.name),
+                d.device_type,
+                d.driver,
+                d.driver_version,
+                d.api_version,
+                if d.float16 { "yes" } else { "no" },
+                if d.float64 { "yes" } else { "no" }
+            )?;
+        }
+        Ok(())
+    }
+
+    fn report(&mut self, out: &mut dyn Write, r: &ProbeReport) -> io::Result<()> {
+        self.device(out, &r.device)?;
+        writeln!(out, "{} {}", self.p.label("rules   "), r.rules.as_str())?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}",
+            self.p.label(&format!(
+                "{:<10} {:<9} {:>7} {:>7} {:>7} {:>8}",
+                "op", "format", "lines", "conform", "violate", "max ulps"
+            ))
+        )?;
+        for op in &r.ops {
+            if let Some(reason) = &op.skipped {
+                writeln!(
+                    out,
+                    "{:<10} {:<9} {}",
+                    op.name,
+                    op.format,
+                    self.p.warn(&format!("skipped: {reason}"))
+                )?;
+                continue;
+            }
+            let violate = format!("{:>7}", op.violate);
+            writeln!(
+                out,
+                "{:<10} {:<9} {:>7} {:>7} {} {:>8}",
+                op.name,
+                op.format,
+                op.lines,
+                op.conform,
+                if op.violate > 0 {
+                    self.p.bad(&violate)
+                } else {
+                    self.p.good(&violate)
+                },
+                op.max_ulps
+            )?;
+        }
+        let classes: Vec<_> = r
+            .ops
+            .iter()
+            .flat_map(|op| op.classes.iter().map(move |c| (op, c)))
+            .collect();
+        if !classes.is_empty() {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "{}",
+                self.p.value("violations (class, count, one example):")
+            )?;
+            for (op, c) in classes {
+                writeln!(
+                    out,
+                    "  {} {} {}",
+                    self.p.label(&format!("{:<10}", op.name)),
+                    self.p.bad(&c.class),
+                    c.count
+                )?;
+                writeln!(out, "    {}", c.example)?;
+            }
+        }
+        writeln!(out)?;
+        let verdict = if r.violate() == 0 {
+            self.p.good("every result conforms")
+        } else {
+            self.p
+                .bad(&format!("{} results violate the D3D rules", r.violate()))
+        };
+        let skipped = r.ops.len() - r.ops_run();
+        writeln!(
+            out,
+            "{} instructions probed{}, {} lines: {verdict} ({:.1} s)",
+            r.ops_run(),
+            if skipped > 0 {
+                format!(" ({skipped} skipped)")
+            } else {
+                String::new()
+            },
+            r.lines(),
+            r.seconds
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_classes_and_verdict() {
+        let mut buf = Vec::new();
+        Human::new(Palette::new(false))
+            .report(&mut buf, &super::super::sample::report())
+            .unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(text.contains("denorm_flush_f32         granted"));
+        assert!(text.contains("denorm_preserve_f64      not supported"));
+        assert!(text.contains("add        f32            10       7       3        1"));
+        assert!(text.contains("dadd       f64       skipped: device has no shaderFloat64"));
+        assert!(text.contains("f32 denormal operand not flushed 3"));
+        assert!(text.contains("    d3dfloat op add 0x00000001 0x00000001 --check 0x00000002"));
+        assert!(text.contains("2 instructions probed (1 skipped), 20 lines: 3 results violate"));
+    }
+}

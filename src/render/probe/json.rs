@@ -1,0 +1,120 @@
+//! `probe --json`: a device object, one object per instruction, a summary object; each on
+//! its own line with `"schema": 1`.
+
+use std::io::{self, Write};
+
+use serde_json::{Map, Value, json};
+
+use super::ProbeRenderer;
+use crate::probe::{DeviceInfo, ProbeReport};
+use crate::render::json::SCHEMA;
+
+pub struct Json;
+
+fn line(out: &mut dyn Write, v: &Value) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, v)?;
+    writeln!(out)
+}
+
+fn device(d: &DeviceInfo) -> Value {
+    let mut controls = Map::new();
+    for (name, on) in d.float_controls.entries() {
+        controls.insert(name.to_string(), Value::Bool(on));
+    }
+    json!({
+        "schema": SCHEMA,
+        "kind": "device",
+        "index": d.index,
+        "name": d.name,
+        "driver": d.driver,
+        "driver_version": d.driver_version,
+        "api_version": d.api_version,
+        "device_type": d.device_type,
+        "float16": d.float16,
+        "float64": d.float64,
+        "float_controls": controls,
+        "float_controls_independence": d.float_controls.independence,
+    })
+}
+
+impl ProbeRenderer for Json {
+    fn devices(&mut self, out: &mut dyn Write, devices: &[DeviceInfo]) -> io::Result<()> {
+        for d in devices {
+            line(out, &device(d))?;
+        }
+        Ok(())
+    }
+
+    fn report(&mut self, out: &mut dyn Write, r: &ProbeReport) -> io::Result<()> {
+        let mut d = device(&r.device);
+        d["rules"] = json!(r.rules.as_str());
+        line(out, &d)?;
+        for op in &r.ops {
+            let mut v = json!({
+                "schema": SCHEMA,
+                "kind": "op",
+                "op": op.name,
+                "format": op.format,
+            });
+            match &op.skipped {
+                Some(reason) => v["skipped"] = json!(reason),
+                None => {
+                    v["lines"] = json!(op.lines);
+                    v["conform"] = json!(op.conform);
+                    v["violate"] = json!(op.violate);
+                    v["max_ulps"] = json!(op.max_ulps);
+                    v["classes"] = op
+                        .classes
+                        .iter()
+                        .map(|c| json!({"class": c.class, "count": c.count, "example": c.example}))
+                        .collect();
+                }
+            }
+            line(out, &v)?;
+        }
+        line(
+            out,
+            &json!({
+                "schema": SCHEMA,
+                "kind": "summary",
+                "ops": r.ops_run(),
+                "skipped": r.ops.len() - r.ops_run(),
+                "lines": r.lines(),
+                "violate": r.violate(),
+                "seconds": (r.seconds * 1000.0).round() / 1000.0,
+            }),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_object_per_line_with_the_issue_keys() {
+        let mut buf = Vec::new();
+        Json.report(&mut buf, &super::super::sample::report())
+            .unwrap();
+        let objects: Vec<Value> = String::from_utf8(buf)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(objects.len(), 5);
+        assert!(objects.iter().all(|o| o["schema"] == 1));
+        assert_eq!(objects[0]["kind"], "device");
+        assert_eq!(objects[0]["float_controls"]["denorm_flush_f32"], true);
+        assert_eq!(objects[0]["float_controls"]["denorm_preserve_f64"], false);
+        assert_eq!(objects[2]["op"], "add");
+        assert_eq!(objects[2]["violate"], 3);
+        assert_eq!(objects[2]["classes"][0]["count"], 3);
+        assert_eq!(objects[3]["skipped"], "device has no shaderFloat64");
+        assert!(objects[3].get("lines").is_none());
+        assert_eq!(objects[4]["kind"], "summary");
+        assert_eq!(
+            (objects[4]["ops"].clone(), objects[4]["lines"].clone()),
+            (json!(2), json!(20))
+        );
+    }
+}

@@ -1,0 +1,49 @@
+//! `probe --plain`: one line per instruction, `OP FORMAT LINES CONFORM VIOLATE MAX_ULPS`
+//! (or `OP FORMAT skipped`), then `total LINES VIOLATE`.
+
+use std::io::{self, Write};
+
+use super::ProbeRenderer;
+use crate::probe::{DeviceInfo, ProbeReport};
+
+pub struct Plain;
+
+impl ProbeRenderer for Plain {
+    fn devices(&mut self, out: &mut dyn Write, devices: &[DeviceInfo]) -> io::Result<()> {
+        for d in devices {
+            writeln!(out, "{} {}", d.index, d.name)?;
+        }
+        Ok(())
+    }
+
+    fn report(&mut self, out: &mut dyn Write, r: &ProbeReport) -> io::Result<()> {
+        for op in &r.ops {
+            match op.skipped {
+                Some(_) => writeln!(out, "{} {} skipped", op.name, op.format)?,
+                None => writeln!(
+                    out,
+                    "{} {} {} {} {} {}",
+                    op.name, op.format, op.lines, op.conform, op.violate, op.max_ulps
+                )?,
+            }
+        }
+        writeln!(out, "total {} {}", r.lines(), r.violate())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_and_total() {
+        let mut buf = Vec::new();
+        Plain
+            .report(&mut buf, &super::super::sample::report())
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(buf).unwrap(),
+            "mul f32 10 10 0 1\nadd f32 10 7 3 1\ndadd f64 skipped\ntotal 20 3\n"
+        );
+    }
+}
