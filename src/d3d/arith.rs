@@ -7,7 +7,7 @@ use super::numeric::{self, Position, is_zero, mag, position_exact, rne, toleranc
 use super::rules::{Rule, RuleSet, Ulps, denorm_rule};
 use super::{ExactResult, Op, OperandReport, OutputReport};
 use crate::exact::{Number, Ratio};
-use crate::format::{Class, FloatFormat};
+use crate::format::{Arithmetic, Class, FloatFormat};
 
 /// The state of one evaluation: the working format, the rule set and the rules used.
 pub struct Ctx {
@@ -83,21 +83,27 @@ impl Ctx {
         }
     }
 
-    /// The tolerance of an unfused add or multiply, noting its rule.
+    /// The tolerance of an unfused add, subtract or multiply, noting its rule.
     pub fn unfused(&mut self) -> (Ulps, Rule) {
-        let rule = match (self.f.name, self.rules) {
-            ("f16", _) => Rule::F16HalfUlp,
-            ("f64", _) => Rule::F64Ieee,
-            (_, RuleSet::D3D10) => Rule::D3D10OneUlp,
-            _ => Rule::HalfUlp,
-        };
+        let (ulps, rule) = unfused_tolerance(self.f.arithmetic, self.rules);
         self.note(rule);
-        let ulps = if rule == Rule::D3D10OneUlp {
-            Ulps::One
-        } else {
-            Ulps::Half
-        };
         (ulps, rule)
+    }
+
+    /// The tolerance of each step of a fused operation's serial expansion, noting its rule.
+    pub fn fused_step(&mut self) -> (Ulps, Rule) {
+        let (ulps, rule) = fused_step_tolerance(self.f.arithmetic);
+        self.note(rule);
+        (ulps, rule)
+    }
+
+    /// The tolerance of an approximated reciprocal (rcp's 1 ULP reading, the first step of
+    /// a two-step divide), noting the float16 tightening where it applies.
+    pub fn reciprocal_step(&mut self) -> Ulps {
+        if self.f.arithmetic == Arithmetic::Float16 {
+            self.note(Rule::F16HalfUlp);
+        }
+        reciprocal_tolerance(self.f.arithmetic)
     }
 
     pub fn flushes(&self) -> bool {
@@ -256,10 +262,10 @@ impl Ctx {
             }
             Op::Div => {
                 let (a, b) = (v(0, 0), v(1, 0));
-                let (s, exact) = if self.f.name == "f64" {
-                    self.ddiv(&args[0][0], &args[1][0])
-                } else {
-                    self.div(&a, &b)
+                let (s, exact) = match (self.f.arithmetic, self.rules) {
+                    (Arithmetic::Double, _) => self.ddiv(&args[0][0], &args[1][0]),
+                    (Arithmetic::Float32, RuleSet::D3D10) => self.div_d3d10(&a, &b),
+                    _ => self.div(&a, &b),
                 };
                 one(self, s, exact)
             }
@@ -306,6 +312,20 @@ impl Ctx {
         }
     }
 
+    /// The D3D10 divide: 1 ULP in the sense of the D3D10 page ("Multiply and divide each
+    /// operate at ... accuracy to 1 ULP"); the two-step a * (1/b) came with D3D10.1.
+    fn div_d3d10(&mut self, a: &Number, b: &Number) -> (Shaped, ExactResult) {
+        let basic = self.div_basic(a, b);
+        let exact = exact_of(&basic);
+        let (tol, _) = self.unfused();
+        self.note(Rule::D3D10Divide);
+        let mut s = self.shape(&basic, tol, Rule::D3D10Divide);
+        if matches!(basic, Basic::Rounded(_)) {
+            s.governing = Rule::D3D10Divide;
+        }
+        (s, exact)
+    }
+
     /// 32-bit and float16 divide: direct, or a * (1/b) (§3.1.3.2).
     fn div(&mut self, a: &Number, b: &Number) -> (Shaped, ExactResult) {
         let basic = self.div_basic(a, b);
@@ -344,10 +364,9 @@ impl Ctx {
     }
 
     fn div_rule(&mut self) -> Rule {
-        let rule = if self.f.name == "f16" {
-            Rule::F16DivTwoStep
-        } else {
-            Rule::DivTwoStep
+        let rule = match self.f.arithmetic {
+            Arithmetic::Float16 => Rule::F16DivTwoStep,
+            _ => Rule::DivTwoStep,
         };
         self.note(rule);
         rule
@@ -356,12 +375,7 @@ impl Ctx {
     /// Every result of a * r for r an allowed reciprocal of b (b finite and nonzero).
     fn two_step_divide(&mut self, a: &Number, b: &Number) -> AllowedSet {
         let rule = self.div_rule();
-        // The reciprocal step: 1 ULP for 32-bit (§3.1.3.2), 0.5 ULP for float16 (§3.1.5).
-        let rcp_tol = if self.f.name == "f16" {
-            Ulps::Half
-        } else {
-            Ulps::One
-        };
+        let rcp_tol = reciprocal_tolerance(self.f.arithmetic);
         let x = numeric::div(&Number::finite(false, Ratio::from_integer(1u32)), b);
         let pos = position_exact(&self.f, &x);
         let rset = self.tolerance_around(&x, &pos, rcp_tol);
@@ -390,17 +404,13 @@ impl Ctx {
             .map(|&k| numeric::distance(&self.f.value(d.bits(k)), x))
             .max()
             .expect("two extremes");
-        // An end that is exactly zero is the zero of x's sign: a result on the far side of
-        // zero is farther, and the sign of zero follows the value it stands for.
-        let signed_zero = |v: Number| {
-            if is_zero(&v) {
-                Number::zero(x.is_negative())
-            } else {
-                v
-            }
-        };
-        let lo = signed_zero(numeric::add(x, &Number::finite(true, worst.clone())));
-        let hi = signed_zero(numeric::add(x, &Number::finite(false, worst)));
+        if worst.is_zero() {
+            let bits = self.flush_bits(rne(&self.f, x));
+            return AllowedSet::single(&d, bits);
+        }
+        // A bound that reaches zero holds both zeros (interval_set).
+        let lo = numeric::add(x, &Number::finite(true, worst.clone()));
+        let hi = numeric::add(x, &Number::finite(false, worst));
         let set = numeric::interval_set(&self.f, &lo, &hi);
         self.finish(set)
     }
@@ -434,7 +444,7 @@ impl Ctx {
         let basic = self.div_basic(&va, &vb);
         let exact = exact_of(&basic);
         self.note(Rule::DDivHalfUlp);
-        let mut s = self.shape(&basic, Ulps::Half, Rule::DDivHalfUlp);
+        let mut s = self.shape(&basic, Ulps::HalfEven, Rule::DDivHalfUlp);
         let denorm = |r: &OperandReport| self.f.class(r.bits) == Class::Subnormal;
         if denorm(a) || denorm(b) {
             let zero_of = |v: &Number, r: &OperandReport| {
@@ -445,7 +455,7 @@ impl Ctx {
                 }
             };
             let table = self.div_basic(&zero_of(&va, a), &zero_of(&vb, b));
-            let t = self.shape(&table, Ulps::Half, Rule::DDivDenormReadings);
+            let t = self.shape(&table, Ulps::HalfEven, Rule::DDivDenormReadings);
             if t.set != s.set {
                 self.note(Rule::DDivDenormReadings);
                 s.set.union(&t.set);
@@ -478,12 +488,12 @@ impl Ctx {
                 ExactResult::Nan,
             );
         }
-        if self.f.name == "f64" {
+        if self.f.arithmetic == Arithmetic::Double {
             return self.dfma(&pairs[0], addend.as_ref().expect("dfma has an addend"));
         }
         let governing = Rule::FusedWorstOrder;
         self.note(governing);
-        let (tol, tol_rule) = self.unfused();
+        let (tol, tol_rule) = self.fused_step();
         let mut terms: Vec<Vec<Number>> = Vec::new();
         for (a, b) in &pairs {
             let basic = self.mul_basic(a, b);
@@ -502,7 +512,7 @@ impl Ctx {
                 let nearest = self.flush_bits(rne(&self.f, x));
                 set.add_bits(&self.domain(), nearest);
                 preferred = nearest;
-                if self.f.name == "f16" {
+                if self.f.arithmetic == Arithmetic::Float16 {
                     // §3.1.5: float16 fused operations get 0.6 ULP.
                     self.note(Rule::F16Fused);
                     let pos = position_exact(&self.f, x);
@@ -551,7 +561,7 @@ impl Ctx {
                     }
                 } else {
                     let basic = Basic::Rounded(x.clone());
-                    self.shape(&basic, Ulps::Half, Rule::DfmaHalfUlp)
+                    self.shape(&basic, Ulps::HalfEven, Rule::DfmaHalfUlp)
                 }
             }
             ExactResult::Value(inf) => {
@@ -682,11 +692,15 @@ fn fused_exact(pairs: &[(Number, Number)], addend: Option<&Number>) -> ExactResu
         .all(|v| matches!(v, Number::Finite { .. }));
     if finite {
         let mut sum = Number::zero(false);
-        for (a, b) in pairs {
-            sum = numeric::add(&sum, &numeric::mul(a, b));
+        let mut all_negative_zeros = true;
+        let terms = pairs.iter().map(|(a, b)| numeric::mul(a, b)).chain(addend.cloned());
+        for t in terms {
+            all_negative_zeros &= is_zero(&t) && t.is_negative();
+            sum = numeric::add(&sum, &t);
         }
-        if let Some(c) = addend {
-            sum = numeric::add(&sum, c);
+        // IEEE 754 (§6.3): an exact zero sum is -0 only when every term is -0.
+        if is_zero(&sum) {
+            sum = Number::zero(all_negative_zeros);
         }
         return ExactResult::Value(sum);
     }
@@ -715,6 +729,37 @@ fn sign_class(x: &Number) -> f64 {
         v
     } else {
         v.signum()
+    }
+}
+
+/// §3.1.3.1 (0.5 ULP) and the D3D10 page (1 ULP, truncation allowed) for 32-bit; §3.1.5
+/// for float16 and §3.1.4 for double, both round to nearest even.
+pub fn unfused_tolerance(a: Arithmetic, rules: RuleSet) -> (Ulps, Rule) {
+    match (a, rules) {
+        (Arithmetic::Float16, _) => (Ulps::HalfEven, Rule::F16HalfUlp),
+        (Arithmetic::Double, _) => (Ulps::HalfEven, Rule::F64Ieee),
+        (_, RuleSet::D3D10) => (Ulps::Faithful, Rule::D3D10OneUlp),
+        _ => (Ulps::Half, Rule::HalfUlp),
+    }
+}
+
+/// Both pages give each step of a fused operation's unfused expansion 1 ULP (read as the
+/// D3D10 page reads 1 ULP: truncation conforms); §3.1.3.2 says 0.5 ULP, which 1 ULP
+/// contains, so the union is 1 ULP under either rule set. Float16 replaces that 1 ULP with
+/// 0.6 ULP (§3.1.5).
+pub fn fused_step_tolerance(a: Arithmetic) -> (Ulps, Rule) {
+    match a {
+        Arithmetic::Float16 => (Ulps::SixTenths, Rule::F16FusedStep),
+        _ => (Ulps::Faithful, Rule::FusedStepOneUlp),
+    }
+}
+
+/// rcp and the reciprocal of a two-step divide: 1 ULP for 32-bit (§3.1.3.2), tightened to
+/// float16's correct rounding (§3.1.5).
+pub fn reciprocal_tolerance(a: Arithmetic) -> Ulps {
+    match a {
+        Arithmetic::Float16 => Ulps::HalfEven,
+        _ => Ulps::One,
     }
 }
 

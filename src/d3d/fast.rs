@@ -11,12 +11,13 @@
 use std::cmp::Ordering;
 
 use super::allowed::{AllowedSet, Domain};
-use super::arith::{Ctx, Shaped, single_output};
+use super::arith::{Ctx, Shaped, reciprocal_tolerance, single_output};
+use super::functions::sqrt_tolerance;
 use super::numeric::value_f64;
 use super::numeric::{nearest_of_position, position_f64, tolerance_set};
-use super::rules::{Rule, Ulps};
+use super::rules::{Rule, RuleSet, Ulps};
 use super::{ExactResult, Op, OperandReport, OutputReport};
-use crate::format::Class;
+use crate::format::{Arithmetic, Class};
 
 /// Exact `a + b = s + err` (Knuth's TwoSum).
 fn two_sum(a: f64, b: f64) -> (f64, f64) {
@@ -52,7 +53,7 @@ impl Ctx {
         args: &[Vec<OperandReport>],
         outs: &[(&'static str, Domain)],
     ) -> Option<Vec<OutputReport>> {
-        if !matches!(self.f.name, "f32" | "f16") {
+        if !matches!(self.f.arithmetic, Arithmetic::Float32 | Arithmetic::Float16) {
             return None;
         }
         let v = |i: usize, c: usize| self.fv(&args[i][c]);
@@ -68,9 +69,14 @@ impl Ctx {
             Op::Div => {
                 let (a, b) = (v(0, 0), v(1, 0));
                 self.note_operands(args);
-                self.fast_div(a, b)?
+                if self.f.arithmetic == Arithmetic::Float32 && self.rules == RuleSet::D3D10 {
+                    self.fast_div_d3d10(a, b)?
+                } else {
+                    self.fast_div(a, b)?
+                }
             }
-            Op::Mad | Op::Dp2 | Op::Dp3 | Op::Dp4 if self.f.name == "f32" => {
+            // float16 fused steps need the exact 0.6 ULP fraction: the exact path answers.
+            Op::Mad | Op::Dp2 | Op::Dp3 | Op::Dp4 if self.f.arithmetic == Arithmetic::Float32 => {
                 let (pairs, addend) = if op == Op::Mad {
                     (vec![(v(0, 0), v(1, 0))], Some(v(2, 0)))
                 } else {
@@ -262,23 +268,38 @@ impl Ctx {
         Some(self.finish(out))
     }
 
+    /// The D3D10 divide, one step held to the unfused tolerance (see `Ctx::div_d3d10`).
+    fn fast_div_d3d10(&mut self, a: f64, b: f64) -> Option<(Shaped, ExactResult)> {
+        if !(a.is_finite() && b.is_finite()) || a == 0.0 || b == 0.0 || b.abs() == 1.0 {
+            return None;
+        }
+        let (tol, _) = self.unfused();
+        self.note(Rule::D3D10Divide);
+        let q = a / b;
+        let rem = (-q).mul_add(b, a);
+        let (set, nearest) = self.step(q, times(sign(rem), b < 0.0), tol);
+        Some((
+            Shaped {
+                set,
+                preferred: self.flush_bits(nearest),
+                governing: Rule::D3D10Divide,
+            },
+            ExactResult::Quotient(a, b),
+        ))
+    }
+
     /// Divide, direct or as a * (1/b) (§3.1.3.2).
     fn fast_div(&mut self, a: f64, b: f64) -> Option<(Shaped, ExactResult)> {
         if !(a.is_finite() && b.is_finite()) || a == 0.0 || b == 0.0 || b.abs() == 1.0 {
             return None;
         }
         let (tol, _) = self.unfused();
-        let rule = if self.f.name == "f16" {
-            Rule::F16DivTwoStep
-        } else {
-            Rule::DivTwoStep
+        let rule = match self.f.arithmetic {
+            Arithmetic::Float16 => Rule::F16DivTwoStep,
+            _ => Rule::DivTwoStep,
         };
         self.note(rule);
-        let rcp_tol = if self.f.name == "f16" {
-            Ulps::Half
-        } else {
-            Ulps::One
-        };
+        let rcp_tol = reciprocal_tolerance(self.f.arithmetic);
         // The reciprocal step: 1/b = qr + rr/b exactly.
         let qr = 1.0 / b;
         let rr = (-qr).mul_add(b, 1.0);
@@ -345,11 +366,7 @@ impl Ctx {
         if !(a.is_finite() && a > 0.0) {
             return None;
         }
-        let (tol, rule) = if self.f.name == "f16" {
-            (Ulps::Half, Rule::F16HalfUlp)
-        } else {
-            (Ulps::One, Rule::SqrtOneUlp)
-        };
+        let (tol, rule) = sqrt_tolerance(self.f.arithmetic);
         self.note(rule);
         let s = a.sqrt();
         // sqrt(a) - s has the sign of a - s*s.
@@ -382,12 +399,7 @@ impl Ctx {
             return None;
         }
         self.note(Rule::RcpRelative);
-        let one_ulp = if self.f.name == "f16" {
-            self.note(Rule::F16HalfUlp);
-            Ulps::Half
-        } else {
-            Ulps::One
-        };
+        let one_ulp = self.reciprocal_step();
         let rem = (-q).mul_add(a, 1.0);
         let (mut set, nearest) = self.step(q, times(sign(rem), a < 0.0), one_ulp);
         self.note(Rule::RcpOneUlpReading);
@@ -597,7 +609,7 @@ impl Ctx {
         }
         let governing = Rule::FusedWorstOrder;
         self.note(governing);
-        let (tol, tol_rule) = self.unfused();
+        let (tol, tol_rule) = self.fused_step();
         let mut terms = Vec::with_capacity(pairs.len() + 1);
         for &(a, b) in pairs {
             terms.push(self.fast_mul_step(a, b, tol, tol_rule)?);

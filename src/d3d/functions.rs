@@ -15,7 +15,7 @@ use super::numeric::{
 use super::rules::{Rule, Ulps};
 use super::{ExactResult, Op, OperandReport, OutputReport};
 use crate::exact::{Number, Ratio};
-use crate::format::{Class, RoundOptions, Rounding, round_f64};
+use crate::format::{Arithmetic, Class, RoundOptions, Rounding, round_f64};
 
 const REL_2_21: f64 = 1.0 / 2_097_152.0; // 2^-21
 const MARGIN: f64 = 1.0 / 281_474_976_710_656.0; // 2^-48
@@ -49,7 +49,7 @@ impl Ctx {
             }
             Op::Rcp => {
                 let x = self.value(arg);
-                let (s, e) = if self.f.name == "f64" {
+                let (s, e) = if self.f.arithmetic == Arithmetic::Double {
                     self.drcp(arg, &x)
                 } else {
                     self.rcp(&x)
@@ -139,13 +139,8 @@ impl Ctx {
             _ if is_zero(x) => self.exactly(x, Rule::SqrtSpecial),
             _ if x.is_negative() => self.nan(Rule::SqrtSpecial),
             _ => {
-                let (tol, rule) = if self.f.name == "f16" {
-                    self.note(Rule::F16HalfUlp);
-                    (Ulps::Half, Rule::F16HalfUlp)
-                } else {
-                    self.note(Rule::SqrtOneUlp);
-                    (Ulps::One, Rule::SqrtOneUlp)
-                };
+                let (tol, rule) = sqrt_tolerance(self.f.arithmetic);
+                self.note(rule);
                 let (pos, root, exact_root) = sqrt_position(&self.f, mag(x));
                 let nearest = nearest_of(&self.f, &pos, &root);
                 let mut set = numeric::tolerance_set(&self.f, &pos, tol);
@@ -186,12 +181,7 @@ impl Ctx {
                 self.note(Rule::RcpRelative);
                 let r = numeric::div(&Number::finite(false, Ratio::from_integer(1u32)), x);
                 let mut set = self.relative_exact(&r);
-                let one_ulp = if self.f.name == "f16" {
-                    self.note(Rule::F16HalfUlp);
-                    Ulps::Half
-                } else {
-                    Ulps::One
-                };
+                let one_ulp = self.reciprocal_step();
                 let pos = position_exact(&self.f, &r);
                 let other = self.tolerance_around(&r, &pos, one_ulp);
                 if !other.is_empty() {
@@ -222,7 +212,7 @@ impl Ctx {
                 self.note(Rule::DrcpOneUlp);
                 let r = numeric::div(&Number::finite(false, Ratio::from_integer(1u32)), x);
                 let pos = position_exact(&self.f, &r);
-                let mut set = neighbours(&self.f, &pos);
+                let mut set = numeric::tolerance_set(&self.f, &pos, Ulps::Faithful);
                 let preferred = rne(&self.f, &r);
                 set.add_bits(&self.domain(), preferred);
                 if self.f.class(arg.bits) == Class::Subnormal {
@@ -515,6 +505,15 @@ impl Ctx {
     }
 }
 
+/// sqrt: 1 ULP as a distance for 32-bit (§22.10.21), round to nearest even for float16
+/// (§3.1.5).
+pub fn sqrt_tolerance(a: Arithmetic) -> (Ulps, Rule) {
+    match a {
+        Arithmetic::Float16 => (Ulps::HalfEven, Rule::F16HalfUlp),
+        _ => (Ulps::One, Rule::SqrtOneUlp),
+    }
+}
+
 fn one() -> Number {
     Number::finite(false, Ratio::from_integer(1u32))
 }
@@ -564,28 +563,6 @@ fn nearest_of(f: &crate::format::FloatFormat, pos: &Position, fallback: &Ratio) 
         Some((lo, hi)) if lo == hi => Domain::Float(*f).bits(lo),
         _ => rne(f, &Number::finite(pos.neg, fallback.clone())),
     }
-}
-
-/// Either neighbour of an inexact value, the value itself when representable.
-pub(super) fn neighbours(f: &crate::format::FloatFormat, pos: &Position) -> AllowedSet {
-    let exact = match &pos.frac {
-        Frac::Exact(r) => r.is_zero(),
-        Frac::Class(c) => *c == FracClass::Zero,
-    };
-    let inf = f.infinity(false) as i64;
-    let (lo, hi) = if exact {
-        (pos.ord, pos.ord)
-    } else {
-        (pos.ord, pos.ord + 1)
-    };
-    let (lo, hi) = (lo.min(inf), hi.min(inf));
-    let (lo, hi) = if pos.neg { (-hi, -lo) } else { (lo, hi) };
-    let mut set = AllowedSet::empty();
-    set.add_key_range(
-        super::allowed::key_of_ordinal(lo, pos.neg),
-        super::allowed::key_of_ordinal(hi, pos.neg),
-    );
-    set
 }
 
 /// Whether 1/x is one of the table's exact special cases: x is ±0 or ±inf.

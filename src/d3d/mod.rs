@@ -21,7 +21,7 @@ pub use allowed::{AllowedSet, Domain};
 pub use rules::{Rule, RuleSet, Ulps};
 
 use crate::exact::Number;
-use crate::format::{F16, F32, F64, FloatFormat};
+use crate::format::{Arithmetic, F16, F32, F64, FloatFormat};
 use crate::input::InputError;
 
 /// A shader instruction (format-independent; `Add` is `add` for f32/f16 and `dadd` for f64).
@@ -195,11 +195,11 @@ impl Op {
                 None => Err(OpError::UnknownOp(name.to_string())),
             };
         };
-        let fmt = match fmt.name {
-            "f32" | "f16" | "f64" => *fmt,
-            other => return Err(OpError::Format(other.to_string())),
+        let fmt = match fmt.arithmetic {
+            Arithmetic::None => return Err(OpError::Format(fmt.name.to_string())),
+            _ => *fmt,
         };
-        if fmt.name == "f64" && !op.has_double_form() && !op.is_conversion() {
+        if fmt.arithmetic == Arithmetic::Double && !op.has_double_form() && !op.is_conversion() {
             return Err(OpError::NoSuchForm {
                 op: lower.to_ascii_lowercase(),
                 format: "f64",
@@ -229,7 +229,7 @@ impl Op {
 
     /// The name the spec gives the instruction in this format.
     pub fn name(self, fmt: &FloatFormat) -> &'static str {
-        if fmt.name == "f64"
+        if fmt.arithmetic == Arithmetic::Double
             && let Some(&(n, _)) = F64_NAMES.iter().find(|(_, o)| *o == self)
         {
             return n;

@@ -11,7 +11,7 @@ use std::cmp::Ordering;
 use crate::d3d::allowed::{AllowedSet, key_of_ordinal};
 use crate::d3d::rules::Ulps;
 use crate::exact::{Number, Ratio, signed_add};
-use crate::format::{FloatFormat, RoundOptions, Rounding, round_f64, round_number};
+use crate::format::{Arithmetic, FloatFormat, RoundOptions, Rounding, round_f64, round_number};
 
 // ----- exact signed arithmetic on finite numbers -----
 
@@ -91,9 +91,9 @@ pub fn pow2(e: i32) -> f64 {
 
 /// A pattern's value as an `f64` (exact for every format here), without a libm call.
 pub fn value_f64(f: &FloatFormat, bits: u64) -> f64 {
-    match f.name {
-        "f32" => f32::from_bits(bits as u32) as f64,
-        "f64" => f64::from_bits(bits),
+    match f.arithmetic {
+        Arithmetic::Float32 => f32::from_bits(bits as u32) as f64,
+        Arithmetic::Double => f64::from_bits(bits),
         _ => match f.class(bits) {
             crate::format::Class::Nan | crate::format::Class::Infinity => f.to_f64(bits),
             _ => {
@@ -254,6 +254,13 @@ pub fn position_f64(f: &FloatFormat, hi: f64, err: Ordering) -> Position {
 }
 
 impl Frac {
+    fn is_zero(&self) -> bool {
+        match self {
+            Frac::Exact(r) => r.is_zero(),
+            Frac::Class(c) => *c == FracClass::Zero,
+        }
+    }
+
     /// `frac > num/den`.
     fn above(&self, num: u32, den: u32) -> bool {
         match self {
@@ -279,12 +286,41 @@ impl Frac {
     }
 }
 
-/// Every pattern within `tol` ULPs of the position (no denorm flush applied).
+/// Every pattern within `tol` of the position (no denorm flush applied): the one
+/// definition of each tolerance (see [`Ulps`]).
 pub fn tolerance_set(f: &FloatFormat, pos: &Position, tol: Ulps) -> AllowedSet {
-    let (whole, num, den) = tol.parts();
-    let lower = pos.ord - whole + pos.frac.above(num, den) as i64;
-    let upper = pos.ord + whole + pos.frac.at_least(den - num, den) as i64;
     let inf = ord_inf(f);
+    // (lowest, highest ordinal on the magnitude line, whether a zero in reach takes both signs)
+    let (lower, upper, value_bound) = match tol {
+        Ulps::HalfEven => {
+            let bits = nearest_of_position(f, pos);
+            return AllowedSet::single(&crate::d3d::allowed::Domain::Float(*f), bits);
+        }
+        Ulps::Faithful => {
+            if pos.ord >= inf {
+                (inf - 1, inf, false)
+            } else if pos.frac.is_zero() {
+                (pos.ord, pos.ord, false)
+            } else {
+                (pos.ord, pos.ord + 1, false)
+            }
+        }
+        Ulps::Half => (
+            pos.ord + pos.frac.above(1, 2) as i64,
+            pos.ord + pos.frac.at_least(1, 2) as i64,
+            false,
+        ),
+        Ulps::SixTenths => (
+            pos.ord + pos.frac.above(3, 5) as i64,
+            pos.ord + pos.frac.at_least(2, 5) as i64,
+            true,
+        ),
+        Ulps::One => (
+            pos.ord - 1 + pos.frac.above(0, 1) as i64,
+            pos.ord + 1,
+            true,
+        ),
+    };
     let (lo, hi) = if pos.neg {
         (-upper, -lower)
     } else {
@@ -293,6 +329,12 @@ pub fn tolerance_set(f: &FloatFormat, pos: &Position, tol: Ulps) -> AllowedSet {
     let (lo, hi) = (lo.clamp(-inf, inf), hi.clamp(-inf, inf));
     let mut set = AllowedSet::empty();
     set.add_key_range(key_of_ordinal(lo, pos.neg), key_of_ordinal(hi, pos.neg));
+    // A value bound that reaches zero from a nonzero value holds both zeros: they are one
+    // point on the value line.
+    let exact_zero = pos.ord == 0 && pos.frac.is_zero();
+    if value_bound && !exact_zero && lo <= 0 && hi >= 0 {
+        set.add_key_range(-1, 0);
+    }
     set
 }
 
@@ -318,17 +360,36 @@ pub fn nearest_of_position(f: &FloatFormat, pos: &Position) -> u64 {
 }
 
 /// Every pattern `p` with `lo <= p <= hi` (finite bounds).
+/// A value bound that contains zero holds both zeros (they are one point on the value
+/// line); a bound that is just one zero keeps that zero's sign.
 pub fn interval_set(f: &FloatFormat, lo: &Number, hi: &Number) -> AllowedSet {
     let first = round_number(f, lo, RoundOptions::new(Rounding::TowardPositive)).bits;
     let last = round_number(f, hi, RoundOptions::new(Rounding::TowardNegative)).bits;
-    bits_interval(f, first, last)
+    let mut set = bits_interval(f, first, last);
+    let (lo_sign, hi_sign) = (signum(lo), signum(hi));
+    if lo_sign <= 0 && hi_sign >= 0 && (lo_sign, hi_sign) != (0, 0) {
+        set.add_key_range(-1, 0);
+    }
+    set
+}
+
+fn signum(x: &Number) -> i32 {
+    match x {
+        Number::Finite { .. } if is_zero(x) => 0,
+        _ if x.is_negative() => -1,
+        _ => 1,
+    }
 }
 
 /// As [`interval_set`] with `f64` bounds.
 pub fn interval_set_f64(f: &FloatFormat, lo: f64, hi: f64) -> AllowedSet {
     let first = round_f64(f, lo, RoundOptions::new(Rounding::TowardPositive)).bits;
     let last = round_f64(f, hi, RoundOptions::new(Rounding::TowardNegative)).bits;
-    bits_interval(f, first, last)
+    let mut set = bits_interval(f, first, last);
+    if lo <= 0.0 && hi >= 0.0 && (lo != 0.0 || hi != 0.0) {
+        set.add_key_range(-1, 0);
+    }
+    set
 }
 
 fn bits_interval(f: &FloatFormat, first: u64, last: u64) -> AllowedSet {
