@@ -265,6 +265,12 @@ impl Ctx {
                 out.add_key_range(lo_k, k);
             }
         }
+        // A bound that reaches zero holds both zeros (as `numeric::interval_set`); a bound
+        // that is one exact zero keeps its sign.
+        let one_point = lo_k == hi_k && cmp_x(ls) == Some(Ordering::Equal);
+        if !one_point && (out.contains_key(-1) || out.contains_key(0)) {
+            out.add_key_range(-1, 0);
+        }
         Some(self.finish(out))
     }
 
