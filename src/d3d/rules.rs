@@ -248,7 +248,7 @@ impl Rule {
                 "the spec contradicts itself: the drcp table maps a denorm to inf as if it were zero, §3.1.4 and drcp's own text honour denorms; results of either reading conform"
             }
             FusedWorstOrder => {
-                "fused operations (mad, dp2, dp3, dp4) must be at least as accurate as the worst serial order of their separate multiplies and adds, each step rounded as an unfused instruction; every value at least that close to the exact result conforms"
+                "fused operations (mad, dp2, dp3, dp4) must be at least as accurate as the worst serial order of their separate multiplies and adds, each step within its own tolerance; every value at least that close to the exact result conforms"
             }
             FusedOverflowLeeway => {
                 "an intermediate step of a fused operation that leaves the format's range may go to inf, saturate to the largest finite value, or keep extra range; results of every choice conform"
