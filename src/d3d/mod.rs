@@ -16,6 +16,7 @@ pub mod numeric;
 mod operands;
 pub mod rules;
 mod select;
+mod transcendental;
 
 pub use allowed::{AllowedSet, Domain};
 pub use rules::{Rule, RuleSet, Ulps};

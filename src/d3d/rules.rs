@@ -112,7 +112,6 @@ pub enum Rule {
     ExpSpecial,
     LogTolerance,
     LogSpecial,
-    TranscendentalMargin,
     Sincos,
     SincosOutside,
     Frc,
@@ -158,7 +157,6 @@ impl Rule {
             RsqRelative | RsqSpecial => "§22.10.19",
             ExpRelative | ExpSpecial => "§22.10.6",
             LogTolerance | LogSpecial => "§22.10.8",
-            TranscendentalMargin => "d3dfloat",
             Sincos | SincosOutside => "§22.10.20",
             Frc => "§22.10.7",
             RoundExact => "§22.10.14-17",
@@ -289,9 +287,6 @@ impl Rule {
                 "log (log2 x) may be off by 2^-21 absolute for x in [0.5, 2] and by 2^-21 relative elsewhere"
             }
             LogSpecial => "log(±0) = -inf, log of a negative number is NaN, log(+inf) = +inf",
-            TranscendentalMargin => {
-                "d3dfloat evaluates this function in double precision (error far below 2^-21) and widens the bound by 2^-48 relative, giving the benefit of the doubt at the boundary"
-            }
             Sincos => "sin and cos may be off by 0.0008 absolute for inputs in [-100π, 100π]",
             SincosOutside => {
                 "outside [-100π, 100π] no accuracy is required: any value in [-1, 1] conforms"
