@@ -13,7 +13,10 @@ fn plain(args: &[&str]) -> String {
         .output()
         .unwrap();
     assert!(out.status.success(), "{args:?}: {out:?}");
-    String::from_utf8(out.stdout).unwrap().trim_end().to_string()
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .trim_end()
+        .to_string()
 }
 
 fn check(args: &[&str], result: &str) -> bool {
@@ -32,9 +35,15 @@ fn check(args: &[&str], result: &str) -> bool {
 /// neighbour of an inexact one, ±max or ±inf past the largest finite value.
 #[test]
 fn issue8_one_ulp_arithmetic_is_truncation() {
-    assert_eq!(plain(&["--rules", "d3d10", "mul", "2", "3"]), "0x40c00000 0x40c00000");
+    assert_eq!(
+        plain(&["--rules", "d3d10", "mul", "2", "3"]),
+        "0x40c00000 0x40c00000"
+    );
     let over = "0x7f800000 0x7f7fffff-0x7f800000";
-    assert_eq!(plain(&["--rules", "d3d10", "mul", "0xfc71378c", "0xfc71378b"]), over);
+    assert_eq!(
+        plain(&["--rules", "d3d10", "mul", "0xfc71378c", "0xfc71378b"]),
+        over
+    );
     assert_eq!(plain(&["--rules", "d3d10", "add", "max", "max"]), over);
     assert_eq!(plain(&["--rules", "d3d10", "div", "max", "0.5"]), over);
     assert_eq!(
@@ -71,26 +80,44 @@ fn issue8_fused_steps() {
     // float16: (1 + 2^-10)^2 = 1 + 2^-9 + 2^-20 lies 2^-10 ULP above 1 + 2^-9, so a 0.6 ULP
     // product step may only give 0x3c02; adding 1 rounds exactly. Under 1 ULP per step it
     // could also be 0x3c03.
-    assert_eq!(plain(&["--fmt", "f16", "mad", "0x3c01", "0x3c01", "0"]), "0x3c02 0x3c02");
+    assert_eq!(
+        plain(&["--fmt", "f16", "mad", "0x3c01", "0x3c01", "0"]),
+        "0x3c02 0x3c02"
+    );
 }
 
 /// Reading 3: the D3D10 divide is 1 ULP (truncation's); D3D11 keeps the two-step rule.
 #[test]
 fn issue8_d3d10_divide() {
-    assert_eq!(plain(&["--rules", "d3d10", "div", "6", "3"]), "0x40000000 0x40000000");
+    assert_eq!(
+        plain(&["--rules", "d3d10", "div", "6", "3"]),
+        "0x40000000 0x40000000"
+    );
     assert_eq!(
         plain(&["--rules", "d3d10", "div", "1", "3"]),
         "0x3eaaaaab 0x3eaaaaaa-0x3eaaaaab"
     );
-    assert_eq!(plain(&["div", "1", "3"]), "0x3eaaaaab 0x3eaaaaaa-0x3eaaaaab");
+    assert_eq!(
+        plain(&["div", "1", "3"]),
+        "0x3eaaaaab 0x3eaaaaaa-0x3eaaaaab"
+    );
 }
 
 /// Reading 4: float16 and double round ties to even; f32's "within 0.5 ULP" keeps both.
 #[test]
 fn issue8_ties() {
-    assert_eq!(plain(&["--fmt", "f16", "add", "1", "0x1000"]), "0x3c00 0x3c00");
-    assert_eq!(plain(&["dmul", "3", "0.1"]), "0x3fd3333333333334 0x3fd3333333333334");
-    assert_eq!(plain(&["add", "1", "0x33800000"]), "0x3f800000 0x3f800000-0x3f800001");
+    assert_eq!(
+        plain(&["--fmt", "f16", "add", "1", "0x1000"]),
+        "0x3c00 0x3c00"
+    );
+    assert_eq!(
+        plain(&["dmul", "3", "0.1"]),
+        "0x3fd3333333333334 0x3fd3333333333334"
+    );
+    assert_eq!(
+        plain(&["add", "1", "0x33800000"]),
+        "0x3f800000 0x3f800000-0x3f800001"
+    );
 }
 
 /// Reading 5: IEEE zero signs; both zeros where a value bound contains zero.
@@ -98,13 +125,25 @@ fn issue8_ties() {
 fn issue8_signed_zeros() {
     assert_eq!(plain(&["mad", "-0", "1", "-0"]), "0x80000000 0x80000000");
     assert_eq!(plain(&["dp2", "-0,-0", "1,1"]), "0x80000000 0x80000000");
-    assert_eq!(plain(&["--fmt", "f16", "mad", "-0", "1", "-0"]), "0x8000 0x8000");
-    assert_eq!(plain(&["dfma", "-0", "1", "-0"]), "0x8000000000000000 0x8000000000000000");
+    assert_eq!(
+        plain(&["--fmt", "f16", "mad", "-0", "1", "-0"]),
+        "0x8000 0x8000"
+    );
+    assert_eq!(
+        plain(&["dfma", "-0", "1", "-0"]),
+        "0x8000000000000000 0x8000000000000000"
+    );
     assert_eq!(plain(&["sqrt", "-0"]), "0x80000000 0x80000000");
     // 2^-24 * 2^-2 = 2^-26 is a quarter of float16's smallest denorm: the 0.6 ULP bound
     // around it holds both zeros.
-    assert!(check(&["--fmt", "f16", "mad", "0x0001", "0x3400", "0"], "0x8000"));
-    assert!(check(&["--fmt", "f16", "mad", "0x0001", "0x3400", "0"], "0x0000"));
+    assert!(check(
+        &["--fmt", "f16", "mad", "0x0001", "0x3400", "0"],
+        "0x8000"
+    ));
+    assert!(check(
+        &["--fmt", "f16", "mad", "0x0001", "0x3400", "0"],
+        "0x0000"
+    ));
     // 1e38 / 1e38 may be 0 through a flushed reciprocal: the bound reaches zero.
     assert!(check(&["div", "1e38", "1e38"], "-0"));
 }
@@ -113,7 +152,10 @@ fn issue8_signed_zeros() {
 #[test]
 fn issue8_transcendentals_exact() {
     // 2^x for x = -4.8e-18 is just below 1, so 1 + 2^-21 is just outside the bound.
-    assert_eq!(plain(&["exp", "0xa2b1843f"]), "0x3f800000 0x3f7ffff8-0x3f800003");
+    assert_eq!(
+        plain(&["exp", "0xa2b1843f"]),
+        "0x3f800000 0x3f7ffff8-0x3f800003"
+    );
     assert!(!check(&["exp", "0xa2b1843f"], "0x3f800004"));
     assert!(!check(&["exp", "0xa2b1843f"], "0x3f80000c"));
     assert!(check(&["exp", "0xa2b1843f"], "0x3f7ffff8"));

@@ -18,8 +18,7 @@ fn tables() -> Value {
     // Kept in the repository (spec/README.md gives its source and licence) so that a clone
     // alone runs this test.
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("spec/instruction-tables.json");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).expect("instruction-tables.json is valid JSON")
 }
 

@@ -693,7 +693,10 @@ fn fused_exact(pairs: &[(Number, Number)], addend: Option<&Number>) -> ExactResu
     if finite {
         let mut sum = Number::zero(false);
         let mut all_negative_zeros = true;
-        let terms = pairs.iter().map(|(a, b)| numeric::mul(a, b)).chain(addend.cloned());
+        let terms = pairs
+            .iter()
+            .map(|(a, b)| numeric::mul(a, b))
+            .chain(addend.cloned());
         for t in terms {
             all_negative_zeros &= is_zero(&t) && t.is_negative();
             sum = numeric::add(&sum, &t);

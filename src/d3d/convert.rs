@@ -2,8 +2,8 @@
 
 use super::allowed::{AllowedSet, Domain};
 use super::arith::{Ctx, Shaped, single_output};
-use super::numeric::{position_exact, tolerance_set};
 use super::numeric::value_f64;
+use super::numeric::{position_exact, tolerance_set};
 use super::rules::{Rule, Ulps};
 use super::{ExactResult, Op, OperandReport, OutputReport};
 use crate::exact::{Number, Ratio};

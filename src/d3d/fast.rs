@@ -313,16 +313,12 @@ impl Ctx {
         let d = self.domain();
         let mut two = AllowedSet::empty();
         for r in self.members_f64(&rset) {
+            // The multiply step, its cases in the order of `Ctx::mul_basic`: infinity, the
+            // x * 1 identity, a zero factor, then a rounded product.
             if r == 0.0 {
                 self.note(Rule::DivLargeDenominator);
-                let z = if (a < 0.0) != r.is_sign_negative() {
-                    -0.0
-                } else {
-                    0.0
-                };
-                let s = self.exactly_f64(z, Rule::ZeroOperand);
-                two.union(&s);
-            } else if r.is_infinite() {
+            }
+            if r.is_infinite() {
                 let z = if (a < 0.0) != (r < 0.0) {
                     f64::NEG_INFINITY
                 } else {
@@ -338,6 +334,14 @@ impl Ctx {
                     r.copysign(a * r)
                 };
                 let s = self.exactly_f64(v, Rule::MulOneIdentity);
+                two.union(&s);
+            } else if r == 0.0 {
+                let z = if (a < 0.0) != r.is_sign_negative() {
+                    -0.0
+                } else {
+                    0.0
+                };
+                let s = self.exactly_f64(z, Rule::ZeroOperand);
                 two.union(&s);
             } else {
                 let (s, _) = self.step(a * r, Ordering::Equal, tol);

@@ -10,12 +10,12 @@ use super::allowed::{AllowedSet, Domain};
 use super::arith::{Ctx, Shaped, single_output};
 use super::numeric::value_f64;
 use super::numeric::{self, Frac, FracClass, Position, is_zero, mag, position_exact, rne};
-use super::transcendental::{End, Fun, Reach, Real};
-use std::cmp::Ordering;
 use super::rules::{Rule, Ulps};
+use super::transcendental::{End, Fun, Reach, Real};
 use super::{ExactResult, Op, OperandReport, OutputReport};
 use crate::exact::{Number, Ratio};
 use crate::format::{Arithmetic, Class, RoundOptions, Rounding, round_f64};
+use std::cmp::Ordering;
 
 const REL_2_21: f64 = 1.0 / 2_097_152.0; // 2^-21
 
@@ -255,7 +255,13 @@ impl Ctx {
 
     /// Patterns between two irrational ends, decided exactly; the `f64` approximations of
     /// the ends start the search, which then steps pattern by pattern.
-    fn real_interval(&mut self, lo: &mut Real, lo_approx: f64, hi: &mut Real, hi_approx: f64) -> AllowedSet {
+    fn real_interval(
+        &mut self,
+        lo: &mut Real,
+        lo_approx: f64,
+        hi: &mut Real,
+        hi_approx: f64,
+    ) -> AllowedSet {
         let d = self.domain();
         let max = self.f.max_finite();
         let (kmin, kmax) = (
@@ -363,7 +369,9 @@ impl Ctx {
         if clamp_unit {
             // sin and cos never leave [-1, 1] (the bound does not widen the range).
             let d = self.domain();
-            let one = d.key(round_f64(&self.f, 1.0, RoundOptions::new(Rounding::NearestEven)).bits).expect("1");
+            let one = d
+                .key(round_f64(&self.f, 1.0, RoundOptions::new(Rounding::NearestEven)).bits)
+                .expect("1");
             let mut kept = AllowedSet::empty();
             for &(l, h) in set.key_ranges() {
                 kept.add_key_range(l.max(-one - 1), h.min(one));
@@ -420,7 +428,14 @@ impl Ctx {
                 let r = numeric::div(&one(), &numeric::from_f64(s));
                 return self.rational_relative(&r, Rule::RsqRelative);
             }
-            self.irrational_result(Fun::Rsq, Reach::Relative2m21, v, 1.0 / s, false, Rule::RsqRelative)
+            self.irrational_result(
+                Fun::Rsq,
+                Reach::Relative2m21,
+                v,
+                1.0 / s,
+                false,
+                Rule::RsqRelative,
+            )
         }
     }
 
@@ -451,7 +466,14 @@ impl Ctx {
             let (s, _) = self.exactly(&Number::Infinity { neg: false }, Rule::Overflow);
             return (s, ExactResult::Approx(approx));
         }
-        self.irrational_result(Fun::Exp2, Reach::Relative2m21, v, approx, false, Rule::ExpRelative)
+        self.irrational_result(
+            Fun::Exp2,
+            Reach::Relative2m21,
+            v,
+            approx,
+            false,
+            Rule::ExpRelative,
+        )
     }
 
     /// log: log2 x, 2^-21 absolute on [0.5, 2], 2^-21 relative elsewhere (§22.10.8).
@@ -511,7 +533,11 @@ impl Ctx {
             // 100π is irrational, so no f32 or f16 value sits on the edge: f64 settles it.
             _ if v.abs() <= 100.0 * std::f64::consts::PI => {
                 self.note(Rule::Sincos);
-                let (fun, approx) = if sine { (Fun::Sin, v.sin()) } else { (Fun::Cos, v.cos()) };
+                let (fun, approx) = if sine {
+                    (Fun::Sin, v.sin())
+                } else {
+                    (Fun::Cos, v.cos())
+                };
                 self.irrational_result(fun, Reach::Absolute0_0008, v, approx, true, Rule::Sincos)
             }
             _ => {

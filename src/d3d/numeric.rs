@@ -315,11 +315,7 @@ pub fn tolerance_set(f: &FloatFormat, pos: &Position, tol: Ulps) -> AllowedSet {
             pos.ord + pos.frac.at_least(2, 5) as i64,
             true,
         ),
-        Ulps::One => (
-            pos.ord - 1 + pos.frac.above(0, 1) as i64,
-            pos.ord + 1,
-            true,
-        ),
+        Ulps::One => (pos.ord - 1 + pos.frac.above(0, 1) as i64, pos.ord + 1, true),
     };
     let (lo, hi) = if pos.neg {
         (-upper, -lower)

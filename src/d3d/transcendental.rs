@@ -90,7 +90,10 @@ fn value(fun: Fun, x: f64, p: usize, cc: &mut Consts) -> (BigFloat, BigFloat) {
             RoundingMode::ToEven,
         ),
     };
-    assert!(!r.is_nan() && !r.is_inf(), "{fun:?}({x}) out of astro-float's range");
+    assert!(
+        !r.is_nan() && !r.is_inf(),
+        "{fun:?}({x}) out of astro-float's range"
+    );
     widen(&r, p)
 }
 
