@@ -20,7 +20,7 @@ use super::{ExactResult, Op, OperandReport, OutputReport};
 use crate::format::{Arithmetic, Class};
 
 /// Exact `a + b = s + err` (Knuth's TwoSum).
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
+pub(super) fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     let bb = s - a;
     let err = (a - (s - bb)) + (b - bb);
@@ -53,8 +53,10 @@ impl Ctx {
         args: &[Vec<OperandReport>],
         outs: &[(&'static str, Domain)],
     ) -> Option<Vec<OutputReport>> {
-        if !matches!(self.f.arithmetic, Arithmetic::Float32 | Arithmetic::Float16) {
-            return None;
+        match self.f.arithmetic {
+            Arithmetic::Float32 | Arithmetic::Float16 => {}
+            Arithmetic::Double => return self.run_fast_double(op, args, outs),
+            Arithmetic::None => return None,
         }
         let v = |i: usize, c: usize| self.fv(&args[i][c]);
         let (s, exact) = match op {

@@ -10,6 +10,7 @@ pub mod allowed;
 mod arith;
 mod convert;
 mod fast;
+mod fast_double;
 mod functions;
 pub mod line;
 pub mod numeric;
@@ -312,6 +313,8 @@ pub enum ExactResult {
     Sum(f64, f64),
     /// Exactly the quotient of two `f64` values.
     Quotient(f64, f64),
+    /// Exactly `a * b + c` of three `f64` values (the double fast path's dfma).
+    FusedSum(f64, f64, f64),
     /// A comparison's exact answer.
     Bool(bool),
     /// The result is NaN (any NaN).
@@ -327,6 +330,10 @@ impl ExactResult {
             ExactResult::Sum(hi, lo) if *lo == 0.0 => Some(from_f64(*hi)),
             ExactResult::Sum(hi, lo) => Some(add(&from_f64(*hi), &from_f64(*lo))),
             ExactResult::Quotient(a, b) => Some(div(&from_f64(*a), &from_f64(*b))),
+            ExactResult::FusedSum(a, b, c) => Some(add(
+                &numeric::mul(&from_f64(*a), &from_f64(*b)),
+                &from_f64(*c),
+            )),
             _ => None,
         }
     }
