@@ -77,8 +77,7 @@ impl Ctx {
                     self.fast_div(a, b)?
                 }
             }
-            // float16 fused steps need the exact 0.6 ULP fraction: the exact path answers.
-            Op::Mad | Op::Dp2 | Op::Dp3 | Op::Dp4 if self.f.arithmetic == Arithmetic::Float32 => {
+            Op::Mad | Op::Dp2 | Op::Dp3 | Op::Dp4 => {
                 let (pairs, addend) = if op == Op::Mad {
                     (vec![(v(0, 0), v(1, 0))], Some(v(2, 0)))
                 } else {
@@ -483,7 +482,15 @@ impl Ctx {
 
     /// One add step on candidate values: its allowed set and what it hands on (`None`
     /// when an extra-precision intermediate does not fit an f64).
-    fn fast_add_step(&mut self, a: f64, b: f64, tol: Ulps) -> Option<(AllowedSet, Vec<f64>)> {
+    /// `hand_on`: an intermediate step, whose out-of-range leeway applies (the last step's
+    /// result is the instruction's, as in `Ctx::sum_orders`).
+    fn fast_add_step(
+        &mut self,
+        a: f64,
+        b: f64,
+        tol: Ulps,
+        hand_on: bool,
+    ) -> Option<(AllowedSet, Vec<f64>)> {
         let d = self.domain();
         if a.is_nan() || b.is_nan() {
             self.note(Rule::NanPropagates);
@@ -523,9 +530,15 @@ impl Ctx {
         if hi == 0.0 {
             return exactly(self, 0.0, Rule::ExactCancellation);
         }
+        // 0.6 ULP needs the exact fraction, which only an exact f64 sum gives.
+        if tol == Ulps::SixTenths && err != 0.0 {
+            return None;
+        }
         let (set, _) = self.step(hi, sign(err), tol);
         let mut out = self.members_f64(&set);
-        self.leeway(hi, err, &mut out)?;
+        if hand_on {
+            self.leeway(hi, err, &mut out)?;
+        }
         Some((set, out))
     }
 
@@ -581,7 +594,7 @@ impl Ctx {
         if terms.len() == 2 {
             for &a in &terms[0] {
                 for &b in &terms[1] {
-                    let (s, _) = self.fast_add_step(a, b, tol)?;
+                    let (s, _) = self.fast_add_step(a, b, tol, false)?;
                     out.union(&s);
                 }
             }
@@ -592,7 +605,7 @@ impl Ctx {
                 let mut combined = Vec::new();
                 for &a in &terms[i] {
                     for &b in &terms[j] {
-                        let (_, c) = self.fast_add_step(a, b, tol)?;
+                        let (_, c) = self.fast_add_step(a, b, tol, true)?;
                         combined.extend(c);
                     }
                 }
@@ -652,6 +665,15 @@ impl Ctx {
         let mut set = serial;
         set.union(&close);
         set.add_bits(&self.domain(), nearest);
+        if self.f.arithmetic == Arithmetic::Float16 {
+            // §3.1.5: 0.6 ULP of the whole exact result, known exactly only as one f64.
+            if lo != 0.0 {
+                return None;
+            }
+            self.note(Rule::F16Fused);
+            let (extra, _) = self.step(hi, Ordering::Equal, Ulps::SixTenths);
+            set.union(&extra);
+        }
         if set.nan {
             self.note(Rule::FusedNan);
         }

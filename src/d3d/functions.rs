@@ -451,11 +451,6 @@ impl Ctx {
             return self.exactly(&one(), Rule::ExpSpecial);
         }
         self.note(Rule::ExpRelative);
-        if v.fract() == 0.0 {
-            // An integral exponent gives an exact power of two.
-            let r = Number::finite(false, Ratio::dyadic(1u32, v as i64));
-            return self.rational_relative(&r, Rule::ExpRelative);
-        }
         let approx = v.exp2();
         if approx < value_f64(&self.f, 1) / 4.0 {
             // 2^x (1 + 2^-21) is below half the smallest denorm: only +0 rounds from it.
@@ -465,6 +460,11 @@ impl Ctx {
         if approx > 4.0 * value_f64(&self.f, self.f.max_finite()) {
             let (s, _) = self.exactly(&Number::Infinity { neg: false }, Rule::Overflow);
             return (s, ExactResult::Approx(approx));
+        }
+        if v.fract() == 0.0 {
+            // An integral exponent (small, after the checks above) gives an exact power of two.
+            let r = Number::finite(false, Ratio::dyadic(1u32, v as i64));
+            return self.rational_relative(&r, Rule::ExpRelative);
         }
         self.irrational_result(
             Fun::Exp2,
@@ -671,6 +671,8 @@ fn nudge_up(pos: Position) -> Position {
             }
         }
         Frac::Class(c) => *c,
+        Frac::Dyadic(d) if *d < 0.5 => FracClass::BelowHalf,
+        Frac::Dyadic(_) => FracClass::AboveHalf,
     };
     Position {
         neg: pos.neg,

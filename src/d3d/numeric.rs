@@ -116,18 +116,21 @@ pub enum FracClass {
     AboveHalf,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Frac {
     /// The exact fraction in [0, 1).
     Exact(Ratio),
     /// Only its class is known (enough for 0.5 and 1 ULP).
     Class(FracClass),
+    /// The exact fraction in [0, 1), a dyadic `f64` (the fast path, when the value itself
+    /// is an `f64`): enough for every tolerance, float16's 0.6 ULP included.
+    Dyadic(f64),
 }
 
 /// `|x|` lies at `ord + frac` on the ordinal line of the format's magnitudes, where
 /// ordinals above infinity continue the top binade's spacing (so "2^128" in f32 is the
 /// ordinal of infinity, and anything beyond it is nearer to infinity than to any finite value).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Position {
     pub neg: bool,
     pub ord: i64,
@@ -219,6 +222,15 @@ pub fn position_f64(f: &FloatFormat, hi: f64, err: Ordering) -> Position {
             FracClass::AboveHalf
         }
     };
+    // With no error the value is exactly an f64, and so is its fraction of a spacing (the
+    // difference from a grid point, over a power of two).
+    let fraction = |rem: f64, spacing: f64| -> Frac {
+        if err == Ordering::Equal {
+            Frac::Dyadic(rem / spacing)
+        } else {
+            Frac::Class(classify(rem, spacing))
+        }
+    };
     let top = pow2(f.emax() + 1);
     let spacing_top = pow2(f.emax() - f.frac_bits as i32);
     if m > top || (m == top && err != Ordering::Less) {
@@ -235,7 +247,7 @@ pub fn position_f64(f: &FloatFormat, hi: f64, err: Ordering) -> Position {
         return Position {
             neg,
             ord: ord_inf(f) + k as i64,
-            frac: Frac::Class(classify(rem, spacing_top)),
+            frac: fraction(rem, spacing_top),
         };
     }
     let mut below = round_f64(f, m, RoundOptions::new(Rounding::TowardZero)).bits;
@@ -249,7 +261,7 @@ pub fn position_f64(f: &FloatFormat, hi: f64, err: Ordering) -> Position {
     Position {
         neg,
         ord: below as i64,
-        frac: Frac::Class(classify(m - base, spacing)),
+        frac: fraction(m - base, spacing),
     }
 }
 
@@ -258,6 +270,7 @@ impl Frac {
         match self {
             Frac::Exact(r) => r.is_zero(),
             Frac::Class(c) => *c == FracClass::Zero,
+            Frac::Dyadic(d) => *d == 0.0,
         }
     }
 
@@ -265,6 +278,10 @@ impl Frac {
     fn above(&self, num: u32, den: u32) -> bool {
         match self {
             Frac::Exact(r) => *r > Ratio::new(num.into(), den.into()),
+            // den * d - num, rounded once by the FMA, keeps the exact sign.
+            Frac::Dyadic(d) => f64::from(den).mul_add(*d, -f64::from(num)) > 0.0,
+            // A zero fraction is below every positive bound.
+            Frac::Class(FracClass::Zero) => false,
             Frac::Class(c) => match (num, den) {
                 (0, _) => *c != FracClass::Zero,
                 (1, 2) => *c == FracClass::AboveHalf,
@@ -277,6 +294,8 @@ impl Frac {
     fn at_least(&self, num: u32, den: u32) -> bool {
         match self {
             Frac::Exact(r) => *r >= Ratio::new(num.into(), den.into()),
+            Frac::Dyadic(d) => f64::from(den).mul_add(*d, -f64::from(num)) >= 0.0,
+            Frac::Class(FracClass::Zero) => num == 0,
             Frac::Class(c) => match (num, den) {
                 (n, d) if n == d => false,
                 (1, 2) => matches!(c, FracClass::Half | FracClass::AboveHalf),
@@ -339,6 +358,11 @@ pub fn tolerance_set(f: &FloatFormat, pos: &Position, tol: Ulps) -> AllowedSet {
 pub fn nearest_of_position(f: &FloatFormat, pos: &Position) -> u64 {
     let up = match &pos.frac {
         Frac::Exact(r) => match r.cmp(&Ratio::dyadic(1u32, -1)) {
+            Ordering::Less => false,
+            Ordering::Greater => true,
+            Ordering::Equal => pos.ord & 1 == 1,
+        },
+        Frac::Dyadic(d) => match d.partial_cmp(&0.5).expect("a fraction") {
             Ordering::Less => false,
             Ordering::Greater => true,
             Ordering::Equal => pos.ord & 1 == 1,
