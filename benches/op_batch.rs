@@ -114,7 +114,7 @@ fn mixed_line(rng: &mut Rng, fmt: &str) -> String {
         _ => (32, 23, 127),
     };
     let digits = (width / 4) as usize;
-    let mut arg = |rng: &mut Rng| format!("0x{:0digits$x}", moderate(rng, width, frac, bias));
+    let arg = |rng: &mut Rng| format!("0x{:0digits$x}", moderate(rng, width, frac, bias));
     let ops = if fmt == "f64" {
         ["add", "mul", "fma", "div", "min"]
     } else {

@@ -82,10 +82,12 @@ pub fn rne(f: &FloatFormat, x: &Number) -> u64 {
 
 /// `2^e` without a libm call (the batch hot path).
 pub fn pow2(e: i32) -> f64 {
-    if (-1022..=1023).contains(&e) {
-        f64::from_bits(((e + 1023) as u64) << 52)
-    } else {
-        2f64.powi(e)
+    match e {
+        -1022..=1023 => f64::from_bits(((e + 1023) as u64) << 52),
+        // f64's subnormal powers of two.
+        -1074..=-1023 => f64::from_bits(1u64 << (e + 1074)),
+        _ if e < 0 => 0.0,
+        _ => f64::INFINITY,
     }
 }
 
