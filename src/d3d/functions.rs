@@ -8,6 +8,7 @@
 
 use super::allowed::{AllowedSet, Domain};
 use super::arith::{Ctx, Shaped, single_output};
+use super::fast::{sign, times, two_sum};
 use super::numeric::value_f64;
 use super::numeric::{self, Frac, FracClass, Position, is_zero, mag, position_exact, rne};
 use super::rules::{Rule, Ulps};
@@ -693,4 +694,112 @@ fn nearest_of(f: &crate::format::FloatFormat, pos: &Position, fallback: &Ratio) 
 /// Whether 1/x is one of the table's exact special cases: x is ±0 or ±inf.
 fn reciprocal_is_special(x: &Number) -> bool {
     matches!(x, Number::Infinity { .. }) || is_zero(x)
+}
+
+// The `f64` fast paths of sqrt, rcp and frc (batch checking).
+impl Ctx {
+    pub(super) fn fast_sqrt(&mut self, a: f64) -> Option<(Shaped, ExactResult)> {
+        if !(a.is_finite() && a > 0.0) {
+            return None;
+        }
+        let (tol, rule) = sqrt_tolerance(self.f.arithmetic);
+        self.note(rule);
+        let s = a.sqrt();
+        // sqrt(a) - s has the sign of a - s*s.
+        let e = s.mul_add(-s, a);
+        let (set, nearest) = self.step(s, sign(e), tol);
+        let exact = if e == 0.0 {
+            ExactResult::Sum(s, 0.0)
+        } else {
+            ExactResult::Approx(s)
+        };
+        Some((
+            Shaped {
+                set,
+                preferred: self.flush_bits(nearest),
+                governing: rule,
+            },
+            exact,
+        ))
+    }
+
+    /// rcp: 2^-21 relative, or 1 ULP (0.5 for float16); either reading.
+    pub(super) fn fast_rcp(&mut self, a: f64) -> Option<(Shaped, ExactResult)> {
+        if !a.is_finite() || a == 0.0 {
+            return None;
+        }
+        let q = 1.0 / a;
+        let max = value_f64(&self.f, self.f.max_finite());
+        let min_normal = value_f64(&self.f, self.f.min_normal());
+        if q.abs() > max / 2.0 || q.abs() < min_normal * 2.0 {
+            return None;
+        }
+        self.note(Rule::RcpRelative);
+        let one_ulp = self.reciprocal_step();
+        let rem = (-q).mul_add(a, 1.0);
+        let (mut set, nearest) = self.step(q, times(sign(rem), a < 0.0), one_ulp);
+        self.note(Rule::RcpOneUlpReading);
+        // y is within 2^-21 relative of 1/a exactly when |y*a - 1| <= 2^-21; y*a is exact
+        // in f64 and near 1, so the FMA computes y*a - 1 exactly.
+        let d = self.domain();
+        let inside = |k: i64| {
+            let y = value_f64(&self.f, d.bits(k));
+            y.mul_add(a, -1.0).abs() <= 1.0 / 2_097_152.0
+        };
+        let k0 = d.key(nearest)?;
+        if inside(k0) {
+            let (mut lo, mut hi) = (k0, k0);
+            while inside(lo - 1) {
+                lo -= 1;
+            }
+            while inside(hi + 1) {
+                hi += 1;
+            }
+            let mut rel = AllowedSet::empty();
+            rel.add_key_range(lo, hi);
+            set.union(&self.finish(rel));
+        }
+        let preferred = self.flush_bits(nearest);
+        set.add_bits(&d, preferred);
+        Some((
+            Shaped {
+                set,
+                preferred,
+                governing: Rule::RcpRelative,
+            },
+            ExactResult::Quotient(1.0, a),
+        ))
+    }
+
+    /// frc: x - round_ni(x), rounded as a subtraction, kept in [+0, 1] (§22.10.7).
+    pub(super) fn fast_frc(&mut self, a: f64) -> Option<(Shaped, ExactResult)> {
+        if !a.is_finite() {
+            return None;
+        }
+        self.note(Rule::Frc);
+        let (hi, err) = two_sum(a, -a.floor());
+        if hi == 0.0 {
+            return None;
+        }
+        let (tol, _) = self.unfused();
+        let (set, nearest) = self.step(hi, sign(err), tol);
+        let d = self.domain();
+        let one_key = d.key(self.nearest_f64(1.0, Ordering::Equal))?;
+        let mut set = set;
+        if set.contains_key(one_key) {
+            set.add_key(one_key - 1);
+        }
+        let mut kept = AllowedSet::empty();
+        for &(l, h) in set.key_ranges() {
+            kept.add_key_range(l.max(0), h.min(one_key));
+        }
+        Some((
+            Shaped {
+                set: kept,
+                preferred: self.flush_bits(nearest),
+                governing: Rule::Frc,
+            },
+            ExactResult::Sum(hi, err),
+        ))
+    }
 }

@@ -9,9 +9,11 @@
 pub mod allowed;
 mod arith;
 mod convert;
+mod divide;
 mod fast;
 mod fast_double;
 mod functions;
+mod fused;
 pub mod line;
 pub mod numeric;
 mod operands;
