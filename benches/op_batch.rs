@@ -2,8 +2,10 @@
 //! with `= RESULT`, as a log of GPU results would be, through `op --plain` and the default
 //! human output, against `cat` moving the same bytes through the same pipes. The input is
 //! generated here (deterministic), with results from the CPU's f32 arithmetic and one line
-//! in eight nudged by an ULP so that both verdicts occur. Run with
-//! `cargo bench --bench op_batch` (release profile); `-- N` sets the line count.
+//! in eight nudged by an ULP so that both verdicts occur. Then the issue-8 mix in each working
+//! format (f32, f16 and f64): add, mul, mad/fma, div and sqrt (min for f64, which has no
+//! sqrt), checked through `op --fmt F --plain`. Run with `cargo bench --bench op_batch`
+//! (release profile); `-- N` sets the line count.
 
 mod common;
 
@@ -93,6 +95,70 @@ fn line(rng: &mut Rng) -> String {
     }
 }
 
+/// A normal pattern of moderate magnitude (about 2^-10 to 2^10) in a format of `width` bits
+/// with `frac` fraction bits and exponent bias `bias`.
+fn moderate(rng: &mut Rng, width: u32, frac: u32, bias: u64) -> u64 {
+    let r = rng.next();
+    let exp = bias - 10 + r % 20;
+    let sign = (r >> 7) & 1;
+    let mask = (1u64 << frac) - 1;
+    (sign << (width - 1)) | (exp << frac) | ((r >> 13) & mask)
+}
+
+/// One line of the per-format mix; the claimed result is the first operand, so most lines
+/// do not conform (which costs the same to decide).
+fn mixed_line(rng: &mut Rng, fmt: &str) -> String {
+    let (width, frac, bias) = match fmt {
+        "f16" => (16, 10, 15),
+        "f64" => (64, 52, 1023),
+        _ => (32, 23, 127),
+    };
+    let digits = (width / 4) as usize;
+    let arg = |rng: &mut Rng| format!("0x{:0digits$x}", moderate(rng, width, frac, bias));
+    let ops = if fmt == "f64" {
+        ["add", "mul", "fma", "div", "min"]
+    } else {
+        ["add", "mul", "mad", "div", "sqrt"]
+    };
+    let op = ops[(rng.next() % 5) as usize];
+    let n = match op {
+        "mad" | "fma" => 3,
+        "sqrt" => 1,
+        _ => 2,
+    };
+    let mut args: Vec<String> = (0..n).map(|_| arg(rng)).collect();
+    if op == "sqrt" {
+        // A positive operand: clear the sign digit.
+        let v = u64::from_str_radix(&args[0][2..], 16).unwrap() & !(1u64 << (width - 1));
+        args[0] = format!("0x{v:0digits$x}");
+    }
+    format!("{op} {} = {}", args.join(" "), args[0])
+}
+
+fn per_format(n: usize) {
+    println!("op batch checking per format: add, mul, mad/fma, div, sqrt (min for f64), --plain");
+    for fmt in ["f32", "f16", "f64"] {
+        let mut rng = Rng(0x51_7cc1_b727_220a);
+        let mut input = String::with_capacity(n * 48);
+        for _ in 0..n {
+            input.push_str(&mixed_line(&mut rng, fmt));
+            input.push('\n');
+        }
+        let input = input.into_bytes();
+        let cat = common::piped("cat", &[], &input, 3, |c| c == Some(0));
+        let t = common::piped(BIN, &["op", "--fmt", fmt, "--plain"], &input, 3, |c| {
+            matches!(c, Some(0 | 1))
+        });
+        println!(
+            "  {fmt}  cat {:>7.3} s   op --plain {:>7.3} s  {:>6.2} M lines/s  ({:.0}x cat)",
+            cat.as_secs_f64(),
+            t.as_secs_f64(),
+            n as f64 / t.as_secs_f64() / 1e6,
+            t.as_secs_f64() / cat.as_secs_f64()
+        );
+    }
+}
+
 fn main() {
     let n: usize = std::env::args()
         .skip(1)
@@ -124,4 +190,5 @@ fn main() {
             t.as_secs_f64() / cat.as_secs_f64()
         );
     }
+    per_format(n);
 }

@@ -13,7 +13,7 @@ use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 use super::Conversion;
 use super::element;
 use super::summary::{Stats, flag, pow2};
-use crate::format::{F10, F11, F32, Format, Rounding, round_f64};
+use crate::format::{F10, F11, F16, F32, F64, Format, Rounding, round_f64};
 
 /// Groups per block: the widened f32 patterns of a block stay in the L1 cache.
 const BLOCK: usize = 1024;
@@ -60,7 +60,7 @@ pub fn convert_slice(conv: &Conversion, src: &[u8], dst: &mut [u8]) -> Stats {
 /// or f16/f11/f10 to f32), so they can be written straight into it.
 fn widens_directly(conv: &Conversion) -> bool {
     let from_ok = match conv.from {
-        Format::Float(f) => f != F32 && f.name != "f64",
+        Format::Float(f) => f != F32 && f != F64,
         Format::R11G11B10 | Format::Rgb9e5 => conv.channels == 3,
     };
     conv.to == Format::Float(F32) && from_ok
@@ -124,7 +124,7 @@ fn widen_to_f32<'a>(from: Format, src: &'a [u8], scratch: &'a mut Vec<u32>) -> &
 /// Writes the f32 patterns of a block of `from` (not f32 or f64) into `out`, exactly.
 fn widen_into(from: Format, src: &[u8], out: &mut [u32]) {
     match from {
-        Format::Float(f) if f.name == "f16" => {
+        Format::Float(f) if f == F16 => {
             let copied: Vec<u16>;
             let halves: &[u16] = match bytemuck::try_cast_slice::<u8, u16>(src) {
                 Ok(h) if cfg!(target_endian = "little") => h,
@@ -442,17 +442,17 @@ fn encode_from_f32(conv: &Conversion, values: &[u32], dst: &mut [u8], stats: &mu
         Format::Float(f) if f == F32 => {
             float_target::<u32>(values, dst, from_packed, ch, t, same_f32)
         }
-        Format::Float(f) if f.name == "f64" => {
+        Format::Float(f) if f == F64 => {
             float_target::<u64>(values, dst, from_packed, ch, t, widen_f64)
         }
-        Format::Float(f) if !from_packed => with_mode!(conv.opts, |M, S| match f.name {
-            "f16" => narrow_block::<10, true, M, S>(values, dst, stats),
-            "f11" => narrow_block::<6, false, M, S>(values, dst, stats),
+        Format::Float(f) if !from_packed => with_mode!(conv.opts, |M, S| match f.frac_bits {
+            10 => narrow_block::<10, true, M, S>(values, dst, stats),
+            6 => narrow_block::<6, false, M, S>(values, dst, stats),
             _ => narrow_block::<5, false, M, S>(values, dst, stats),
         }),
-        Format::Float(f) => with_mode!(conv.opts, |M, S| match f.name {
-            "f16" => float_target::<u16>(values, dst, from_packed, ch, t, narrow::<10, true, M, S>),
-            "f11" => float_target::<u16>(values, dst, from_packed, ch, t, narrow::<6, false, M, S>),
+        Format::Float(f) => with_mode!(conv.opts, |M, S| match f.frac_bits {
+            10 => float_target::<u16>(values, dst, from_packed, ch, t, narrow::<10, true, M, S>),
+            6 => float_target::<u16>(values, dst, from_packed, ch, t, narrow::<6, false, M, S>),
             _ => float_target::<u16>(values, dst, from_packed, ch, t, narrow::<5, false, M, S>),
         }),
         Format::R11G11B10 => {

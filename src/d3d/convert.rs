@@ -2,10 +2,9 @@
 
 use super::allowed::{AllowedSet, Domain};
 use super::arith::{Ctx, Shaped, single_output};
-use super::functions::neighbours;
-use super::numeric::position_exact;
 use super::numeric::value_f64;
-use super::rules::Rule;
+use super::numeric::{position_exact, tolerance_set};
+use super::rules::{Rule, Ulps};
 use super::{ExactResult, Op, OperandReport, OutputReport};
 use crate::exact::{Number, Ratio};
 use crate::format::{Class, F16, F32, F64, RoundOptions, Rounding, round_number};
@@ -77,7 +76,8 @@ impl Ctx {
         };
         let v = Number::finite(n < 0, Ratio::from_integer(n.unsigned_abs()));
         let pos = position_exact(&F32, &v);
-        let set = neighbours(&F32, &pos);
+        // Integers never reach float32's overflow, so this is: exact, or either neighbour.
+        let set = tolerance_set(&F32, &pos, Ulps::Faithful);
         let preferred = round_number(&F32, &v, RoundOptions::new(Rounding::NearestEven)).bits;
         (
             Shaped {

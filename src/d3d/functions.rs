@@ -1,24 +1,24 @@
 //! One-operand instructions: sqrt, rcp, rsq, exp, log, sincos, frc and the round_* family.
 //!
-//! sqrt is positioned exactly with an integer square root. rcp's exact value is rational.
-//! rsq, exp, log, sin and cos are evaluated in `f64` (relative error around 2^-52, far
-//! inside the 2^-21 and 0.0008 bounds); their bounds are widened by 2^-48 relative so that
-//! a result within the f64 evaluation's own error of the boundary is given the benefit of
-//! the doubt (stated in the output as the `d3dfloat` note).
+//! sqrt is positioned exactly with an integer square root. rcp's exact value is rational,
+//! and so are rsq of a perfect square, 2^n and log2 of a power of two: their bounds are
+//! rational and decided in rationals. Every other rsq, exp, log, sin and cos result is
+//! irrational; its bound's ends are compared with each candidate exactly on enclosures of
+//! growing precision (`transcendental.rs`), so no result is let in or out by a margin.
 
 use super::allowed::{AllowedSet, Domain};
 use super::arith::{Ctx, Shaped, single_output};
+use super::fast::{sign, times, two_sum};
 use super::numeric::value_f64;
-use super::numeric::{
-    self, Frac, FracClass, Position, interval_set_f64, is_zero, mag, position_exact, rne,
-};
+use super::numeric::{self, Frac, FracClass, Position, is_zero, mag, position_exact, rne};
 use super::rules::{Rule, Ulps};
+use super::transcendental::{End, Fun, Reach, Real};
 use super::{ExactResult, Op, OperandReport, OutputReport};
 use crate::exact::{Number, Ratio};
-use crate::format::{Class, RoundOptions, Rounding, round_f64};
+use crate::format::{Arithmetic, Class, RoundOptions, Rounding, round_f64};
+use std::cmp::Ordering;
 
 const REL_2_21: f64 = 1.0 / 2_097_152.0; // 2^-21
-const MARGIN: f64 = 1.0 / 281_474_976_710_656.0; // 2^-48
 
 impl Ctx {
     pub fn function(
@@ -49,7 +49,7 @@ impl Ctx {
             }
             Op::Rcp => {
                 let x = self.value(arg);
-                let (s, e) = if self.f.name == "f64" {
+                let (s, e) = if self.f.arithmetic == Arithmetic::Double {
                     self.drcp(arg, &x)
                 } else {
                     self.rcp(&x)
@@ -139,13 +139,8 @@ impl Ctx {
             _ if is_zero(x) => self.exactly(x, Rule::SqrtSpecial),
             _ if x.is_negative() => self.nan(Rule::SqrtSpecial),
             _ => {
-                let (tol, rule) = if self.f.name == "f16" {
-                    self.note(Rule::F16HalfUlp);
-                    (Ulps::Half, Rule::F16HalfUlp)
-                } else {
-                    self.note(Rule::SqrtOneUlp);
-                    (Ulps::One, Rule::SqrtOneUlp)
-                };
+                let (tol, rule) = sqrt_tolerance(self.f.arithmetic);
+                self.note(rule);
                 let (pos, root, exact_root) = sqrt_position(&self.f, mag(x));
                 let nearest = nearest_of(&self.f, &pos, &root);
                 let mut set = numeric::tolerance_set(&self.f, &pos, tol);
@@ -186,12 +181,7 @@ impl Ctx {
                 self.note(Rule::RcpRelative);
                 let r = numeric::div(&Number::finite(false, Ratio::from_integer(1u32)), x);
                 let mut set = self.relative_exact(&r);
-                let one_ulp = if self.f.name == "f16" {
-                    self.note(Rule::F16HalfUlp);
-                    Ulps::Half
-                } else {
-                    Ulps::One
-                };
+                let one_ulp = self.reciprocal_step();
                 let pos = position_exact(&self.f, &r);
                 let other = self.tolerance_around(&r, &pos, one_ulp);
                 if !other.is_empty() {
@@ -222,7 +212,7 @@ impl Ctx {
                 self.note(Rule::DrcpOneUlp);
                 let r = numeric::div(&Number::finite(false, Ratio::from_integer(1u32)), x);
                 let pos = position_exact(&self.f, &r);
-                let mut set = neighbours(&self.f, &pos);
+                let mut set = numeric::tolerance_set(&self.f, &pos, Ulps::Faithful);
                 let preferred = rne(&self.f, &r);
                 set.add_bits(&self.domain(), preferred);
                 if self.f.class(arg.bits) == Class::Subnormal {
@@ -254,35 +244,168 @@ impl Ctx {
             (Number::finite(false, lo), Number::finite(false, hi))
         };
         let mut set = numeric::interval_set(&self.f, &lo, &hi);
-        self.overflow_reach(
-            &mut set,
-            hi.to_f64_lossy().max(lo.to_f64_lossy().abs()),
-            r.is_negative(),
-        );
-        self.finish(set)
-    }
-
-    /// Patterns within `rel` relative of an `f64` approximation, widened by the margin.
-    fn relative_f64(&mut self, approx: f64, rel: f64) -> AllowedSet {
-        self.note(Rule::TranscendentalMargin);
-        let a = approx.abs();
-        let lo = a * (1.0 - rel) * (1.0 - MARGIN);
-        let hi = a * (1.0 + rel) * (1.0 + MARGIN);
-        let (lo, hi) = if approx < 0.0 { (-hi, -lo) } else { (lo, hi) };
-        let mut set = interval_set_f64(&self.f, lo, hi);
-        self.overflow_reach(&mut set, hi.abs().max(lo.abs()), approx < 0.0);
-        self.finish(set)
-    }
-
-    /// When a tolerance interval reaches past the point where rounding to nearest gives
-    /// infinity, infinity is among the results an in-tolerance evaluation rounds to.
-    fn overflow_reach(&mut self, set: &mut AllowedSet, reach: f64, neg: bool) {
+        // Past the point where rounding to nearest overflows, infinity is in reach too.
         let top = value_f64(&self.f, self.f.max_finite());
         let half_ulp = super::numeric::pow2(self.f.emax() - self.f.frac_bits as i32 - 1);
-        if reach >= top + half_ulp {
+        if m.add(&delta) >= *mag(&numeric::from_f64(top + half_ulp)) {
             self.note(Rule::Overflow);
-            set.add_bits(&self.domain(), self.f.infinity(neg));
+            set.add_bits(&self.domain(), self.f.infinity(r.is_negative()));
         }
+        self.finish(set)
+    }
+
+    /// Patterns between two irrational ends, decided exactly; the `f64` approximations of
+    /// the ends start the search, which then steps pattern by pattern.
+    fn real_interval(
+        &mut self,
+        lo: &mut Real,
+        lo_approx: f64,
+        hi: &mut Real,
+        hi_approx: f64,
+    ) -> AllowedSet {
+        let d = self.domain();
+        let max = self.f.max_finite();
+        let (kmin, kmax) = (
+            d.key(max | self.f.assemble(true, 0, 0)).expect("finite"),
+            d.key(max).expect("finite"),
+        );
+        let y = |k: i64| value_f64(&self.f, d.bits(k));
+        let start = |approx: f64| {
+            let b = round_f64(&self.f, approx, RoundOptions::new(Rounding::NearestEven)).bits;
+            d.key(b).unwrap_or(0).clamp(kmin, kmax)
+        };
+        // The first pattern at or above the low end.
+        let mut first = start(lo_approx);
+        while first > kmin && lo.cmp_f64(y(first - 1)) != Ordering::Less {
+            first -= 1;
+        }
+        while first <= kmax && lo.cmp_f64(y(first)) == Ordering::Less {
+            first += 1;
+        }
+        // The last pattern at or below the high end.
+        let mut last = start(hi_approx);
+        while last < kmax && hi.cmp_f64(y(last + 1)) != Ordering::Greater {
+            last += 1;
+        }
+        while last >= kmin && hi.cmp_f64(y(last)) == Ordering::Greater {
+            last -= 1;
+        }
+        let mut set = AllowedSet::empty();
+        set.add_key_range(first, last);
+        // Past the point where rounding to nearest overflows, infinity is in reach too.
+        let top = value_f64(&self.f, max);
+        let half_ulp = super::numeric::pow2(self.f.emax() - self.f.frac_bits as i32 - 1);
+        if hi.cmp_f64(top + half_ulp) != Ordering::Greater {
+            self.note(Rule::Overflow);
+            set.add_bits(&d, self.f.infinity(false));
+        }
+        if lo.cmp_f64(-(top + half_ulp)) != Ordering::Less {
+            self.note(Rule::Overflow);
+            set.add_bits(&d, self.f.infinity(true));
+        }
+        set
+    }
+
+    /// The correctly rounded pattern of an irrational value, decided on the midpoints
+    /// around the `f64` approximation's nearest pattern.
+    fn nearest_real(&self, exact: &mut Real, approx: f64) -> u64 {
+        let d = self.domain();
+        let max = self.f.max_finite();
+        let top = value_f64(&self.f, max);
+        let half_ulp = super::numeric::pow2(self.f.emax() - self.f.frac_bits as i32 - 1);
+        if exact.cmp_f64(top + half_ulp) != Ordering::Greater {
+            return self.f.infinity(false);
+        }
+        if exact.cmp_f64(-(top + half_ulp)) != Ordering::Less {
+            return self.f.infinity(true);
+        }
+        let kmax = d.key(max).expect("finite");
+        let kmin = d.key(max | self.f.assemble(true, 0, 0)).expect("finite");
+        let y = |k: i64| value_f64(&self.f, d.bits(k));
+        let b = round_f64(&self.f, approx, RoundOptions::new(Rounding::NearestEven)).bits;
+        let mut k = d.key(b).unwrap_or(0).clamp(kmin, kmax);
+        // Grids and midpoints of f32 and f16 are f64 values; an irrational value is never
+        // a midpoint, so each comparison settles.
+        loop {
+            // cmp_f64(m) is how the midpoint m compares with the exact value.
+            if k > kmin && exact.cmp_f64((y(k - 1) + y(k)) / 2.0) == Ordering::Greater {
+                k -= 1;
+            } else if k < kmax && exact.cmp_f64((y(k) + y(k + 1)) / 2.0) == Ordering::Less {
+                k += 1;
+            } else {
+                break;
+            }
+        }
+        // A value that rounds to zero keeps its sign.
+        let bits = d.bits(k);
+        if y(k) == 0.0 {
+            self.f.assemble(approx < 0.0, 0, 0)
+        } else {
+            bits
+        }
+    }
+
+    /// An irrational result of `fun` at `x` within `reach`: the exactly decided set and
+    /// the correctly rounded pattern.
+    fn irrational_result(
+        &mut self,
+        fun: Fun,
+        reach: Reach,
+        x: f64,
+        approx: f64,
+        clamp_unit: bool,
+        rule: Rule,
+    ) -> (Shaped, ExactResult) {
+        let (lo_a, hi_a) = match reach {
+            Reach::Relative2m21 => {
+                let (a, b) = (approx * (1.0 - REL_2_21), approx * (1.0 + REL_2_21));
+                (a.min(b), a.max(b))
+            }
+            Reach::Absolute2m21 => (approx - REL_2_21, approx + REL_2_21),
+            Reach::Absolute0_0008 => (approx - 0.0008, approx + 0.0008),
+        };
+        let mut lo = Real::new(fun, reach, End::Low, x);
+        let mut hi = Real::new(fun, reach, End::High, x);
+        let mut set = self.real_interval(&mut lo, lo_a, &mut hi, hi_a);
+        if clamp_unit {
+            // sin and cos never leave [-1, 1] (the bound does not widen the range).
+            let d = self.domain();
+            let one = d
+                .key(round_f64(&self.f, 1.0, RoundOptions::new(Rounding::NearestEven)).bits)
+                .expect("1");
+            let mut kept = AllowedSet::empty();
+            for &(l, h) in set.key_ranges() {
+                kept.add_key_range(l.max(-one - 1), h.min(one));
+            }
+            set = kept;
+        }
+        let mut set = self.finish(set);
+        let mut exact = Real::new(fun, reach, End::Exact, x);
+        let preferred = self.flush_bits(self.nearest_real(&mut exact, approx));
+        set.add_bits(&self.domain(), preferred);
+        (
+            Shaped {
+                set,
+                preferred,
+                governing: rule,
+            },
+            ExactResult::Approx(approx),
+        )
+    }
+
+    /// A rational result within 2^-21 relative: decided in rationals.
+    fn rational_relative(&mut self, r: &Number, rule: Rule) -> (Shaped, ExactResult) {
+        let mut set = self.relative_exact(r);
+        let preferred = self.flush_bits(rne(&self.f, r));
+        set.add_bits(&self.domain(), preferred);
+        (
+            Shaped {
+                set,
+                preferred,
+                governing: rule,
+            },
+            ExactResult::Value(r.clone()),
+        )
     }
 
     /// rsq: 2^-21 relative (§22.10.19).
@@ -300,36 +423,21 @@ impl Ctx {
             self.nan(Rule::RsqSpecial)
         } else {
             self.note(Rule::RsqRelative);
-            self.approx_result(1.0 / v.sqrt(), REL_2_21, Rule::RsqRelative, None)
+            let s = v.sqrt();
+            if s.mul_add(-s, v) == 0.0 {
+                // A perfect square (f32 and f16 roots are exact in f64): 1/s is rational.
+                let r = numeric::div(&one(), &numeric::from_f64(s));
+                return self.rational_relative(&r, Rule::RsqRelative);
+            }
+            self.irrational_result(
+                Fun::Rsq,
+                Reach::Relative2m21,
+                v,
+                1.0 / s,
+                false,
+                Rule::RsqRelative,
+            )
         }
-    }
-
-    /// A result known through an f64 approximation, within a relative bound.
-    fn approx_result(
-        &mut self,
-        approx: f64,
-        rel: f64,
-        rule: Rule,
-        exact: Option<Number>,
-    ) -> (Shaped, ExactResult) {
-        let mut set = self.relative_f64(approx, rel);
-        let nearest = match &exact {
-            Some(v) => rne(&self.f, v),
-            None => round_f64(&self.f, approx, RoundOptions::new(Rounding::NearestEven)).bits,
-        };
-        let preferred = self.flush_bits(nearest);
-        set.add_bits(&self.domain(), preferred);
-        (
-            Shaped {
-                set,
-                preferred,
-                governing: rule,
-            },
-            match exact {
-                Some(v) => ExactResult::Value(v),
-                None => ExactResult::Approx(approx),
-            },
-        )
     }
 
     /// exp: 2^x with 2^-21 relative error (§22.10.6).
@@ -345,19 +453,28 @@ impl Ctx {
         }
         self.note(Rule::ExpRelative);
         let approx = v.exp2();
-        // An integral exponent gives an exact power of two.
-        let exact = (v.fract() == 0.0 && v.abs() < 4096.0)
-            .then(|| Number::finite(false, Ratio::dyadic(1u32, v as i64)));
-        if approx == 0.0 {
-            // Far below the smallest denorm: the result is +0.
+        if approx < value_f64(&self.f, 1) / 4.0 {
+            // 2^x (1 + 2^-21) is below half the smallest denorm: only +0 rounds from it.
             let (s, _) = self.exactly(&Number::zero(false), Rule::ExpRelative);
             return (s, ExactResult::Approx(approx));
         }
-        if approx.is_infinite() {
+        if approx > 4.0 * value_f64(&self.f, self.f.max_finite()) {
             let (s, _) = self.exactly(&Number::Infinity { neg: false }, Rule::Overflow);
             return (s, ExactResult::Approx(approx));
         }
-        self.approx_result(approx, REL_2_21, Rule::ExpRelative, exact)
+        if v.fract() == 0.0 {
+            // An integral exponent (small, after the checks above) gives an exact power of two.
+            let r = Number::finite(false, Ratio::dyadic(1u32, v as i64));
+            return self.rational_relative(&r, Rule::ExpRelative);
+        }
+        self.irrational_result(
+            Fun::Exp2,
+            Reach::Relative2m21,
+            v,
+            approx,
+            false,
+            Rule::ExpRelative,
+        )
     }
 
     /// log: log2 x, 2^-21 absolute on [0.5, 2], 2^-21 relative elsewhere (§22.10.8).
@@ -373,34 +490,34 @@ impl Ctx {
         }
         self.note(Rule::LogTolerance);
         let approx = v.log2();
-        // A power of two has an exact integral logarithm (its significand bits are zero).
-        let exact = (v.to_bits() & ((1u64 << 52) - 1) == 0 && v.is_normal())
-            .then(|| Number::finite(approx < 0.0, Ratio::from_integer(approx.abs() as u64)));
-        if (0.5..=2.0).contains(&v) {
-            self.note(Rule::TranscendentalMargin);
-            let reach = REL_2_21 + MARGIN;
-            let set = interval_set_f64(&self.f, approx - reach, approx + reach);
-            let mut set = self.finish(set);
-            let nearest = match &exact {
-                Some(x) => rne(&self.f, x),
-                None => round_f64(&self.f, approx, RoundOptions::new(Rounding::NearestEven)).bits,
-            };
-            let preferred = self.flush_bits(nearest);
+        let absolute = (0.5..=2.0).contains(&v);
+        // A power of two has an exact integral logarithm: a rational bound.
+        if v.to_bits() & ((1u64 << 52) - 1) == 0 && v.is_normal() {
+            let r = Number::finite(approx < 0.0, Ratio::from_integer(approx.abs() as u64));
+            if !absolute {
+                return self.rational_relative(&r, Rule::LogTolerance);
+            }
+            let d = Number::finite(false, Ratio::dyadic(1u32, -21));
+            let lo = numeric::add(&r, &d.negate());
+            let hi = numeric::add(&r, &d);
+            let mut set = self.finish(numeric::interval_set(&self.f, &lo, &hi));
+            let preferred = self.flush_bits(rne(&self.f, &r));
             set.add_bits(&self.domain(), preferred);
-            (
+            return (
                 Shaped {
                     set,
                     preferred,
                     governing: Rule::LogTolerance,
                 },
-                match exact {
-                    Some(x) => ExactResult::Value(x),
-                    None => ExactResult::Approx(approx),
-                },
-            )
-        } else {
-            self.approx_result(approx, REL_2_21, Rule::LogTolerance, exact)
+                ExactResult::Value(r),
+            );
         }
+        let reach = if absolute {
+            Reach::Absolute2m21
+        } else {
+            Reach::Relative2m21
+        };
+        self.irrational_result(Fun::Log2, reach, v, approx, false, Rule::LogTolerance)
     }
 
     /// sin or cos: 0.0008 absolute on [-100π, 100π]; anything in [-1, 1] outside (§22.10.20).
@@ -414,32 +531,29 @@ impl Ctx {
                     self.exactly(&one(), Rule::Sincos)
                 }
             }
-            _ => {
-                let approx = if sine { v.sin() } else { v.cos() };
-                let (lo, hi, rule) = if v.abs() <= 100.0 * std::f64::consts::PI {
-                    self.note(Rule::Sincos);
-                    self.note(Rule::TranscendentalMargin);
-                    let reach = 0.0008 * (1.0 + MARGIN) + MARGIN;
-                    (
-                        (approx - reach).max(-1.0),
-                        (approx + reach).min(1.0),
-                        Rule::Sincos,
-                    )
+            // 100π is irrational, so no f32 or f16 value sits on the edge: f64 settles it.
+            _ if v.abs() <= 100.0 * std::f64::consts::PI => {
+                self.note(Rule::Sincos);
+                let (fun, approx) = if sine {
+                    (Fun::Sin, v.sin())
                 } else {
-                    self.note(Rule::SincosOutside);
-                    (-1.0, 1.0, Rule::SincosOutside)
+                    (Fun::Cos, v.cos())
                 };
-                let set = interval_set_f64(&self.f, lo, hi);
-                let mut set = self.finish(set);
-                let preferred = self.flush_bits(
-                    round_f64(&self.f, approx, RoundOptions::new(Rounding::NearestEven)).bits,
-                );
-                set.add_bits(&self.domain(), preferred);
+                self.irrational_result(fun, Reach::Absolute0_0008, v, approx, true, Rule::Sincos)
+            }
+            _ => {
+                self.note(Rule::SincosOutside);
+                let approx = if sine { v.sin() } else { v.cos() };
+                let one = Number::finite(false, Ratio::from_integer(1u32));
+                let set = self.finish(numeric::interval_set(&self.f, &one.negate(), &one));
+                let fun = if sine { Fun::Sin } else { Fun::Cos };
+                let mut exact = Real::new(fun, Reach::Absolute0_0008, End::Exact, v);
+                let preferred = self.flush_bits(self.nearest_real(&mut exact, approx));
                 (
                     Shaped {
                         set,
                         preferred,
-                        governing: rule,
+                        governing: Rule::SincosOutside,
                     },
                     ExactResult::Approx(approx),
                 )
@@ -515,6 +629,15 @@ impl Ctx {
     }
 }
 
+/// sqrt: 1 ULP as a distance for 32-bit (§22.10.21), round to nearest even for float16
+/// (§3.1.5).
+pub fn sqrt_tolerance(a: Arithmetic) -> (Ulps, Rule) {
+    match a {
+        Arithmetic::Float16 => (Ulps::HalfEven, Rule::F16HalfUlp),
+        _ => (Ulps::One, Rule::SqrtOneUlp),
+    }
+}
+
 fn one() -> Number {
     Number::finite(false, Ratio::from_integer(1u32))
 }
@@ -549,6 +672,8 @@ fn nudge_up(pos: Position) -> Position {
             }
         }
         Frac::Class(c) => *c,
+        Frac::Dyadic(d) if *d < 0.5 => FracClass::BelowHalf,
+        Frac::Dyadic(_) => FracClass::AboveHalf,
     };
     Position {
         neg: pos.neg,
@@ -566,29 +691,115 @@ fn nearest_of(f: &crate::format::FloatFormat, pos: &Position, fallback: &Ratio) 
     }
 }
 
-/// Either neighbour of an inexact value, the value itself when representable.
-pub(super) fn neighbours(f: &crate::format::FloatFormat, pos: &Position) -> AllowedSet {
-    let exact = match &pos.frac {
-        Frac::Exact(r) => r.is_zero(),
-        Frac::Class(c) => *c == FracClass::Zero,
-    };
-    let inf = f.infinity(false) as i64;
-    let (lo, hi) = if exact {
-        (pos.ord, pos.ord)
-    } else {
-        (pos.ord, pos.ord + 1)
-    };
-    let (lo, hi) = (lo.min(inf), hi.min(inf));
-    let (lo, hi) = if pos.neg { (-hi, -lo) } else { (lo, hi) };
-    let mut set = AllowedSet::empty();
-    set.add_key_range(
-        super::allowed::key_of_ordinal(lo, pos.neg),
-        super::allowed::key_of_ordinal(hi, pos.neg),
-    );
-    set
-}
-
 /// Whether 1/x is one of the table's exact special cases: x is ±0 or ±inf.
 fn reciprocal_is_special(x: &Number) -> bool {
     matches!(x, Number::Infinity { .. }) || is_zero(x)
+}
+
+// The `f64` fast paths of sqrt, rcp and frc (batch checking).
+impl Ctx {
+    pub(super) fn fast_sqrt(&mut self, a: f64) -> Option<(Shaped, ExactResult)> {
+        if !(a.is_finite() && a > 0.0) {
+            return None;
+        }
+        let (tol, rule) = sqrt_tolerance(self.f.arithmetic);
+        self.note(rule);
+        let s = a.sqrt();
+        // sqrt(a) - s has the sign of a - s*s.
+        let e = s.mul_add(-s, a);
+        let (set, nearest) = self.step(s, sign(e), tol);
+        let exact = if e == 0.0 {
+            ExactResult::Sum(s, 0.0)
+        } else {
+            ExactResult::Approx(s)
+        };
+        Some((
+            Shaped {
+                set,
+                preferred: self.flush_bits(nearest),
+                governing: rule,
+            },
+            exact,
+        ))
+    }
+
+    /// rcp: 2^-21 relative, or 1 ULP (0.5 for float16); either reading.
+    pub(super) fn fast_rcp(&mut self, a: f64) -> Option<(Shaped, ExactResult)> {
+        if !a.is_finite() || a == 0.0 {
+            return None;
+        }
+        let q = 1.0 / a;
+        let max = value_f64(&self.f, self.f.max_finite());
+        let min_normal = value_f64(&self.f, self.f.min_normal());
+        if q.abs() > max / 2.0 || q.abs() < min_normal * 2.0 {
+            return None;
+        }
+        self.note(Rule::RcpRelative);
+        let one_ulp = self.reciprocal_step();
+        let rem = (-q).mul_add(a, 1.0);
+        let (mut set, nearest) = self.step(q, times(sign(rem), a < 0.0), one_ulp);
+        self.note(Rule::RcpOneUlpReading);
+        // y is within 2^-21 relative of 1/a exactly when |y*a - 1| <= 2^-21; y*a is exact
+        // in f64 and near 1, so the FMA computes y*a - 1 exactly.
+        let d = self.domain();
+        let inside = |k: i64| {
+            let y = value_f64(&self.f, d.bits(k));
+            y.mul_add(a, -1.0).abs() <= 1.0 / 2_097_152.0
+        };
+        let k0 = d.key(nearest)?;
+        if inside(k0) {
+            let (mut lo, mut hi) = (k0, k0);
+            while inside(lo - 1) {
+                lo -= 1;
+            }
+            while inside(hi + 1) {
+                hi += 1;
+            }
+            let mut rel = AllowedSet::empty();
+            rel.add_key_range(lo, hi);
+            set.union(&self.finish(rel));
+        }
+        let preferred = self.flush_bits(nearest);
+        set.add_bits(&d, preferred);
+        Some((
+            Shaped {
+                set,
+                preferred,
+                governing: Rule::RcpRelative,
+            },
+            ExactResult::Quotient(1.0, a),
+        ))
+    }
+
+    /// frc: x - round_ni(x), rounded as a subtraction, kept in [+0, 1] (§22.10.7).
+    pub(super) fn fast_frc(&mut self, a: f64) -> Option<(Shaped, ExactResult)> {
+        if !a.is_finite() {
+            return None;
+        }
+        self.note(Rule::Frc);
+        let (hi, err) = two_sum(a, -a.floor());
+        if hi == 0.0 {
+            return None;
+        }
+        let (tol, _) = self.unfused();
+        let (set, nearest) = self.step(hi, sign(err), tol);
+        let d = self.domain();
+        let one_key = d.key(self.nearest_f64(1.0, Ordering::Equal))?;
+        let mut set = set;
+        if set.contains_key(one_key) {
+            set.add_key(one_key - 1);
+        }
+        let mut kept = AllowedSet::empty();
+        for &(l, h) in set.key_ranges() {
+            kept.add_key_range(l.max(0), h.min(one_key));
+        }
+        Some((
+            Shaped {
+                set: kept,
+                preferred: self.flush_bits(nearest),
+                governing: Rule::Frc,
+            },
+            ExactResult::Sum(hi, err),
+        ))
+    }
 }

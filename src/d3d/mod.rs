@@ -9,19 +9,23 @@
 pub mod allowed;
 mod arith;
 mod convert;
+mod divide;
 mod fast;
+mod fast_double;
 mod functions;
+mod fused;
 pub mod line;
 pub mod numeric;
 mod operands;
 pub mod rules;
 mod select;
+mod transcendental;
 
 pub use allowed::{AllowedSet, Domain};
 pub use rules::{Rule, RuleSet, Ulps};
 
 use crate::exact::Number;
-use crate::format::{F16, F32, F64, FloatFormat};
+use crate::format::{Arithmetic, F16, F32, F64, FloatFormat};
 use crate::input::InputError;
 
 /// A shader instruction (format-independent; `Add` is `add` for f32/f16 and `dadd` for f64).
@@ -216,11 +220,11 @@ impl Op {
                 None => Err(OpError::UnknownOp(name.to_string())),
             };
         };
-        let fmt = match fmt.name {
-            "f32" | "f16" | "f64" => *fmt,
-            other => return Err(OpError::Format(other.to_string())),
+        let fmt = match fmt.arithmetic {
+            Arithmetic::None => return Err(OpError::Format(fmt.name.to_string())),
+            _ => *fmt,
         };
-        if fmt.name == "f64" && !op.has_double_form() && !op.is_conversion() {
+        if fmt.arithmetic == Arithmetic::Double && !op.has_double_form() && !op.is_conversion() {
             return Err(OpError::NoSuchForm {
                 op: lower.to_ascii_lowercase(),
                 format: "f64",
@@ -250,7 +254,7 @@ impl Op {
 
     /// The name the spec gives the instruction in this format.
     pub fn name(self, fmt: &FloatFormat) -> &'static str {
-        if fmt.name == "f64"
+        if fmt.arithmetic == Arithmetic::Double
             && let Some(&(n, _)) = F64_NAMES.iter().find(|(_, o)| *o == self)
         {
             return n;
@@ -332,6 +336,8 @@ pub enum ExactResult {
     Sum(f64, f64),
     /// Exactly the quotient of two `f64` values.
     Quotient(f64, f64),
+    /// Exactly `a * b + c` of three `f64` values (the double fast path's dfma).
+    FusedSum(f64, f64, f64),
     /// A comparison's exact answer.
     Bool(bool),
     /// The result is NaN (any NaN).
@@ -347,6 +353,10 @@ impl ExactResult {
             ExactResult::Sum(hi, lo) if *lo == 0.0 => Some(from_f64(*hi)),
             ExactResult::Sum(hi, lo) => Some(add(&from_f64(*hi), &from_f64(*lo))),
             ExactResult::Quotient(a, b) => Some(div(&from_f64(*a), &from_f64(*b))),
+            ExactResult::FusedSum(a, b, c) => Some(add(
+                &numeric::mul(&from_f64(*a), &from_f64(*b)),
+                &from_f64(*c),
+            )),
             _ => None,
         }
     }

@@ -11,7 +11,7 @@ use std::cmp::Ordering;
 use crate::d3d::allowed::{AllowedSet, key_of_ordinal};
 use crate::d3d::rules::Ulps;
 use crate::exact::{Number, Ratio, signed_add};
-use crate::format::{FloatFormat, RoundOptions, Rounding, round_f64, round_number};
+use crate::format::{Arithmetic, FloatFormat, RoundOptions, Rounding, round_f64, round_number};
 
 // ----- exact signed arithmetic on finite numbers -----
 
@@ -82,18 +82,20 @@ pub fn rne(f: &FloatFormat, x: &Number) -> u64 {
 
 /// `2^e` without a libm call (the batch hot path).
 pub fn pow2(e: i32) -> f64 {
-    if (-1022..=1023).contains(&e) {
-        f64::from_bits(((e + 1023) as u64) << 52)
-    } else {
-        2f64.powi(e)
+    match e {
+        -1022..=1023 => f64::from_bits(((e + 1023) as u64) << 52),
+        // f64's subnormal powers of two.
+        -1074..=-1023 => f64::from_bits(1u64 << (e + 1074)),
+        _ if e < 0 => 0.0,
+        _ => f64::INFINITY,
     }
 }
 
 /// A pattern's value as an `f64` (exact for every format here), without a libm call.
 pub fn value_f64(f: &FloatFormat, bits: u64) -> f64 {
-    match f.name {
-        "f32" => f32::from_bits(bits as u32) as f64,
-        "f64" => f64::from_bits(bits),
+    match f.arithmetic {
+        Arithmetic::Float32 => f32::from_bits(bits as u32) as f64,
+        Arithmetic::Double => f64::from_bits(bits),
         _ => match f.class(bits) {
             crate::format::Class::Nan | crate::format::Class::Infinity => f.to_f64(bits),
             _ => {
@@ -116,18 +118,21 @@ pub enum FracClass {
     AboveHalf,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Frac {
     /// The exact fraction in [0, 1).
     Exact(Ratio),
     /// Only its class is known (enough for 0.5 and 1 ULP).
     Class(FracClass),
+    /// The exact fraction in [0, 1), a dyadic `f64` (the fast path, when the value itself
+    /// is an `f64`): enough for every tolerance, float16's 0.6 ULP included.
+    Dyadic(f64),
 }
 
 /// `|x|` lies at `ord + frac` on the ordinal line of the format's magnitudes, where
 /// ordinals above infinity continue the top binade's spacing (so "2^128" in f32 is the
 /// ordinal of infinity, and anything beyond it is nearer to infinity than to any finite value).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Position {
     pub neg: bool,
     pub ord: i64,
@@ -219,6 +224,15 @@ pub fn position_f64(f: &FloatFormat, hi: f64, err: Ordering) -> Position {
             FracClass::AboveHalf
         }
     };
+    // With no error the value is exactly an f64, and so is its fraction of a spacing (the
+    // difference from a grid point, over a power of two).
+    let fraction = |rem: f64, spacing: f64| -> Frac {
+        if err == Ordering::Equal {
+            Frac::Dyadic(rem / spacing)
+        } else {
+            Frac::Class(classify(rem, spacing))
+        }
+    };
     let top = pow2(f.emax() + 1);
     let spacing_top = pow2(f.emax() - f.frac_bits as i32);
     if m > top || (m == top && err != Ordering::Less) {
@@ -235,7 +249,7 @@ pub fn position_f64(f: &FloatFormat, hi: f64, err: Ordering) -> Position {
         return Position {
             neg,
             ord: ord_inf(f) + k as i64,
-            frac: Frac::Class(classify(rem, spacing_top)),
+            frac: fraction(rem, spacing_top),
         };
     }
     let mut below = round_f64(f, m, RoundOptions::new(Rounding::TowardZero)).bits;
@@ -249,15 +263,27 @@ pub fn position_f64(f: &FloatFormat, hi: f64, err: Ordering) -> Position {
     Position {
         neg,
         ord: below as i64,
-        frac: Frac::Class(classify(m - base, spacing)),
+        frac: fraction(m - base, spacing),
     }
 }
 
 impl Frac {
+    fn is_zero(&self) -> bool {
+        match self {
+            Frac::Exact(r) => r.is_zero(),
+            Frac::Class(c) => *c == FracClass::Zero,
+            Frac::Dyadic(d) => *d == 0.0,
+        }
+    }
+
     /// `frac > num/den`.
     fn above(&self, num: u32, den: u32) -> bool {
         match self {
             Frac::Exact(r) => *r > Ratio::new(num.into(), den.into()),
+            // den * d - num, rounded once by the FMA, keeps the exact sign.
+            Frac::Dyadic(d) => f64::from(den).mul_add(*d, -f64::from(num)) > 0.0,
+            // A zero fraction is below every positive bound.
+            Frac::Class(FracClass::Zero) => false,
             Frac::Class(c) => match (num, den) {
                 (0, _) => *c != FracClass::Zero,
                 (1, 2) => *c == FracClass::AboveHalf,
@@ -270,6 +296,8 @@ impl Frac {
     fn at_least(&self, num: u32, den: u32) -> bool {
         match self {
             Frac::Exact(r) => *r >= Ratio::new(num.into(), den.into()),
+            Frac::Dyadic(d) => f64::from(den).mul_add(*d, -f64::from(num)) >= 0.0,
+            Frac::Class(FracClass::Zero) => num == 0,
             Frac::Class(c) => match (num, den) {
                 (n, d) if n == d => false,
                 (1, 2) => matches!(c, FracClass::Half | FracClass::AboveHalf),
@@ -279,12 +307,37 @@ impl Frac {
     }
 }
 
-/// Every pattern within `tol` ULPs of the position (no denorm flush applied).
+/// Every pattern within `tol` of the position (no denorm flush applied): the one
+/// definition of each tolerance (see [`Ulps`]).
 pub fn tolerance_set(f: &FloatFormat, pos: &Position, tol: Ulps) -> AllowedSet {
-    let (whole, num, den) = tol.parts();
-    let lower = pos.ord - whole + pos.frac.above(num, den) as i64;
-    let upper = pos.ord + whole + pos.frac.at_least(den - num, den) as i64;
     let inf = ord_inf(f);
+    // (lowest, highest ordinal on the magnitude line, whether a zero in reach takes both signs)
+    let (lower, upper, value_bound) = match tol {
+        Ulps::HalfEven => {
+            let bits = nearest_of_position(f, pos);
+            return AllowedSet::single(&crate::d3d::allowed::Domain::Float(*f), bits);
+        }
+        Ulps::Faithful => {
+            if pos.ord >= inf {
+                (inf - 1, inf, false)
+            } else if pos.frac.is_zero() {
+                (pos.ord, pos.ord, false)
+            } else {
+                (pos.ord, pos.ord + 1, false)
+            }
+        }
+        Ulps::Half => (
+            pos.ord + pos.frac.above(1, 2) as i64,
+            pos.ord + pos.frac.at_least(1, 2) as i64,
+            false,
+        ),
+        Ulps::SixTenths => (
+            pos.ord + pos.frac.above(3, 5) as i64,
+            pos.ord + pos.frac.at_least(2, 5) as i64,
+            true,
+        ),
+        Ulps::One => (pos.ord - 1 + pos.frac.above(0, 1) as i64, pos.ord + 1, true),
+    };
     let (lo, hi) = if pos.neg {
         (-upper, -lower)
     } else {
@@ -293,6 +346,12 @@ pub fn tolerance_set(f: &FloatFormat, pos: &Position, tol: Ulps) -> AllowedSet {
     let (lo, hi) = (lo.clamp(-inf, inf), hi.clamp(-inf, inf));
     let mut set = AllowedSet::empty();
     set.add_key_range(key_of_ordinal(lo, pos.neg), key_of_ordinal(hi, pos.neg));
+    // A value bound that reaches zero from a nonzero value holds both zeros: they are one
+    // point on the value line.
+    let exact_zero = pos.ord == 0 && pos.frac.is_zero();
+    if value_bound && !exact_zero && lo <= 0 && hi >= 0 {
+        set.add_key_range(-1, 0);
+    }
     set
 }
 
@@ -301,6 +360,11 @@ pub fn tolerance_set(f: &FloatFormat, pos: &Position, tol: Ulps) -> AllowedSet {
 pub fn nearest_of_position(f: &FloatFormat, pos: &Position) -> u64 {
     let up = match &pos.frac {
         Frac::Exact(r) => match r.cmp(&Ratio::dyadic(1u32, -1)) {
+            Ordering::Less => false,
+            Ordering::Greater => true,
+            Ordering::Equal => pos.ord & 1 == 1,
+        },
+        Frac::Dyadic(d) => match d.partial_cmp(&0.5).expect("a fraction") {
             Ordering::Less => false,
             Ordering::Greater => true,
             Ordering::Equal => pos.ord & 1 == 1,
@@ -318,17 +382,36 @@ pub fn nearest_of_position(f: &FloatFormat, pos: &Position) -> u64 {
 }
 
 /// Every pattern `p` with `lo <= p <= hi` (finite bounds).
+/// A value bound that contains zero holds both zeros (they are one point on the value
+/// line); a bound that is just one zero keeps that zero's sign.
 pub fn interval_set(f: &FloatFormat, lo: &Number, hi: &Number) -> AllowedSet {
     let first = round_number(f, lo, RoundOptions::new(Rounding::TowardPositive)).bits;
     let last = round_number(f, hi, RoundOptions::new(Rounding::TowardNegative)).bits;
-    bits_interval(f, first, last)
+    let mut set = bits_interval(f, first, last);
+    let (lo_sign, hi_sign) = (signum(lo), signum(hi));
+    if lo_sign <= 0 && hi_sign >= 0 && (lo_sign, hi_sign) != (0, 0) {
+        set.add_key_range(-1, 0);
+    }
+    set
+}
+
+fn signum(x: &Number) -> i32 {
+    match x {
+        Number::Finite { .. } if is_zero(x) => 0,
+        _ if x.is_negative() => -1,
+        _ => 1,
+    }
 }
 
 /// As [`interval_set`] with `f64` bounds.
 pub fn interval_set_f64(f: &FloatFormat, lo: f64, hi: f64) -> AllowedSet {
     let first = round_f64(f, lo, RoundOptions::new(Rounding::TowardPositive)).bits;
     let last = round_f64(f, hi, RoundOptions::new(Rounding::TowardNegative)).bits;
-    bits_interval(f, first, last)
+    let mut set = bits_interval(f, first, last);
+    if lo <= 0.0 && hi >= 0.0 && (lo != 0.0 || hi != 0.0) {
+        set.add_key_range(-1, 0);
+    }
+    set
 }
 
 fn bits_interval(f: &FloatFormat, first: u64, last: u64) -> AllowedSet {

@@ -1,8 +1,7 @@
 //! The D3D arithmetic rules that shape an allowed set, each with its spec section and a
 //! plain explanation for a graphics programmer. Evaluations list the rules they used.
 
-use crate::exact::Ratio;
-use crate::format::FloatFormat;
+use crate::format::{Arithmetic, FloatFormat};
 
 /// Which generation of the rules to apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -34,33 +33,29 @@ impl std::str::FromStr for RuleSet {
     }
 }
 
-/// A tolerance in ULPs, `whole + frac` with `frac` in [0, 1), measured on the value line
-/// where one ULP is the gap between the two representable neighbours at that spot (§3.1.2).
+/// A tolerance in ULPs, measured on the value line where one ULP is the gap between the two
+/// representable neighbours at that spot (§3.1.2). Every step of every instruction names one
+/// of these, and [`super::numeric::tolerance_set`] is the one place that turns it into
+/// patterns, for the exact path and the fast path alike.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ulps {
-    /// 0.5 ULP: the correctly rounded result (both neighbours of an exact tie).
+    /// 0.5 ULP as the 32-bit rules word it ("within 0.5 ULP", §3.1.3.1): the correctly
+    /// rounded result, and both neighbours of an exact tie.
     Half,
-    /// 0.6 ULP: float16 fused operations (§3.1.5).
+    /// Round to nearest, ties to even: float16 ("round to nearest even, per IEEE-754",
+    /// §3.1.5 and the pages' 16-bit section) and double ("IEEE 754R", §3.1.4).
+    HalfEven,
+    /// Within 0.6 ULP of the exact value: float16 fused operations (§3.1.5). A value bound,
+    /// so when it reaches zero both zeros conform.
     SixTenths,
-    /// 1 ULP: either neighbour of an inexact result, or the exact value and its two
-    /// neighbours when the exact value is representable.
+    /// Within 1 ULP as a distance: the approximated functions (sqrt §22.10.21, rcp §3.1.3.2,
+    /// the reciprocal of a two-step divide), which need not hit an exact result exactly.
     One,
-}
-
-impl Ulps {
-    /// (whole ULPs, fractional part as num/den).
-    pub fn parts(self) -> (i64, u32, u32) {
-        match self {
-            Ulps::Half => (0, 1, 2),
-            Ulps::SixTenths => (0, 3, 5),
-            Ulps::One => (1, 0, 1),
-        }
-    }
-
-    pub fn frac_ratio(self) -> Ratio {
-        let (_, n, d) = self.parts();
-        Ratio::new(n.into(), d.into())
-    }
+    /// 1 ULP of arithmetic, the reason the D3D10 page gives for it: hardware "is allowed to
+    /// truncate results ... rather than perform round-to-nearest-even" (§3.1.2, and §22.14.5
+    /// for drcp). Either neighbour of an inexact result, an exact result exactly, and an
+    /// exact result beyond the largest finite value gives ±max (truncated) or ±inf.
+    Faithful,
 }
 
 /// One rule, as cited in output.
@@ -93,6 +88,9 @@ pub enum Rule {
     DrcpOneUlp,
     DrcpDenormReadings,
     FusedWorstOrder,
+    FusedStepOneUlp,
+    F16FusedStep,
+    D3D10Divide,
     FusedOverflowLeeway,
     FusedNan,
     DfmaHalfUlp,
@@ -114,7 +112,6 @@ pub enum Rule {
     ExpSpecial,
     LogTolerance,
     LogSpecial,
-    TranscendentalMargin,
     Sincos,
     SincosOutside,
     Frc,
@@ -139,7 +136,10 @@ impl Rule {
             DenormsKeptF64 | F64Ieee => "§3.1.4",
             NanPropagates | InvalidNan | InfinityArithmetic | ZeroOperand | DivideByZero
             | HalfUlp | CompareNan | CompareSignedZero | MinMaxNan | Overflow => "§3.1.3.1",
-            D3D10OneUlp => "§3.1.2",
+            D3D10OneUlp => "§3.1.2 and D3D10 page, Floating-point rules",
+            FusedStepOneUlp => "§3.1.3.2 vs the D3D10 and D3D11 pages, Floating-point rules",
+            F16FusedStep => "§3.1.5 with the pages' 16-bit floating-point rules",
+            D3D10Divide => "D3D10 page, Floating-point rules (multiply and divide 1 ULP)",
             AddZeroIdentity | NegZeroPlusZero | MulOneIdentity | DivOneIdentity | DivTwoStep
             | FusedWorstOrder | FusedOverflowLeeway | FusedNan => "§3.1.3.2",
             ExactCancellation => "§3.1.3.1",
@@ -157,7 +157,6 @@ impl Rule {
             RsqRelative | RsqSpecial => "§22.10.19",
             ExpRelative | ExpSpecial => "§22.10.6",
             LogTolerance | LogSpecial => "§22.10.8",
-            TranscendentalMargin => "d3dfloat",
             Sincos | SincosOutside => "§22.10.20",
             Frc => "§22.10.7",
             RoundExact => "§22.10.14-17",
@@ -198,15 +197,26 @@ impl Rule {
                 "32-bit add, subtract and multiply must be correctly rounded (within 0.5 ULP of the exact result; both neighbours conform when it lies exactly half-way)"
             }
             D3D10OneUlp => {
-                "Direct3D 10 rules: 32-bit arithmetic (multiply and divide included) may be off by 1 ULP, so truncation conforms: either neighbour of an inexact result, or an exact result and its two neighbours"
+                "Direct3D 10 rules: 32-bit arithmetic (multiply and divide included) may be off by 1 ULP because hardware may truncate: either neighbour of an inexact result, an exact result exactly, and ±max or ±inf beyond the largest finite value"
             }
             F16HalfUlp => {
-                "float16 unfused arithmetic must be correctly rounded (0.5 ULP); every 1 ULP allowance of the 32-bit rules is tightened to 0.5 ULP"
+                "float16 unfused arithmetic rounds to nearest, ties to even (0.5 ULP, per IEEE 754); every 1 ULP allowance of the 32-bit rules is tightened to that"
             }
             F16Fused => {
                 "float16 fused operations may also be off by up to 0.6 ULP of the exact result"
             }
-            F64Ieee => "double instructions follow IEEE 754: correctly rounded (0.5 ULP)",
+            F64Ieee => {
+                "double instructions follow IEEE 754R: round to nearest, ties to even (0.5 ULP)"
+            }
+            FusedStepOneUlp => {
+                "each step of the serial expansion may be off by 1 ULP as truncation is (either neighbour of an inexact step, an exact step exactly, ±max or ±inf beyond the largest finite value); both pages give each step 1 ULP where §3.1.3.2 says 0.5 ULP, and results of either reading conform"
+            }
+            F16FusedStep => {
+                "float16 replaces the fused steps' 1 ULP with 0.6 ULP: each step of the serial expansion may give any value within 0.6 ULP of that step's exact result"
+            }
+            D3D10Divide => {
+                "Direct3D 10 divide is held to 1 ULP like multiply (truncation conforms); the two-step a * (1/b) permission arrived with Direct3D 10.1"
+            }
             AddZeroIdentity => "x + 0 and x - 0 must return x exactly (after the denorm flush)",
             NegZeroPlusZero => "-0 + 0 = +0: only -0 + -0 gives -0",
             ExactCancellation => {
@@ -225,24 +235,26 @@ impl Rule {
             F16DivTwoStep => {
                 "float16 divide may be done as a * (1/b), with both steps correctly rounded (the 1 ULP reciprocal is tightened to 0.5 ULP)"
             }
-            DDivHalfUlp => "ddiv must be correctly rounded (0.5 ULP)",
+            DDivHalfUlp => "ddiv must be correctly rounded (round to nearest, ties to even)",
             DDivDenormReadings => {
                 "the spec contradicts itself: the ddiv table reads a double denorm as zero, §3.1.4 says doubles honour denorms; results of either reading conform"
             }
             DrcpOneUlp => {
-                "drcp may return either representable neighbour of the exact reciprocal, and must return it exactly when it is representable"
+                "drcp may return either representable neighbour of the exact reciprocal, and must return it exactly when it is representable; beyond the largest finite double, ±max or ±inf"
             }
             DrcpDenormReadings => {
                 "the spec contradicts itself: the drcp table maps a denorm to inf as if it were zero, §3.1.4 and drcp's own text honour denorms; results of either reading conform"
             }
             FusedWorstOrder => {
-                "fused operations (mad, dp2, dp3, dp4) must be at least as accurate as the worst serial order of their separate multiplies and adds, each step rounded as an unfused instruction; every value at least that close to the exact result conforms"
+                "fused operations (mad, dp2, dp3, dp4) must be at least as accurate as the worst serial order of their separate multiplies and adds, each step within its own tolerance; every value at least that close to the exact result conforms"
             }
             FusedOverflowLeeway => {
                 "an intermediate step of a fused operation that leaves the format's range may go to inf, saturate to the largest finite value, or keep extra range; results of every choice conform"
             }
             FusedNan => "NaN conforms when some serial evaluation of the fused operation gives NaN",
-            DfmaHalfUlp => "dfma rounds once: the fused result must be correctly rounded (0.5 ULP)",
+            DfmaHalfUlp => {
+                "dfma rounds once: the fused result must be correctly rounded (ties to even)"
+            }
             MinMaxNan => {
                 "min and max with one NaN operand return the other operand; with two NaNs, any NaN"
             }
@@ -275,9 +287,6 @@ impl Rule {
                 "log (log2 x) may be off by 2^-21 absolute for x in [0.5, 2] and by 2^-21 relative elsewhere"
             }
             LogSpecial => "log(±0) = -inf, log of a negative number is NaN, log(+inf) = +inf",
-            TranscendentalMargin => {
-                "d3dfloat evaluates this function in double precision (error far below 2^-21) and widens the bound by 2^-48 relative, giving the benefit of the doubt at the boundary"
-            }
             Sincos => "sin and cos may be off by 0.0008 absolute for inputs in [-100π, 100π]",
             SincosOutside => {
                 "outside [-100π, 100π] no accuracy is required: any value in [-1, 1] conforms"
@@ -324,10 +333,9 @@ impl Rule {
 
 /// The rule describing how the format treats denorms in arithmetic.
 pub fn denorm_rule(f: &FloatFormat) -> Option<Rule> {
-    match f.name {
-        "f32" => None,
-        "f16" => Some(Rule::DenormsKeptF16),
-        "f64" => Some(Rule::DenormsKeptF64),
-        _ => None,
+    match f.arithmetic {
+        Arithmetic::Float16 => Some(Rule::DenormsKeptF16),
+        Arithmetic::Double => Some(Rule::DenormsKeptF64),
+        Arithmetic::Float32 | Arithmetic::None => None,
     }
 }

@@ -89,7 +89,7 @@ pub fn d3d_notes(fmt: &FloatFormat, bits: u64) -> Vec<Note> {
         )),
         _ => {}
     }
-    if fmt.name == "f16" && class == Class::Normal && bits & 0x7fff == 0x7bff {
+    if *fmt == super::descriptor::F16 && class == Class::Normal && bits & 0x7fff == 0x7bff {
         notes.push(Note::new(
             "3.2.2",
             "largest finite half: D3D's float-to-float conversion (round toward zero) gives this, not INF, for larger values",

@@ -21,6 +21,22 @@ pub struct FloatFormat {
     pub has_quiet_bit: bool,
     /// The spec section that defines the format.
     pub section: &'static str,
+    /// Which D3D shader arithmetic works in this format, if any.
+    pub arithmetic: Arithmetic,
+}
+
+/// The precision class of D3D shader arithmetic a format is the working format of: each
+/// class has its own accuracy rules (§3.1.3 for 32-bit, §3.1.5 float16, §3.1.4 double).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arithmetic {
+    /// 32-bit float: 0.5 ULP (1 ULP under the D3D10 rules), denorms flushed.
+    Float32,
+    /// float16: round to nearest even, 0.6 ULP for fused operations.
+    Float16,
+    /// double: IEEE 754 round to nearest even.
+    Double,
+    /// A storage-only format (f11, f10): no shader instructions work in it.
+    None,
 }
 
 pub const F64: FloatFormat = FloatFormat {
@@ -32,6 +48,7 @@ pub const F64: FloatFormat = FloatFormat {
     arithmetic_flushes_subnormals: false,
     has_quiet_bit: true,
     section: "3.1.4",
+    arithmetic: Arithmetic::Double,
 };
 
 pub const F32: FloatFormat = FloatFormat {
@@ -43,6 +60,7 @@ pub const F32: FloatFormat = FloatFormat {
     arithmetic_flushes_subnormals: true,
     has_quiet_bit: true,
     section: "3.1.3",
+    arithmetic: Arithmetic::Float32,
 };
 
 pub const F16: FloatFormat = FloatFormat {
@@ -54,6 +72,7 @@ pub const F16: FloatFormat = FloatFormat {
     arithmetic_flushes_subnormals: false,
     has_quiet_bit: true,
     section: "3.1.5",
+    arithmetic: Arithmetic::Float16,
 };
 
 pub const F11: FloatFormat = FloatFormat {
@@ -65,6 +84,7 @@ pub const F11: FloatFormat = FloatFormat {
     arithmetic_flushes_subnormals: false,
     has_quiet_bit: false,
     section: "3.1.6",
+    arithmetic: Arithmetic::None,
 };
 
 pub const F10: FloatFormat = FloatFormat {
@@ -76,6 +96,7 @@ pub const F10: FloatFormat = FloatFormat {
     arithmetic_flushes_subnormals: false,
     has_quiet_bit: false,
     section: "3.1.6",
+    arithmetic: Arithmetic::None,
 };
 
 /// Which of the five IEEE classes a bit pattern falls in.
@@ -236,7 +257,14 @@ impl FloatFormat {
             Class::Infinity => f64::INFINITY,
             _ => {
                 let (m, e) = self.significand(bits);
-                m as f64 * 2f64.powi(e)
+                // 2^e built from its bits (every e here is in f64's normal range): this is
+                // on the batch hot path, where a libm call shows.
+                let scale = if (-1022..=1023).contains(&e) {
+                    f64::from_bits(((e + 1023) as u64) << 52)
+                } else {
+                    2f64.powi(e)
+                };
+                m as f64 * scale
             }
         };
         if f.sign { -mag } else { mag }

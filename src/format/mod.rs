@@ -7,7 +7,7 @@ pub mod packed;
 pub mod round;
 pub mod text;
 
-pub use descriptor::{Class, F10, F11, F16, F32, F64, Fields, FloatFormat};
+pub use descriptor::{Arithmetic, Class, F10, F11, F16, F32, F64, Fields, FloatFormat};
 pub use round::{Outcome, RoundOptions, Rounded, Rounding, round_f64, round_number};
 
 /// Any format the tool can name.

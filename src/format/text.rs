@@ -83,9 +83,10 @@ pub fn write_shortest(out: &mut String, fmt: &FloatFormat, bits: u64) {
 fn small_format_digits(fmt: &FloatFormat, magnitude_bits: u64) -> &'static (String, i64) {
     type Table = Vec<OnceLock<(String, i64)>>;
     static TABLES: [OnceLock<Table>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
-    let slot = match fmt.name {
-        "f16" => 0,
-        "f11" => 1,
+    // One table per small format, told apart by its fraction width (10, 6 or 5 bits).
+    let slot = match fmt.frac_bits {
+        10 => 0,
+        6 => 1,
         _ => 2,
     };
     let table = TABLES[slot].get_or_init(|| {

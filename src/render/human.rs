@@ -1009,6 +1009,8 @@ impl Human {
             return self.p.good("conforms");
         }
         let how = match v.miss_ulps {
+            // Only the other zero is allowed: an IEEE sign rule or a table fixes the sign.
+            Some(0) => "violates: the sign of zero is fixed here".to_string(),
             Some(n) => format!(
                 "violates, {n} ULP{} outside the allowed set",
                 if n == 1 { "" } else { "s" }

@@ -72,7 +72,7 @@ pub fn exact_text(e: &ExactResult) -> Option<String> {
     use crate::exact::Number;
     let resolved;
     let e = match e {
-        ExactResult::Sum(..) | ExactResult::Quotient(..) => {
+        ExactResult::Sum(..) | ExactResult::Quotient(..) | ExactResult::FusedSum(..) => {
             resolved = ExactResult::Value(e.number().expect("exact"));
             &resolved
         }
@@ -93,7 +93,9 @@ pub fn exact_text(e: &ExactResult) -> Option<String> {
         ExactResult::Value(Number::Nan { .. }) | ExactResult::Nan => "nan".to_string(),
         ExactResult::Approx(x) => format!("≈ {}", f64_text(*x)),
         ExactResult::Bool(b) => b.to_string(),
-        ExactResult::Sum(..) | ExactResult::Quotient(..) => unreachable!("resolved above"),
+        ExactResult::Sum(..) | ExactResult::Quotient(..) | ExactResult::FusedSum(..) => {
+            unreachable!("resolved above")
+        }
     })
 }
 
