@@ -592,6 +592,15 @@ fn colour_only_where_asked() {
             !human(args, &[("D3DFLOAT_TEST_TERM", "1"), ("NO_COLOR", "1")]).contains(ESC),
             "{args:?} NO_COLOR"
         );
+        // Any non-empty NO_COLOR, even "0" (no-color.org); an empty one is unset.
+        assert!(
+            !human(args, &[("D3DFLOAT_TEST_TERM", "1"), ("NO_COLOR", "0")]).contains(ESC),
+            "{args:?} NO_COLOR=0"
+        );
+        assert!(
+            human(args, &[("D3DFLOAT_TEST_TERM", "1"), ("NO_COLOR", "")]).contains(ESC),
+            "{args:?} NO_COLOR empty"
+        );
         // TERM=dumb too.
         assert!(
             !human(args, &[("D3DFLOAT_TEST_TERM", "1"), ("TERM", "dumb")]).contains(ESC),
