@@ -113,6 +113,8 @@ pub fn use_color(choice: ColorChoice) -> bool {
     }
 }
 
+/// Runs one parsed command line: picks the renderer and the colour, dispatches to the
+/// subcommand, and says whether the verdict was positive (exit 0) or negative (exit 1).
 pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
     let style = style(&cli.output);
     let mut r = renderer(style, use_color(cli.output.color));
