@@ -1,4 +1,4 @@
-//! The scriptable contract of the command line (README "Output contract", "Exit codes"):
+//! The scriptable contract of the command line (docs/output-contract.md):
 //! JSON keys and values parsed with serde_json, CSV header and rows, the one-line errors
 //! with exit code 2, streaming and broken pipes, colour only where asked, and negative
 //! values anywhere on the command line.
