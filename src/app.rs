@@ -91,26 +91,30 @@ fn style(o: &OutputArgs) -> Style {
 }
 
 /// Colour is decided once per run: `always`/`never` as said; `auto` colours a terminal
-/// unless `NO_COLOR` is set (non-empty) or `TERM=dumb`, and `CLICOLOR_FORCE` forces it.
+/// unless `NO_COLOR` is set to any non-empty value (`NO_COLOR=0` included, as no-color.org
+/// says) or `TERM=dumb`, and `CLICOLOR_FORCE` set to anything but empty or `0` forces it.
 /// `D3DFLOAT_TEST_TERM=1` makes tests look like a terminal.
 pub fn use_color(choice: ColorChoice) -> bool {
-    let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty() && v != "0");
+    let non_empty = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+    let enabled = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty() && v != "0");
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
-            if set("NO_COLOR") {
+            if non_empty("NO_COLOR") {
                 return false;
             }
-            if set("CLICOLOR_FORCE") {
+            if enabled("CLICOLOR_FORCE") {
                 return true;
             }
-            let terminal = io::stdout().is_terminal() || set("D3DFLOAT_TEST_TERM");
+            let terminal = io::stdout().is_terminal() || enabled("D3DFLOAT_TEST_TERM");
             terminal && std::env::var("TERM").map_or(true, |t| t != "dumb")
         }
     }
 }
 
+/// Runs one parsed command line: picks the renderer and the colour, dispatches to the
+/// subcommand, and says whether the verdict was positive (exit 0) or negative (exit 1).
 pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
     let style = style(&cli.output);
     let mut r = renderer(style, use_color(cli.output.color));

@@ -12,6 +12,7 @@ lines and lines starting with # are skipped).
 Exit status: 0 success, 1 a negative verdict (op --check, ulp-diff --max), 2 a usage or
 input error.";
 
+/// The whole command line, as clap parses it; [`crate::app::run`] turns it into requests.
 #[derive(Debug, Parser)]
 #[command(
     name = "d3dfloat",
@@ -25,8 +26,10 @@ case-insensitive. Rules follow the Direct3D 11.3 functional specification.",
     propagate_version = true
 )]
 pub struct Cli {
+    /// The output style and colour, shared by every subcommand.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// The subcommand and its own arguments.
     #[command(subcommand)]
     pub command: Command,
 }
@@ -49,6 +52,10 @@ pub struct OutputArgs {
     pub color: ColorChoice,
 }
 
+/// `--color`: when the human output is coloured: `auto` (a terminal, without `NO_COLOR` or
+/// `TERM=dumb`; see [`crate::app::use_color`]), `always` (also into a pipe) or `never`. The
+/// variants carry no doc comments on purpose: clap would print them in `--help`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,
@@ -56,6 +63,7 @@ pub enum ColorChoice {
     Never,
 }
 
+/// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Bits to fields, class and exact value
@@ -128,6 +136,7 @@ Examples:
   d3dfloat convert sky.exr --to r11g11b10 -o sky.dds
   d3dfloat convert --from f32 --to rgb9e5 --channels 4 --rounding rtz < rgba.bin > out.bin";
 
+/// `convert`'s arguments.
 #[derive(Debug, Args)]
 pub struct ConvertArgs {
     /// Source format (needed for raw input; a container knows its own)
@@ -166,8 +175,9 @@ rsq rcp exp log frc round_ne round_ni round_pi round_z sincos eq ne lt ge ftoi f
 utof f16tof32 f32tof16 dtof ftod; conveniences that are not D3D instructions: sub (add
 with a negated operand), gt and le (lt and ge with swapped operands), sin and cos (sincos
 with one destination). --fmt f16: the arithmetic ones under the float16 rules (3.1.5).
---fmt f64 or the spec names: dadd dmul ddiv drcp dfma dmin dmax deq dge dlt dne (also
-add mul div rcp fma/mad min max eq ne lt ge with --fmt f64).
+--fmt f64 or the spec names: dadd dmul ddiv drcp dfma dmin dmax deq dge dlt dne, with the
+conveniences dsub dgt dle (also add sub mul div rcp fma/mad min max eq ne lt ge gt le with
+--fmt f64).
 
 ARGs are values (0.1, 1e-40, 0x1.8p+3, inf, nan, -0, max, min-normal, ...), rounded to
 nearest-even into the format, or bits written 0x and exactly the format's width in hex
@@ -186,6 +196,7 @@ Examples:
   d3dfloat op --fmt f16 dp3 1,2,3 0.1,0.2,0.3
   printf 'mul 3 0.1 = 0x3e99999a\\nsqrt 2 = 0x3fb504f4\\n' | d3dfloat op --plain";
 
+/// `op`'s arguments.
 #[derive(Debug, Args)]
 pub struct OpArgs {
     /// Working format: f32, f16 or f64 (the double instruction names imply f64)
@@ -227,6 +238,7 @@ Examples:
   d3dfloat probe --ops add,mul,mad --count 100000 --emit-log add.log
   d3dfloat probe --json | jq 'select(.kind == \"op\" and .violate > 0)'";
 
+/// `probe`'s arguments.
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
     /// Device: an index from --list-devices or part of its name [default: the first]
@@ -252,6 +264,7 @@ pub struct ProbeArgs {
     pub seed: u64,
 }
 
+/// `--rules`: which Direct3D version's arithmetic rules `op` and `probe` apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RulesArg {
     /// Direct3D 11 and later: 0.5 ULP for 32-bit add, subtract and multiply (3.1.3.1)
@@ -299,6 +312,7 @@ Examples:
   printf '1 1.0000001\\n0x00000001 0\\n' | d3dfloat ulp-diff --json
   d3dfloat ulp-diff --files expected.bin actual.bin --max 2";
 
+/// `ulp-diff`'s arguments.
 #[derive(Debug, Args)]
 pub struct UlpDiffArgs {
     /// Format of A and B (or of the buffers' elements)
@@ -318,6 +332,7 @@ pub struct UlpDiffArgs {
     pub values: Vec<String>,
 }
 
+/// `decode`'s arguments.
 #[derive(Debug, Args)]
 pub struct DecodeArgs {
     /// Format of the patterns
@@ -328,6 +343,7 @@ pub struct DecodeArgs {
     pub bits: Vec<String>,
 }
 
+/// `encode`'s arguments.
 #[derive(Debug, Args)]
 pub struct EncodeArgs {
     /// Target format
@@ -344,6 +360,7 @@ pub struct EncodeArgs {
     pub values: Vec<String>,
 }
 
+/// `--rounding`: the rounding mode of `encode` and `convert`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RoundingArg {
     /// Round to nearest, ties to even; overflow to infinity (IEEE default)
@@ -368,6 +385,7 @@ impl From<RoundingArg> for Rounding {
     }
 }
 
+/// The hidden `generate` subcommand's arguments (completions and man pages).
 #[derive(Debug, Args)]
 pub struct GenerateArgs {
     /// What to write
@@ -377,6 +395,10 @@ pub struct GenerateArgs {
     pub dir: std::path::PathBuf,
 }
 
+/// What `generate` writes: shell `completions` (bash, zsh, fish, elvish, PowerShell) or
+/// `man` pages (one per subcommand). No doc comments on the variants, so `--help` stays as
+/// it is.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum GenerateWhat {
     Completions,

@@ -48,6 +48,7 @@ pub struct Residue {
 }
 
 impl Residue {
+    /// Nothing was discarded.
     pub const EXACT: Residue = Residue {
         vs_half: Ordering::Less,
         nonzero: false,
@@ -55,6 +56,7 @@ impl Residue {
 }
 
 impl Ratio {
+    /// Zero (`0/1`).
     pub fn zero() -> Ratio {
         Ratio {
             num: BigUint::zero(),
@@ -62,6 +64,7 @@ impl Ratio {
         }
     }
 
+    /// An integer, as `n/1`.
     pub fn from_integer(n: impl Into<BigUint>) -> Ratio {
         Ratio {
             num: n.into(),
@@ -96,18 +99,22 @@ impl Ratio {
         }
     }
 
+    /// The numerator, in lowest terms.
     pub fn numer(&self) -> &BigUint {
         &self.num
     }
 
+    /// The denominator, in lowest terms (never zero).
     pub fn denom(&self) -> &BigUint {
         &self.den
     }
 
+    /// Whether the ratio is zero.
     pub fn is_zero(&self) -> bool {
         self.num.is_zero()
     }
 
+    /// The exact sum.
     pub fn add(&self, other: &Ratio) -> Ratio {
         if self.den == other.den {
             return Ratio::new(&self.num + &other.num, self.den.clone());
@@ -130,6 +137,7 @@ impl Ratio {
         }
     }
 
+    /// The exact product.
     pub fn mul(&self, other: &Ratio) -> Ratio {
         Ratio::new(&self.num * &other.num, &self.den * &other.den)
     }
@@ -264,14 +272,21 @@ pub enum Number {
     /// fraction bit), so payloads carry across formats the way F16C and the `half` crate
     /// carry them: the top bits survive, the bottom bits are truncated.
     Nan {
+        /// The sign bit.
         neg: bool,
+        /// The fraction field, left-aligned in 64 bits.
         payload: u64,
     },
+    /// An infinity.
     Infinity {
+        /// Whether it is negative infinity.
         neg: bool,
     },
+    /// A finite value, zero included: a sign and an exact magnitude.
     Finite {
+        /// The sign (`-0` has `neg: true` and a zero magnitude).
         neg: bool,
+        /// The magnitude.
         mag: Ratio,
     },
 }
@@ -283,10 +298,12 @@ impl Number {
         payload: 1 << 63,
     };
 
+    /// A finite number from its sign and magnitude.
     pub fn finite(neg: bool, mag: Ratio) -> Number {
         Number::Finite { neg, mag }
     }
 
+    /// A zero of the given sign.
     pub fn zero(neg: bool) -> Number {
         Number::Finite {
             neg,
@@ -294,16 +311,19 @@ impl Number {
         }
     }
 
+    /// Whether it is a NaN.
     pub fn is_nan(&self) -> bool {
         matches!(self, Number::Nan { .. })
     }
 
+    /// Whether the sign is negative (`-0`, `-inf` and a NaN with its sign bit set included).
     pub fn is_negative(&self) -> bool {
         match self {
             Number::Nan { neg, .. } | Number::Infinity { neg } | Number::Finite { neg, .. } => *neg,
         }
     }
 
+    /// The number with its sign flipped (NaN and zero included).
     pub fn negate(&self) -> Number {
         match self.clone() {
             Number::Nan { neg, payload } => Number::Nan { neg: !neg, payload },

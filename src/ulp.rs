@@ -603,7 +603,8 @@ impl Summary {
         self.histogram[0] += n;
     }
 
-    /// One comparison. `a_nan`/`b_nan` tell which side is NaN when `distance` is `None`.
+    /// One comparison. When `sample.distance` is `None` (a NaN is involved), `both_nan` tells
+    /// NaN against NaN from NaN against a number.
     pub fn record(&mut self, sample: Sample, both_nan: bool) {
         self.compared += 1;
         let Some(d) = sample.distance else {

@@ -1,4 +1,4 @@
-//! The scriptable contract of the command line (README "Output contract", "Exit codes"):
+//! The scriptable contract of the command line (docs/output-contract.md):
 //! JSON keys and values parsed with serde_json, CSV header and rows, the one-line errors
 //! with exit code 2, streaming and broken pipes, colour only where asked, and negative
 //! values anywhere on the command line.
@@ -591,6 +591,15 @@ fn colour_only_where_asked() {
         assert!(
             !human(args, &[("D3DFLOAT_TEST_TERM", "1"), ("NO_COLOR", "1")]).contains(ESC),
             "{args:?} NO_COLOR"
+        );
+        // Any non-empty NO_COLOR, even "0" (no-color.org); an empty one is unset.
+        assert!(
+            !human(args, &[("D3DFLOAT_TEST_TERM", "1"), ("NO_COLOR", "0")]).contains(ESC),
+            "{args:?} NO_COLOR=0"
+        );
+        assert!(
+            human(args, &[("D3DFLOAT_TEST_TERM", "1"), ("NO_COLOR", "")]).contains(ESC),
+            "{args:?} NO_COLOR empty"
         );
         // TERM=dumb too.
         assert!(

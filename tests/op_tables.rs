@@ -4,9 +4,10 @@
 //! what the cell says.
 //!
 //! The tables assume no overflow or underflow, so finite operands are drawn from moderate
-//! magnitudes. Two tables contradict §3.1.4 (README oddities 3 and 4): `ddiv` and `drcp`
-//! read a double denorm as zero. There the tool allows both readings, so those cells are
-//! checked as "the table's result is allowed" rather than "only the table's result".
+//! magnitudes. Two tables contradict §3.1.4 (docs/rules.md, "Where the spec contradicts
+//! itself"): `ddiv` and `drcp` read a double denorm as zero. There the tool allows both
+//! readings, so those cells are checked as "the table's result is allowed" rather than
+//! "only the table's result".
 
 use std::path::PathBuf;
 

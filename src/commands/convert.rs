@@ -21,8 +21,11 @@ use crate::render::{Renderer, Style};
 pub struct ConvertRequest {
     /// Source format; required for raw input, checked against a container's own.
     pub from: Option<Format>,
+    /// Target format.
     pub to: Format,
+    /// `--channels`: floats per texel beside a packed format (3 or 4); `None` for the default.
     pub channels: Option<usize>,
+    /// Rounding mode and saturation.
     pub opts: RoundOptions,
     /// `None` or `-`: stdin.
     pub input: Option<PathBuf>,
@@ -32,6 +35,7 @@ pub struct ConvertRequest {
     pub progress: bool,
     /// What an `.hdr` or `.exr` header may declare.
     pub limits: image_in::ImageLimits,
+    /// The output style of the summary.
     pub style: Style,
 }
 
@@ -86,6 +90,8 @@ impl Sink {
     }
 }
 
+/// Converts the input into the output and renders the summary; a failure leaves no partial
+/// output file.
 pub fn run(
     req: &ConvertRequest,
     r: &mut dyn Renderer,

@@ -10,7 +10,9 @@ use crate::render::Renderer;
 
 /// What `decode` was asked: patterns of one format, or stdin when `inputs` is empty.
 pub struct DecodeRequest {
+    /// The format of the patterns.
     pub format: Format,
+    /// Patterns as typed; stdin lines when empty.
     pub inputs: Vec<String>,
 }
 
@@ -18,6 +20,8 @@ fn read(format: &Format, origin: Origin, text: &str) -> Result<u64, BadInput> {
     parse_bits(text, format.name(), format.width()).map_err(|e| BadInput::new(origin, text, e))
 }
 
+/// Decodes every pattern (arguments first, all checked before anything is written; or
+/// stdin, streamed) and renders each.
 pub fn run(
     req: &DecodeRequest,
     r: &mut dyn Renderer,

@@ -12,10 +12,13 @@ use crate::render::{Renderer, Style};
 
 /// What `encode` was asked.
 pub struct EncodeRequest {
+    /// The target format.
     pub format: Format,
+    /// Rounding mode and saturation.
     pub opts: RoundOptions,
     /// Values as typed; stdin when empty.
     pub inputs: Vec<String>,
+    /// The output style (`--plain` writes bare patterns).
     pub style: Style,
 }
 
@@ -87,6 +90,7 @@ fn encode_line(
     Ok(())
 }
 
+/// Encodes every value (three per word for the packed formats) and renders each.
 pub fn run(
     req: &EncodeRequest,
     r: &mut dyn Renderer,

@@ -6,7 +6,9 @@ use std::io::{self, BufRead, Write};
 /// Where one input came from, for error messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {
+    /// The Nth command-line argument of its kind.
     Argument(usize),
+    /// The Nth line of stdin.
     Line(usize),
 }
 
@@ -24,12 +26,16 @@ impl fmt::Display for Origin {
 #[derive(Debug, thiserror::Error)]
 #[error("{origin}: {}: {message}", echo(text))]
 pub struct BadInput {
+    /// Where the input came from.
     pub origin: Origin,
+    /// The input as read.
     pub text: String,
+    /// Why it could not be read.
     pub message: String,
 }
 
 impl BadInput {
+    /// An input error from its origin, its text and the reason.
     pub fn new(origin: Origin, text: &str, message: impl fmt::Display) -> BadInput {
         BadInput {
             origin,

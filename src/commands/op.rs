@@ -11,11 +11,15 @@ use crate::render::{Renderer, Style};
 
 /// What `op` was asked.
 pub struct OpCommand {
+    /// The working format (`--fmt`).
     pub format: Format,
+    /// `--rules`: the D3D version's rule set.
     pub rules: RuleSet,
+    /// `--check RESULT`: a claimed result to judge.
     pub check: Option<String>,
     /// `OP ARG...`; stdin lines when empty.
     pub words: Vec<String>,
+    /// The output style; a checked batch writes its summary to stderr in the script styles.
     pub style: Style,
 }
 
@@ -39,6 +43,8 @@ fn argument_error(e: OpError, words: &[String]) -> anyhow::Error {
     }
 }
 
+/// Evaluates one instruction, or every `OP ARG... [= RESULT]` line of stdin, and renders
+/// each; negative when a checked result does not conform.
 pub fn run(req: &OpCommand, r: &mut dyn Renderer, out: &mut dyn Write) -> anyhow::Result<Verdict> {
     let fmt = match req.format {
         Format::Float(f) if matches!(f.name, "f32" | "f16" | "f64") => f,

@@ -16,13 +16,21 @@ use crate::render::probe::ProbeRenderer;
 
 /// What `probe` was asked.
 pub struct ProbeCommand {
+    /// `--device`: an index or part of a name; the first device when `None`.
     pub device: Option<String>,
+    /// `--list-devices`: list the devices instead of probing.
     pub list_devices: bool,
+    /// `--ops`: instruction names; every one when empty.
     pub ops: Vec<String>,
+    /// `--count`: at least this many lines per instruction.
     pub count: usize,
+    /// `--rules`: the rule set results are judged by.
     pub rules: RuleSet,
+    /// `--emit-log FILE`: write every line as `OP ARG... = RESULT`.
     pub emit_log: Option<PathBuf>,
+    /// `--seed`: the seed of the random inputs.
     pub seed: u64,
+    /// The output style.
     pub style: Style,
 }
 
@@ -35,6 +43,8 @@ fn probe_error(e: ProbeError) -> anyhow::Error {
     anyhow::anyhow!("probe: {e}")
 }
 
+/// Opens the device (or the test hook's fake one), runs the kernels, judges and renders
+/// the report; negative when any result violates the rules.
 pub fn run(
     req: &ProbeCommand,
     r: &mut dyn ProbeRenderer,

@@ -18,7 +18,9 @@ use crate::ulp::{
 
 /// What `ulp-diff` was asked.
 pub struct UlpDiffRequest {
+    /// The format of A and B.
     pub format: Format,
+    /// Whether f32 subnormals count as zero.
     pub opts: DiffOptions,
     /// `--max N`: a distance beyond N (or a NaN) is a negative verdict.
     pub limit: Option<u64>,
@@ -40,6 +42,8 @@ fn verdict(failed: bool) -> Verdict {
     }
 }
 
+/// Measures every pair (arguments, stdin lines or two buffers) and renders each and the
+/// summary; negative when `--max` is exceeded or a NaN is involved.
 pub fn run(
     req: &UlpDiffRequest,
     r: &mut dyn Renderer,

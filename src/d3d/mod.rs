@@ -130,13 +130,16 @@ const F64_NAMES: &[(&str, Op)] = &[
     ("dle", Op::Le),
 ];
 
-/// The names completions and help list.
+/// Every instruction name `op` accepts: the f32 names, then the double ones (spec names and
+/// the conveniences `dsub`, `dgt`, `dle`), as `d3dfloat op --help` lists them. Nothing in
+/// the tool reads it (the names are resolved through the tables above); it is for library
+/// users, and a doc test in `lib.rs` checks that every entry parses.
 pub const OP_NAMES: &[&str] = &[
     "add", "sub", "mul", "div", "mad", "dp2", "dp3", "dp4", "min", "max", "sqrt", "rsq", "rcp",
     "exp", "log", "frc", "round_ne", "round_ni", "round_pi", "round_z", "sincos", "sin", "cos",
     "eq", "ne", "lt", "ge", "gt", "le", "ftoi", "ftou", "itof", "utof", "f16tof32", "f32tof16",
-    "dtof", "ftod", "fma", "dadd", "dmul", "ddiv", "drcp", "dfma", "dmin", "dmax", "deq", "dge",
-    "dlt", "dne",
+    "dtof", "ftod", "fma", "dadd", "dsub", "dmul", "ddiv", "drcp", "dfma", "dmin", "dmax", "deq",
+    "dge", "dlt", "dne", "dgt", "dle",
 ];
 
 /// Why an instruction could not be evaluated.

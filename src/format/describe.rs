@@ -6,7 +6,9 @@ use super::descriptor::{Class, FloatFormat};
 /// A note on how Direct3D treats a pattern, with the spec section it comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Note {
+    /// The spec section (`3.1.3.2`).
     pub section: &'static str,
+    /// The note, one sentence.
     pub text: String,
 }
 

@@ -10,8 +10,11 @@ pub struct FloatFormat {
     pub name: &'static str,
     /// Whether there is a sign bit (f11 and f10 have none, §3.1.6).
     pub signed: bool,
+    /// Width of the exponent field in bits.
     pub exp_bits: u32,
+    /// Width of the fraction field in bits (the stored significand, without the hidden bit).
     pub frac_bits: u32,
+    /// Exponent bias: the stored field minus the bias is the power of two of a normal value.
     pub bias: i32,
     /// Whether D3D arithmetic flushes this format's subnormals to signed zero on input and
     /// output (f32 only, §3.1.3.2; f16 §3.1.5, f11/f10 §3.1.6 and f64 §3.1.4 keep them).
@@ -39,6 +42,7 @@ pub enum Arithmetic {
     None,
 }
 
+/// IEEE binary64 (`double`); D3D arithmetic keeps its denorms (§3.1.4).
 pub const F64: FloatFormat = FloatFormat {
     name: "f64",
     signed: true,
@@ -51,6 +55,7 @@ pub const F64: FloatFormat = FloatFormat {
     arithmetic: Arithmetic::Double,
 };
 
+/// IEEE binary32 (`float`); D3D arithmetic flushes its denorms to signed zero (§3.1.3.2).
 pub const F32: FloatFormat = FloatFormat {
     name: "f32",
     signed: true,
@@ -63,6 +68,7 @@ pub const F32: FloatFormat = FloatFormat {
     arithmetic: Arithmetic::Float32,
 };
 
+/// IEEE binary16 (`half`); denorms kept (§3.1.5).
 pub const F16: FloatFormat = FloatFormat {
     name: "f16",
     signed: true,
@@ -75,6 +81,7 @@ pub const F16: FloatFormat = FloatFormat {
     arithmetic: Arithmetic::Float16,
 };
 
+/// float11: no sign, 5 exponent bits (bias 15), 6 fraction bits (§3.1.6).
 pub const F11: FloatFormat = FloatFormat {
     name: "f11",
     signed: false,
@@ -87,6 +94,7 @@ pub const F11: FloatFormat = FloatFormat {
     arithmetic: Arithmetic::None,
 };
 
+/// float10: no sign, 5 exponent bits (bias 15), 5 fraction bits (§3.1.6).
 pub const F10: FloatFormat = FloatFormat {
     name: "f10",
     signed: false,
@@ -102,10 +110,15 @@ pub const F10: FloatFormat = FloatFormat {
 /// Which of the five IEEE classes a bit pattern falls in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Class {
+    /// Positive or negative zero.
     Zero,
+    /// A subnormal (denormal): exponent field zero, fraction non-zero.
     Subnormal,
+    /// A normal value.
     Normal,
+    /// Positive or negative infinity.
     Infinity,
+    /// Not a number.
     Nan,
 }
 
@@ -125,6 +138,7 @@ impl Class {
 /// The three fields of a bit pattern.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fields {
+    /// Whether the sign bit is set (always false for unsigned formats).
     pub sign: bool,
     /// Biased exponent field.
     pub exponent: u32,
@@ -157,6 +171,7 @@ impl FloatFormat {
         self.frac_bits + 1
     }
 
+    /// The all-ones exponent field (infinity and NaN).
     pub const fn max_exp_field(&self) -> u32 {
         (1 << self.exp_bits) - 1
     }
@@ -183,6 +198,7 @@ impl FloatFormat {
         }
     }
 
+    /// Splits a pattern into its sign, exponent and fraction fields.
     pub fn fields(&self, bits: u64) -> Fields {
         Fields {
             sign: bits & self.sign_bit() != 0,
@@ -191,11 +207,13 @@ impl FloatFormat {
         }
     }
 
+    /// Builds a pattern from its fields (the sign is ignored by unsigned formats).
     pub fn assemble(&self, sign: bool, exponent: u32, fraction: u64) -> u64 {
         let s = if sign { self.sign_bit() } else { 0 };
         s | ((exponent as u64) << self.frac_bits) | (fraction & self.frac_mask())
     }
 
+    /// The class of a pattern.
     pub fn class(&self, bits: u64) -> Class {
         let f = self.fields(bits);
         match (f.exponent, f.fraction) {
@@ -270,18 +288,22 @@ impl FloatFormat {
         if f.sign { -mag } else { mag }
     }
 
+    /// The pattern of the largest finite value.
     pub fn max_finite(&self) -> u64 {
         self.assemble(false, self.max_exp_field() - 1, self.frac_mask())
     }
 
+    /// The pattern of the smallest positive normal value.
     pub fn min_normal(&self) -> u64 {
         self.assemble(false, 1, 0)
     }
 
+    /// The pattern of the smallest positive subnormal value.
     pub fn min_subnormal(&self) -> u64 {
         1
     }
 
+    /// The pattern of positive or negative infinity.
     pub fn infinity(&self, neg: bool) -> u64 {
         self.assemble(neg, self.max_exp_field(), 0)
     }

@@ -13,11 +13,14 @@ use crate::exact::{Number, Ratio};
 /// One channel of a result: a pattern of a float format, or an RGB9E5 channel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Channel {
+    /// A pattern of a float format (each channel of R11G11B10 is an f11 or f10).
     Float(FloatFormat, u64),
+    /// A channel of an RGB9E5 word: a mantissa and the shared exponent.
     Rgb9e5(Rgb9e5Channel),
 }
 
 impl Channel {
+    /// The channel's exact value.
     pub fn value(&self) -> Number {
         match self {
             Channel::Float(f, bits) => f.value(*bits),
@@ -79,12 +82,17 @@ pub struct RoundingError {
 /// A value (or three, for the packed words) rounded into a format.
 #[derive(Clone, Debug)]
 pub struct Encoding {
+    /// The target format.
     pub format: Format,
     /// The inputs as the user wrote them.
     pub inputs: Vec<String>,
+    /// The inputs, read exactly.
     pub values: Vec<Number>,
+    /// The rounding mode and whether overflow saturates.
     pub opts: RoundOptions,
+    /// The resulting pattern (a 32-bit word for the packed formats).
     pub bits: u64,
+    /// What the rounding did, one entry per channel.
     pub outcomes: Vec<Outcome>,
 }
 
@@ -126,10 +134,12 @@ fn encode_bits(format: &Format, values: &[Number], opts: RoundOptions) -> (u64, 
 }
 
 impl Encoding {
+    /// The result's channels (one for a float format, three for a packed word).
     pub fn channels(&self) -> Vec<Channel> {
         channels(&self.format, self.bits)
     }
 
+    /// Whether every channel was represented exactly.
     pub fn exact(&self) -> bool {
         self.outcomes.iter().all(|o| o.exact)
     }

@@ -13,6 +13,7 @@ pub use round::{Outcome, RoundOptions, Rounded, Rounding, round_f64, round_numbe
 /// Any format the tool can name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// A float format (f64, f32, f16, f11, f10).
     Float(FloatFormat),
     /// DXGI_FORMAT_R11G11B10_FLOAT (§19.3.3).
     R11G11B10,
@@ -45,6 +46,7 @@ const NAMES: &[(&str, Format)] = &[
     ("r9g9b9e5_sharedexp", Format::Rgb9e5),
 ];
 
+/// A format name that names no format.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown format '{0}' (expected one of f64, f32, f16, f11, f10, r11g11b10, rgb9e5)")]
 pub struct UnknownFormat(pub String);
@@ -64,6 +66,7 @@ impl std::str::FromStr for Format {
 }
 
 impl Format {
+    /// The canonical short name (`f16`, `r11g11b10`).
     pub fn name(&self) -> &'static str {
         match self {
             Format::Float(f) => f.name,
@@ -80,6 +83,7 @@ impl Format {
         }
     }
 
+    /// Hex digits of the script form of a pattern: `ceil(width / 4)`.
     pub fn hex_digits(&self) -> usize {
         self.width().div_ceil(4) as usize
     }
@@ -94,7 +98,9 @@ pub fn hex_bits(bits: u64, width: u32) -> String {
 /// batch hot paths write it straight into their output buffers).
 #[derive(Clone, Copy, Debug)]
 pub struct HexBits {
+    /// The pattern.
     pub bits: u64,
+    /// The format's width in bits, which fixes the number of hex digits.
     pub width: u32,
 }
 

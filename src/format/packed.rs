@@ -37,6 +37,7 @@ pub fn r11g11b10_encode(values: &[Number; 3], opts: RoundOptions) -> (u32, [Outc
 
 /// Bits of each RGB9E5 mantissa and of the shared exponent.
 pub const RGB9E5_MANTISSA_BITS: u32 = 9;
+/// Bias of RGB9E5's shared exponent field.
 pub const RGB9E5_EXP_BIAS: i32 = 15;
 /// Largest RGB9E5 mantissa, 511; the largest channel value is `511 * 2^(31-24)` = 65408.
 pub const RGB9E5_MAX_MANTISSA: u32 = (1 << RGB9E5_MANTISSA_BITS) - 1;
@@ -45,16 +46,19 @@ pub const RGB9E5_MAX_MANTISSA: u32 = (1 << RGB9E5_MANTISSA_BITS) - 1;
 /// with no implied leading one (§19.3.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rgb9e5Channel {
+    /// The channel's 9-bit mantissa (no implied leading one).
     pub mantissa: u32,
     /// The shared (biased) exponent field.
     pub exponent: u32,
 }
 
 impl Rgb9e5Channel {
+    /// The exact value, `mantissa * 2^(exponent - 24)`.
     pub fn value(&self) -> Ratio {
         Ratio::dyadic(self.mantissa, self.exponent as i64 - 24)
     }
 
+    /// The value as an `f64` (exact: 9 bits times a power of two).
     pub fn to_f64(&self) -> f64 {
         self.mantissa as f64 * 2f64.powi(self.exponent as i32 - 24)
     }
@@ -69,6 +73,7 @@ pub fn rgb9e5_split(word: u32) -> [Rgb9e5Channel; 3] {
     })
 }
 
+/// Builds an RGB9E5 word from three mantissas and the shared exponent field (§19.3.2).
 pub fn rgb9e5_join(mantissas: [u32; 3], exponent: u32) -> u32 {
     mantissas[0] | (mantissas[1] << 9) | (mantissas[2] << 18) | (exponent << 27)
 }

@@ -3,7 +3,7 @@
 //! Two front ends feed one back end: [`round_number`] takes an exact [`Number`] (any decimal
 //! a user types, any result of exact arithmetic), [`round_f64`] takes an `f64` (the bulk
 //! conversion path). Both reduce the value to an integer significand plus a [`Residue`]
-//! and hand it to [`finish`], where the rounding decision and the overflow rule live once.
+//! and hand it to `finish`, where the rounding decision and the overflow rule live once.
 
 use std::cmp::Ordering;
 
@@ -27,6 +27,7 @@ pub enum Rounding {
 }
 
 impl Rounding {
+    /// Every mode, in the order the output lists them.
     pub const ALL: [Rounding; 4] = [
         Rounding::NearestEven,
         Rounding::TowardZero,
@@ -76,6 +77,7 @@ impl Rounding {
 /// How a rounding treats values beyond the largest finite one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RoundOptions {
+    /// The rounding mode.
     pub mode: Rounding,
     /// Finite inputs never become infinity: overflow gives the largest finite value in
     /// every mode (what DirectXMath and Mesa do when packing R11G11B10).
@@ -83,6 +85,7 @@ pub struct RoundOptions {
 }
 
 impl RoundOptions {
+    /// The options of a mode, without saturation.
     pub const fn new(mode: Rounding) -> RoundOptions {
         RoundOptions {
             mode,
@@ -113,7 +116,9 @@ pub struct Outcome {
 /// A rounded pattern and what the rounding did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rounded {
+    /// The rounded pattern.
     pub bits: u64,
+    /// What the rounding did.
     pub outcome: Outcome,
 }
 

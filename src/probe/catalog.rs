@@ -9,16 +9,20 @@ use crate::format::{F16, F32, F64, FloatFormat};
 pub enum Lane {
     /// A half in the low 16 bits of a 32-bit word.
     F16,
+    /// A 32-bit float.
     F32,
     /// A double in two consecutive words, low word first.
     F64,
+    /// A 32-bit signed integer.
     I32,
+    /// A 32-bit unsigned integer.
     U32,
     /// A comparison result: `0xffffffff` or `0`.
     Mask,
 }
 
 impl Lane {
+    /// 32-bit words a value of this lane takes.
     pub fn words(self) -> usize {
         match self {
             Lane::F64 => 2,
@@ -59,6 +63,7 @@ pub enum Family {
 }
 
 impl Family {
+    /// The family's name in reports (`f32`, `f16`, `f64`).
     pub fn name(self) -> &'static str {
         match self {
             Family::F32 => "f32",
@@ -73,13 +78,17 @@ impl Family {
 pub struct Kernel {
     /// The name `op` reads (`dadd` for the double add).
     pub name: &'static str,
+    /// The instruction.
     pub op: Op,
     /// The working format of the `op` request (`--fmt`).
     pub format: FloatFormat,
+    /// Which device feature the kernel needs (f16 and f64 may be missing).
     pub family: Family,
     /// Source operands and components per operand.
     pub operands: usize,
+    /// Components per operand (dp2/dp3/dp4 take vectors).
     pub width: usize,
+    /// How each operand component travels in the input buffer.
     pub input: Lane,
     /// One lane per result (sincos has two).
     pub outputs: Vec<Lane>,
@@ -118,10 +127,12 @@ impl Kernel {
         self.operands * self.width
     }
 
+    /// 32-bit words of input per line.
     pub fn input_words(&self) -> usize {
         self.input_components() * self.input.words()
     }
 
+    /// 32-bit words of output per line.
     pub fn output_words(&self) -> usize {
         self.outputs.iter().map(|l| l.words()).sum()
     }

@@ -7,6 +7,7 @@ use super::{Device, DeviceInfo, FloatControls, ProbeError};
 use crate::d3d::Op;
 use half::f16;
 
+/// The in-process device: exact IEEE results, with or without f32 flushing.
 pub struct Fake {
     info: DeviceInfo,
     flush: bool,

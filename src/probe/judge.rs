@@ -11,7 +11,9 @@ use crate::format::Class;
 /// A kind of violation, how often it happened, and one line that shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClassCount {
+    /// The class's name (`f32 denormal operand not flushed`).
     pub class: String,
+    /// How many lines fell in it.
     pub count: u64,
     /// An `op` command line that reproduces the verdict (`d3dfloat op ... --check R`).
     pub example: String,
@@ -20,24 +22,31 @@ pub struct ClassCount {
 /// The verdict on one instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpReport {
+    /// The name `op` reads.
     pub name: &'static str,
     /// `f32`, `f16`, `f64`, or `a->b` for a conversion.
     pub format: String,
+    /// The family, for the device feature it needs.
     pub family: super::Family,
+    /// Lines run.
     pub lines: u64,
+    /// Lines whose result conforms.
     pub conform: u64,
+    /// Lines whose result violates the rules.
     pub violate: u64,
     /// The largest distance, in ULPs of the result format, of a conforming result from the
     /// correctly rounded one.
     pub max_ulps: u64,
     /// Most frequent first.
     pub classes: Vec<ClassCount>,
+    /// Why the instruction did not run (a missing device feature), if it did not.
     pub skipped: Option<String>,
     /// Every line as `OP ARG... = RESULT`, when asked for.
     pub log: Vec<String>,
 }
 
 impl OpReport {
+    /// The report of an instruction the device could not run.
     pub fn skipped(k: &Kernel, reason: String) -> OpReport {
         OpReport {
             name: k.name,

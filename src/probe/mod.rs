@@ -41,7 +41,9 @@ pub struct FloatControls {
     pub denorm_preserve_f64: bool,
     /// `SignedZeroInfNanPreserve` for 16, 32 and 64 bits: no fast-math on zeros, inf, NaN.
     pub signed_zero_inf_nan_f16: bool,
+    /// `SignedZeroInfNanPreserve 32`.
     pub signed_zero_inf_nan_f32: bool,
+    /// `SignedZeroInfNanPreserve 64`.
     pub signed_zero_inf_nan_f64: bool,
     /// `RoundingModeRTZ 16`: the float-to-half conversion of f32tof16 rounds toward zero.
     pub rounding_rtz_f16: bool,
@@ -68,14 +70,21 @@ impl FloatControls {
 /// What is known of a device before anything runs on it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeviceInfo {
+    /// The device's index in `--list-devices`.
     pub index: usize,
+    /// The device's name.
     pub name: String,
     /// The driver's name and its own version text (`llvmpipe`, `Mesa 22.3.6 (LLVM 15.0.6)`).
     pub driver: String,
+    /// The driver's own version text.
     pub driver_version: String,
+    /// The Vulkan API version the device supports.
     pub api_version: String,
+    /// `cpu`, `integrated-gpu`, `discrete-gpu`, `virtual-gpu` or `other`.
     pub device_type: String,
+    /// Whether the device has `shaderFloat16`.
     pub float16: bool,
+    /// Whether the device has `shaderFloat64`.
     pub float64: bool,
     /// Every float control D3D wants, as supported; all supported ones are requested.
     pub float_controls: FloatControls,
@@ -84,6 +93,7 @@ pub struct DeviceInfo {
 /// Runs kernels. `run` gets `lines` lines of operands (the kernel's input words per line)
 /// and returns `lines` lines of result words.
 pub trait Device {
+    /// What is known of the device.
     fn info(&self) -> &DeviceInfo;
     /// Why this device cannot run the kernel, if it cannot (a missing feature).
     fn unsupported(&self, k: &Kernel) -> Option<String> {
@@ -94,15 +104,20 @@ pub trait Device {
             _ => None,
         }
     }
+    /// Runs `lines` lines of the kernel and returns their result words.
     fn run(&mut self, k: &Kernel, words: &[u32], lines: usize) -> Result<Vec<u32>, ProbeError>;
 }
 
 /// What a probe was asked.
 #[derive(Clone, Debug)]
 pub struct ProbeRequest {
+    /// The instructions to run.
     pub kernels: Vec<Kernel>,
+    /// At least this many lines per instruction.
     pub count: usize,
+    /// The rule set results are judged by.
     pub rules: RuleSet,
+    /// The seed of the random inputs.
     pub seed: u64,
     /// Keep every `OP ARG... = RESULT` line for `--emit-log`.
     pub keep_log: bool,
@@ -111,17 +126,23 @@ pub struct ProbeRequest {
 /// The whole run: the device, then one report per instruction.
 #[derive(Clone, Debug)]
 pub struct ProbeReport {
+    /// The device probed.
     pub device: DeviceInfo,
+    /// The rule set results were judged by.
     pub rules: RuleSet,
+    /// One report per instruction.
     pub ops: Vec<OpReport>,
+    /// Wall-clock time of the run.
     pub seconds: f64,
 }
 
 impl ProbeReport {
+    /// Lines run over every instruction.
     pub fn lines(&self) -> u64 {
         self.ops.iter().map(|o| o.lines).sum()
     }
 
+    /// Violating lines over every instruction.
     pub fn violate(&self) -> u64 {
         self.ops.iter().map(|o| o.violate).sum()
     }

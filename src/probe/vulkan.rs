@@ -84,6 +84,7 @@ impl Vulkan {
         Ok(vulkan)
     }
 
+    /// Every device the loader found, in `--list-devices` order.
     pub fn devices(&self) -> Vec<DeviceInfo> {
         self.physical.iter().map(|(_, i)| i.clone()).collect()
     }
