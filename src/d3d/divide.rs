@@ -104,7 +104,7 @@ impl Ctx {
     pub(super) fn two_step_divide<V: StepValue>(&mut self, a: &V, b: &V) -> Option<AllowedSet> {
         self.div_rule();
         let rcp_tol = reciprocal_tolerance(self.f.arithmetic);
-        let x = V::quotient(&V::of_bits(&self.f, self.one_bits()), b)?;
+        let x = V::quotient(&V::one(), b)?;
         let (rset, _) = self.tolerance_around::<V>(&x, rcp_tol)?;
         let (tol, tol_rule) = self.unfused();
         let mut out = AllowedSet::empty();

@@ -45,6 +45,7 @@ pub trait StepValue: Clone {
     fn nan() -> Self;
     fn zero(neg: bool) -> Self;
     fn infinity(neg: bool) -> Self;
+    fn one() -> Self;
     /// `|x| == 1`.
     fn unit(&self) -> bool;
     fn flip(&self) -> Self;
@@ -129,6 +130,9 @@ impl StepValue for Number {
     }
     fn infinity(neg: bool) -> Self {
         Number::Infinity { neg }
+    }
+    fn one() -> Self {
+        Number::finite(false, Ratio::from_integer(1u32))
     }
     fn unit(&self) -> bool {
         matches!(self, Number::Finite { mag, .. } if *mag == Ratio::from_integer(1u32))
@@ -347,6 +351,9 @@ impl StepValue for f64 {
         } else {
             f64::INFINITY
         }
+    }
+    fn one() -> Self {
+        1.0
     }
     fn unit(&self) -> bool {
         self.abs() == 1.0
