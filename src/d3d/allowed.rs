@@ -102,11 +102,96 @@ pub fn key_of_ordinal(ordinal: i64, zero_neg: bool) -> i64 {
     }
 }
 
+/// How many ranges a set holds without a heap allocation (a step's set is one range, or
+/// two around the zeros; batch checking builds millions of them).
+const INLINE: usize = 3;
+
+/// The ranges of a set: inline while few, on the heap beyond [`INLINE`].
+#[derive(Clone)]
+enum Ranges {
+    Inline(u8, [(i64, i64); INLINE]),
+    Heap(Vec<(i64, i64)>),
+}
+
+impl Default for Ranges {
+    fn default() -> Self {
+        Ranges::Inline(0, [(0, 0); INLINE])
+    }
+}
+
+impl std::ops::Deref for Ranges {
+    type Target = [(i64, i64)];
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Ranges::Inline(n, buf) => &buf[..*n as usize],
+            Ranges::Heap(v) => v,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Ranges {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        match self {
+            Ranges::Inline(n, buf) => &mut buf[..*n as usize],
+            Ranges::Heap(v) => v,
+        }
+    }
+}
+
+impl PartialEq for Ranges {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Ranges {}
+
+impl std::fmt::Debug for Ranges {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl Ranges {
+    fn one(r: (i64, i64)) -> Ranges {
+        Ranges::Inline(1, [r; INLINE])
+    }
+
+    fn insert(&mut self, at: usize, r: (i64, i64)) {
+        match self {
+            Ranges::Inline(n, buf) if (*n as usize) < INLINE => {
+                let len = *n as usize;
+                buf.copy_within(at..len, at + 1);
+                buf[at] = r;
+                *n += 1;
+            }
+            Ranges::Inline(_, buf) => {
+                let mut v = buf.to_vec();
+                v.insert(at, r);
+                *self = Ranges::Heap(v);
+            }
+            Ranges::Heap(v) => v.insert(at, r),
+        }
+    }
+
+    fn push(&mut self, r: (i64, i64)) {
+        let len = self.len();
+        self.insert(len, r);
+    }
+
+    fn truncate(&mut self, len: usize) {
+        match self {
+            Ranges::Inline(n, _) => *n = (*n).min(len as u8),
+            Ranges::Heap(v) => v.truncate(len),
+        }
+    }
+}
+
 /// Results a conforming implementation may return: key ranges (inclusive, sorted, disjoint,
 /// not touching) plus whether any NaN is allowed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AllowedSet {
-    ranges: Vec<(i64, i64)>,
+    ranges: Ranges,
     pub nan: bool,
 }
 
@@ -117,14 +202,14 @@ impl AllowedSet {
 
     pub fn any_nan() -> AllowedSet {
         AllowedSet {
-            ranges: Vec::new(),
+            ranges: Ranges::default(),
             nan: true,
         }
     }
 
     pub fn single_key(key: i64) -> AllowedSet {
         AllowedSet {
-            ranges: vec![(key, key)],
+            ranges: Ranges::one((key, key)),
             nan: false,
         }
     }
@@ -194,7 +279,7 @@ impl AllowedSet {
     }
 
     pub fn union(&mut self, other: &AllowedSet) {
-        for &(l, h) in &other.ranges {
+        for &(l, h) in other.ranges.iter() {
             self.add_key_range(l, h);
         }
         self.nan |= other.nan;
@@ -227,7 +312,7 @@ impl AllowedSet {
     /// the pairs are still listed in value order.
     pub fn ascending_bit_ranges(&self, domain: &Domain) -> Vec<(u64, u64)> {
         let mut out = Vec::with_capacity(self.ranges.len() + 1);
-        for &(l, h) in &self.ranges {
+        for &(l, h) in self.ranges.iter() {
             let parts = if l < 0 && h >= 0 {
                 vec![(l, -1), (0, h)]
             } else {
@@ -261,7 +346,7 @@ impl AllowedSet {
             _ => (i64::MIN, i64::MAX),
         };
         let mut out: Option<(i64, i64)> = None;
-        for &(l, h) in &self.ranges {
+        for &(l, h) in self.ranges.iter() {
             let l = if l == ninf { l + 1 } else { l };
             let h = if h == pinf { h - 1 } else { h };
             if l <= h {
@@ -285,10 +370,10 @@ impl AllowedSet {
             return false;
         }
         let mut out = AllowedSet {
-            ranges: Vec::new(),
+            ranges: Ranges::default(),
             nan: self.nan,
         };
-        for &(l, h) in &self.ranges {
+        for &(l, h) in self.ranges.iter() {
             // Negative subnormals: keys -top_sub-1 ..= -2; positive: 1 ..= top_sub.
             let pieces = [
                 (l, h.min(-top_sub - 2)),
@@ -348,6 +433,23 @@ impl AllowedSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranges_spill_past_the_inline_ones_and_stay_sorted() {
+        let mut s = AllowedSet::empty();
+        for (l, h) in [(40, 41), (10, 11), (30, 30), (0, 0), (20, 22)] {
+            s.add_key_range(l, h);
+        }
+        assert_eq!(
+            s.key_ranges(),
+            &[(0, 0), (10, 11), (20, 22), (30, 30), (40, 41)]
+        );
+        s.add_key_range(1, 39);
+        assert_eq!(s.key_ranges(), &[(0, 41)]);
+        let mut t = AllowedSet::single_key(41);
+        t.add_key_range(0, 40);
+        assert_eq!(s, t);
+    }
 
     #[test]
     fn script_ranges_ascend_and_split_at_zero() {

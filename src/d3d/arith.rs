@@ -4,11 +4,14 @@
 //! `fused.rs`, the one-operand functions in `functions.rs`.
 
 use super::allowed::{AllowedSet, Domain};
+use std::cmp::Ordering;
+
 use super::numeric::value_f64;
-use super::numeric::{self, Position, is_zero, position_exact, rne, tolerance_set};
+use super::numeric::{Position, tolerance_set};
 use super::rules::{Rule, RuleSet, Ulps, denorm_rule};
+use super::step::{Kind, StepValue};
 use super::{ExactResult, Op, OperandReport, OutputReport};
-use crate::exact::{Number, Ratio};
+use crate::exact::Number;
 use crate::format::{Arithmetic, Class, FloatFormat};
 
 /// The state of one evaluation: the working format, the rule set and the rules used.
@@ -18,15 +21,14 @@ pub struct Ctx {
     pub notes: Vec<Rule>,
 }
 
-/// What a basic (unfused) step gives before any tolerance.
-#[derive(Clone, Debug)]
-pub enum Basic {
+/// What a basic (unfused) step gives before any tolerance, over either kind of value.
+pub enum Basic<V: StepValue> {
     /// Any NaN, because of this rule.
     Nan(Rule),
     /// Exactly this representable value (an identity, an infinity, a zero).
-    Exactly(Number, Rule),
+    Exactly(V, Rule),
     /// The exact finite result, to be rounded within the step's tolerance.
-    Rounded(Number),
+    Rounded(V::Exact),
 }
 
 /// A result set with its preferred (correctly rounded) pattern and the rule that governs it.
@@ -128,13 +130,29 @@ impl Ctx {
         }
     }
 
+    /// The pattern of 1.0.
+    pub fn one_bits(&self) -> u64 {
+        crate::format::round_f64(
+            &self.f,
+            1.0,
+            crate::format::RoundOptions::new(crate::format::Rounding::NearestEven),
+        )
+        .bits
+    }
+
     pub fn qnan(&self) -> u64 {
         self.f.quiet_nan()
     }
 
-    /// Allowed set of a basic step with the given tolerance, flushed as an output.
-    pub fn shape(&mut self, basic: &Basic, tol: Ulps, tol_rule: Rule) -> Shaped {
-        match basic {
+    /// Allowed set of a basic step with the given tolerance, flushed as an output
+    /// (`None`: the fast path cannot decide it).
+    pub fn shape<V: StepValue>(
+        &mut self,
+        basic: &Basic<V>,
+        tol: Ulps,
+        tol_rule: Rule,
+    ) -> Option<Shaped> {
+        Some(match basic {
             Basic::Nan(rule) => {
                 self.note(*rule);
                 Shaped {
@@ -145,7 +163,7 @@ impl Ctx {
             }
             Basic::Exactly(v, rule) => {
                 self.note(*rule);
-                let bits = self.flush_bits(rne(&self.f, v));
+                let bits = self.flush_bits(v.pattern(&self.f));
                 Shaped {
                     set: AllowedSet::single(&self.domain(), bits),
                     preferred: bits,
@@ -153,21 +171,36 @@ impl Ctx {
                 }
             }
             Basic::Rounded(x) => {
-                let pos = position_exact(&self.f, x);
-                let set = self.tolerance_around(x, &pos, tol);
+                let (set, nearest) = self.tolerance_around::<V>(x, tol)?;
                 Shaped {
-                    preferred: self.flush_bits(rne(&self.f, x)),
+                    preferred: self.flush_bits(nearest),
                     set,
                     governing: tol_rule,
                 }
             }
-        }
+        })
     }
 
-    /// The patterns within `tol` of `x`, its correct rounding included, output-flushed.
-    pub fn tolerance_around(&mut self, x: &Number, pos: &Position, tol: Ulps) -> AllowedSet {
+    /// The patterns within `tol` of the exact `x`, its correct rounding included,
+    /// output-flushed; also that (unflushed) rounding. `None` when the fast path knows too
+    /// little of `x` for this tolerance.
+    pub fn tolerance_around<V: StepValue>(
+        &mut self,
+        x: &V::Exact,
+        tol: Ulps,
+    ) -> Option<(AllowedSet, u64)> {
+        let pos = V::position(&self.f, x);
+        if !pos.decides(tol) {
+            return None;
+        }
+        let nearest = V::nearest(&self.f, x, &pos);
+        Some((self.tolerance_at(&pos, nearest, tol), nearest))
+    }
+
+    /// The patterns within `tol` of a position, with its nearest pattern, output-flushed;
+    /// a nearest that overflows is noted.
+    pub fn tolerance_at(&mut self, pos: &Position, nearest: u64, tol: Ulps) -> AllowedSet {
         let mut set = tolerance_set(&self.f, pos, tol);
-        let nearest = rne(&self.f, x);
         if self.f.class(nearest) == Class::Infinity {
             self.note(Rule::Overflow);
         }
@@ -175,61 +208,58 @@ impl Ctx {
         self.finish(set)
     }
 
-    pub fn add_basic(&self, a: &Number, b: &Number) -> Basic {
-        use Number::*;
-        match (a, b) {
-            (Nan { .. }, _) | (_, Nan { .. }) => Basic::Nan(Rule::NanPropagates),
-            (Infinity { neg: p }, Infinity { neg: q }) if p != q => Basic::Nan(Rule::InvalidNan),
-            (Infinity { .. }, _) => Basic::Exactly(a.clone(), Rule::InfinityArithmetic),
-            (_, Infinity { .. }) => Basic::Exactly(b.clone(), Rule::InfinityArithmetic),
+    /// add and sub (§3.1.3.2, IEEE 754 §6.1, §6.3): NaN in, NaN out; inf - inf is invalid;
+    /// an infinity otherwise wins; x ± 0 = x exactly and -0 + -0 = -0, other zero sums +0;
+    /// an exact cancellation is +0; anything else is rounded.
+    pub fn add_basic<V: StepValue>(&self, a: &V, b: &V) -> Option<Basic<V>> {
+        use Kind::*;
+        Some(match (a.kind(), b.kind()) {
+            (Nan, _) | (_, Nan) => Basic::Nan(Rule::NanPropagates),
+            (Infinite { neg: p }, Infinite { neg: q }) if p != q => Basic::Nan(Rule::InvalidNan),
+            (Infinite { .. }, _) => Basic::Exactly(a.clone(), Rule::InfinityArithmetic),
+            (_, Infinite { .. }) => Basic::Exactly(b.clone(), Rule::InfinityArithmetic),
+            (Zero { neg: p }, Zero { neg: q }) => {
+                Basic::Exactly(V::zero(p && q), Rule::NegZeroPlusZero)
+            }
+            (Zero { .. }, _) => Basic::Exactly(b.clone(), Rule::AddZeroIdentity),
+            (_, Zero { .. }) => Basic::Exactly(a.clone(), Rule::AddZeroIdentity),
             _ => {
-                // §3.1.3.2: x ± 0 = x exactly, and -0 + 0 = +0.
-                match (is_zero(a), is_zero(b)) {
-                    (true, true) => Basic::Exactly(
-                        Number::zero(a.is_negative() && b.is_negative()),
-                        Rule::NegZeroPlusZero,
-                    ),
-                    (true, false) => Basic::Exactly(b.clone(), Rule::AddZeroIdentity),
-                    (false, true) => Basic::Exactly(a.clone(), Rule::AddZeroIdentity),
-                    _ => {
-                        let x = numeric::add(a, b);
-                        if is_zero(&x) {
-                            Basic::Exactly(Number::zero(false), Rule::ExactCancellation)
-                        } else {
-                            Basic::Rounded(x)
-                        }
-                    }
+                let x = V::sum(a, b)?;
+                if V::exact_is_zero(&x) {
+                    Basic::Exactly(V::zero(false), Rule::ExactCancellation)
+                } else {
+                    Basic::Rounded(x)
                 }
             }
-        }
+        })
     }
 
-    pub fn mul_basic(&self, a: &Number, b: &Number) -> Basic {
-        use Number::*;
-        let neg = a.is_negative() != b.is_negative();
-        match (a, b) {
-            (Nan { .. }, _) | (_, Nan { .. }) => Basic::Nan(Rule::NanPropagates),
-            (Infinity { .. }, _) | (_, Infinity { .. }) => {
-                if (a.is_nan() || matches!(a, Finite { .. }) && is_zero(a))
-                    || (matches!(b, Finite { .. }) && is_zero(b))
-                {
-                    Basic::Nan(Rule::InvalidNan)
-                } else {
-                    Basic::Exactly(Infinity { neg }, Rule::InfinityArithmetic)
-                }
+    /// mul (§3.1.3.2, IEEE 754 §7.2): NaN in, NaN out; inf * 0 is invalid; an infinity
+    /// otherwise wins; x * ±1 = ±x exactly; a zero factor gives a zero of the product's
+    /// sign; anything else is rounded.
+    pub fn mul_basic<V: StepValue>(&self, a: &V, b: &V) -> Option<Basic<V>> {
+        use Kind::*;
+        let neg = a.is_neg() != b.is_neg();
+        Some(match (a.kind(), b.kind()) {
+            (Nan, _) | (_, Nan) => Basic::Nan(Rule::NanPropagates),
+            (Infinite { .. }, Zero { .. }) | (Zero { .. }, Infinite { .. }) => {
+                Basic::Nan(Rule::InvalidNan)
             }
-            _ => {
-                if is_one(b) {
-                    Basic::Exactly(signed(a, b.is_negative()), Rule::MulOneIdentity)
-                } else if is_one(a) {
-                    Basic::Exactly(signed(b, a.is_negative()), Rule::MulOneIdentity)
-                } else if is_zero(a) || is_zero(b) {
-                    Basic::Exactly(Number::zero(neg), Rule::ZeroOperand)
-                } else {
-                    Basic::Rounded(numeric::mul(a, b))
-                }
+            (Infinite { .. }, _) | (_, Infinite { .. }) => {
+                Basic::Exactly(V::infinity(neg), Rule::InfinityArithmetic)
             }
-        }
+            _ if b.unit() => Basic::Exactly(signed(a, b.is_neg()), Rule::MulOneIdentity),
+            _ if a.unit() => Basic::Exactly(signed(b, a.is_neg()), Rule::MulOneIdentity),
+            (Zero { .. }, _) | (_, Zero { .. }) => Basic::Exactly(V::zero(neg), Rule::ZeroOperand),
+            _ => Basic::Rounded(V::product(a, b)?),
+        })
+    }
+
+    /// add, sub and mul, held to the unfused tolerance.
+    pub fn unfused_op<V: StepValue>(&mut self, basic: Basic<V>) -> Option<(Shaped, ExactResult)> {
+        let (tol, rule) = self.unfused();
+        let exact = exact_of(&basic);
+        Some((self.shape(&basic, tol, rule)?, exact))
     }
 
     /// Dispatches an instruction.
@@ -243,42 +273,42 @@ impl Ctx {
         let v = |i: usize, c: usize| self.value(&args[i][c]);
         let one = |_: &mut Ctx, s: Shaped, exact: ExactResult| single_output(outs, s, exact);
         match op {
-            Op::Add | Op::Sub => {
+            Op::Add | Op::Sub | Op::Mul => {
                 let (a, mut b) = (v(0, 0), v(1, 0));
-                if op == Op::Sub {
-                    b = b.negate();
-                }
-                let basic = self.add_basic(&a, &b);
-                let (tol, rule) = self.unfused();
-                let exact = exact_of(&basic);
-                let s = self.shape(&basic, tol, rule);
-                one(self, s, exact)
-            }
-            Op::Mul => {
-                let (a, b) = (v(0, 0), v(1, 0));
-                let basic = self.mul_basic(&a, &b);
-                let (tol, rule) = self.unfused();
-                let exact = exact_of(&basic);
-                let s = self.shape(&basic, tol, rule);
+                let basic = match op {
+                    Op::Mul => self.mul_basic(&a, &b),
+                    _ => {
+                        if op == Op::Sub {
+                            b = b.negate();
+                        }
+                        self.add_basic(&a, &b)
+                    }
+                };
+                let (s, exact) = self.unfused_op(basic.expect(EXACT)).expect(EXACT);
                 one(self, s, exact)
             }
             Op::Div => {
                 let (a, b) = (v(0, 0), v(1, 0));
                 let (s, exact) = match (self.f.arithmetic, self.rules) {
                     (Arithmetic::Double, _) => self.ddiv(&args[0][0], &args[1][0]),
-                    (Arithmetic::Float32, RuleSet::D3D10) => self.div_d3d10(&a, &b),
-                    _ => self.div(&a, &b),
+                    (Arithmetic::Float32, RuleSet::D3D10) => self.div_d3d10(&a, &b).expect(EXACT),
+                    _ => self.div(&a, &b).expect(EXACT),
                 };
                 one(self, s, exact)
             }
             Op::Mad => {
                 let (a, b, c) = (v(0, 0), v(1, 0), v(2, 0));
-                let (s, exact) = self.fused(vec![(a, b)], Some(c));
+                let double = self.f.arithmetic == Arithmetic::Double;
+                let (s, exact) = if double && ![&a, &b, &c].iter().any(|x| x.is_nan()) {
+                    self.dfma(&(a, b), &c)
+                } else {
+                    self.fused(&[(a, b)], Some(&c)).expect(EXACT)
+                };
                 one(self, s, exact)
             }
             Op::Dp2 | Op::Dp3 | Op::Dp4 => {
-                let pairs = (0..args[0].len()).map(|c| (v(0, c), v(1, c))).collect();
-                let (s, exact) = self.fused(pairs, None);
+                let pairs: Vec<_> = (0..args[0].len()).map(|c| (v(0, c), v(1, c))).collect();
+                let (s, exact) = self.fused(&pairs, None).expect(EXACT);
                 one(self, s, exact)
             }
             Op::Min | Op::Max | Op::Eq | Op::Ne | Op::Lt | Op::Ge | Op::Gt | Op::Le => {
@@ -296,46 +326,66 @@ impl Ctx {
         }
     }
 
-    /// Every pattern at least as close to `x` as the farthest finite member of `set`.
-    pub fn at_least_as_close(&mut self, x: &Number, set: &AllowedSet) -> AllowedSet {
+    /// Every pattern at least as close to the exact `x` as the farthest finite member of
+    /// `set` (the worst serial order of a fused operation, the worst reciprocal of a
+    /// two-step divide): the patterns between that member and its mirror image in `x`.
+    /// A bound that reaches zero holds both zeros; a bound that is one exact zero keeps
+    /// its sign.
+    pub fn at_least_as_close<V: StepValue>(
+        &mut self,
+        x: &V::Exact,
+        set: &AllowedSet,
+    ) -> Option<AllowedSet> {
         let d = self.domain();
         let Some((lo_k, hi_k)) = set.finite_extremes(&d) else {
-            return AllowedSet::empty();
+            return Some(AllowedSet::empty());
         };
-        let worst = [lo_k, hi_k]
-            .iter()
-            .map(|&k| numeric::distance(&self.f.value(d.bits(k)), x))
-            .max()
-            .expect("two extremes");
-        if worst.is_zero() {
-            let bits = self.flush_bits(rne(&self.f, x));
-            return AllowedSet::single(&d, bits);
+        let (ls, hs) = (
+            V::of_bits(&self.f, d.bits(lo_k)),
+            V::of_bits(&self.f, d.bits(hi_k)),
+        );
+        let mut out = AllowedSet::empty();
+        match V::cmp_mid(&ls, &hs, x)? {
+            Ordering::Equal if lo_k == hi_k => {
+                // The one member is x itself (its rounding keeps x's zero sign).
+                let bits = self.flush_bits(V::nearest(&self.f, x, &V::position(&self.f, x)));
+                return Some(AllowedSet::single(&d, bits));
+            }
+            Ordering::Equal => out.add_key_range(lo_k, hi_k),
+            // The highest member is the farthest.
+            Ordering::Greater => {
+                let k = V::reflect_key(&self.f, x, &hs, hi_k, true)?;
+                out.add_key_range(k, hi_k);
+            }
+            Ordering::Less => {
+                let k = V::reflect_key(&self.f, x, &ls, lo_k, false)?;
+                out.add_key_range(lo_k, k);
+            }
         }
-        // A bound that reaches zero holds both zeros (interval_set).
-        let lo = numeric::add(x, &Number::finite(true, worst.clone()));
-        let hi = numeric::add(x, &Number::finite(false, worst));
-        let set = numeric::interval_set(&self.f, &lo, &hi);
-        self.finish(set)
+        if out.contains_key(-1) || out.contains_key(0) {
+            out.add_key_range(-1, 0);
+        }
+        Some(self.finish(out))
     }
 
     /// The lowest and highest member of a set and any zeros, as values (monotone steps
     /// reach their extremes from these), plus NaN when allowed.
-    pub fn members(&self, set: &AllowedSet) -> Vec<Number> {
+    pub fn members<V: StepValue>(&self, set: &AllowedSet) -> Vec<V> {
         let d = self.domain();
         let mut out = Vec::new();
         if let Some((lo, hi)) = set.extremes() {
-            out.push(self.f.value(d.bits(lo)));
+            out.push(V::of_bits(&self.f, d.bits(lo)));
             if hi != lo {
-                out.push(self.f.value(d.bits(hi)));
+                out.push(V::of_bits(&self.f, d.bits(hi)));
             }
             for z in [-1, 0] {
                 if z != lo && z != hi && set.contains_key(z) {
-                    out.push(self.f.value(d.bits(z)));
+                    out.push(V::of_bits(&self.f, d.bits(z)));
                 }
             }
         }
         if set.nan {
-            out.push(Number::QUIET_NAN);
+            out.push(V::nan());
         }
         out
     }
@@ -387,21 +437,18 @@ pub fn single_output(
     }]
 }
 
-pub fn exact_of(basic: &Basic) -> ExactResult {
+pub fn exact_of<V: StepValue>(basic: &Basic<V>) -> ExactResult {
     match basic {
         Basic::Nan(_) => ExactResult::Nan,
-        Basic::Exactly(v, _) | Basic::Rounded(v) => ExactResult::Value(v.clone()),
+        Basic::Exactly(v, _) => v.value_report(),
+        Basic::Rounded(x) => V::report(x),
     }
 }
 
-pub(super) fn is_one(x: &Number) -> bool {
-    matches!(x, Number::Finite { mag, .. } if *mag == Ratio::from_integer(1u32))
+/// `x` with its sign flipped when `flip`.
+pub(super) fn signed<V: StepValue>(x: &V, flip: bool) -> V {
+    if flip { x.flip() } else { x.clone() }
 }
 
-pub(super) fn is_zero_num(x: &Number) -> bool {
-    matches!(x, Number::Finite { .. }) && is_zero(x)
-}
-
-pub(super) fn signed(x: &Number, flip: bool) -> Number {
-    if flip { x.negate() } else { x.clone() }
-}
+/// The exact path decides every step.
+pub(super) const EXACT: &str = "exact arithmetic decides every step";

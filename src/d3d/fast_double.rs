@@ -10,8 +10,8 @@
 
 use super::allowed::{AllowedSet, Domain};
 use super::arith::{Ctx, Shaped, single_output, unfused_tolerance};
-use super::fast::two_sum;
 use super::rules::Rule;
+use super::step::two_sum;
 use super::{ExactResult, Op, OperandReport, OutputReport};
 
 /// No special rule applies to this operand.

@@ -7,11 +7,11 @@
 //! growing precision (`transcendental.rs`), so no result is let in or out by a margin.
 
 use super::allowed::{AllowedSet, Domain};
-use super::arith::{Ctx, Shaped, single_output};
-use super::fast::{sign, times, two_sum};
-use super::numeric::value_f64;
+use super::arith::{Ctx, EXACT, Shaped, single_output};
 use super::numeric::{self, Frac, FracClass, Position, is_zero, mag, position_exact, rne};
+use super::numeric::{nearest_of_position, position_f64, value_f64};
 use super::rules::{Rule, Ulps};
+use super::step::{Kind, Near, StepValue, sign};
 use super::transcendental::{End, Fun, Reach, Real};
 use super::{ExactResult, Op, OperandReport, OutputReport};
 use crate::exact::{Number, Ratio};
@@ -69,7 +69,7 @@ impl Ctx {
                 single_output(outs, s, e)
             }
             Op::Frc => {
-                let (s, e) = self.frc(&self.value(arg));
+                let (s, e) = self.frc(&self.value(arg)).expect(EXACT);
                 single_output(outs, s, e)
             }
             Op::RoundNe | Op::RoundNi | Op::RoundPi | Op::RoundZ => {
@@ -106,16 +106,16 @@ impl Ctx {
         }
     }
 
-    fn exactly(&mut self, v: &Number, rule: Rule) -> (Shaped, ExactResult) {
+    fn exactly<V: StepValue>(&mut self, v: &V, rule: Rule) -> (Shaped, ExactResult) {
         self.note(rule);
-        let bits = self.flush_bits(rne(&self.f, v));
+        let bits = self.flush_bits(v.pattern(&self.f));
         (
             Shaped {
                 set: AllowedSet::single(&self.domain(), bits),
                 preferred: bits,
                 governing: rule,
             },
-            ExactResult::Value(v.clone()),
+            v.value_report(),
         )
     }
 
@@ -143,9 +143,7 @@ impl Ctx {
                 self.note(rule);
                 let (pos, root, exact_root) = sqrt_position(&self.f, mag(x));
                 let nearest = nearest_of(&self.f, &pos, &root);
-                let mut set = numeric::tolerance_set(&self.f, &pos, tol);
-                set.add_bits(&self.domain(), nearest);
-                let set = self.finish(set);
+                let set = self.tolerance_at(&pos, nearest, tol);
                 let exact = match exact_root {
                     Some(r) => ExactResult::Value(Number::finite(false, r)),
                     None => ExactResult::Approx(root.to_f64_lossy()),
@@ -182,8 +180,7 @@ impl Ctx {
                 let r = numeric::div(&Number::finite(false, Ratio::from_integer(1u32)), x);
                 let mut set = self.relative_exact(&r);
                 let one_ulp = self.reciprocal_step();
-                let pos = position_exact(&self.f, &r);
-                let other = self.tolerance_around(&r, &pos, one_ulp);
+                let (other, _) = self.tolerance_around::<Number>(&r, one_ulp).expect(EXACT);
                 if !other.is_empty() {
                     self.note(Rule::RcpOneUlpReading);
                 }
@@ -562,49 +559,40 @@ impl Ctx {
     }
 
     /// frc: x - round_ni(x) (§22.10.7), a subtraction rounded as add is; results kept in
-    /// [+0, 1], with the largest value below 1 allowed whenever 1.0 is (the table's [+0, 1)).
-    fn frc(&mut self, x: &Number) -> (Shaped, ExactResult) {
-        match x {
-            Number::Infinity { .. } => self.nan(Rule::Frc),
-            _ => {
-                self.note(Rule::Frc);
-                let m = mag(x);
-                let (fl, ce) = m.floor_ceil();
-                // floor(x) for negative x is -ceil(|x|).
-                let floor = if x.is_negative() {
-                    Number::finite(true, Ratio::from_integer(ce))
-                } else {
-                    Number::finite(false, Ratio::from_integer(fl))
-                };
-                let r = numeric::add(x, &floor.negate());
-                if is_zero(&r) {
-                    return self.exactly(&Number::zero(false), Rule::Frc);
-                }
-                let (tol, _) = self.unfused();
-                let pos = position_exact(&self.f, &r);
-                let mut set = self.tolerance_around(&r, &pos, tol);
-                let d = self.domain();
-                let one_bits = rne(&self.f, &Number::finite(false, Ratio::from_integer(1u32)));
-                let one_key = d.key(one_bits).expect("1.0");
-                if set.contains_key(one_key) {
-                    set.add_key(one_key - 1);
-                }
-                // Keep [+0, 1].
-                let mut kept = AllowedSet::empty();
-                for &(l, h) in set.key_ranges() {
-                    kept.add_key_range(l.max(0), h.min(one_key));
-                }
-                let preferred = self.flush_bits(rne(&self.f, &r));
-                (
-                    Shaped {
-                        set: kept,
-                        preferred,
-                        governing: Rule::Frc,
-                    },
-                    ExactResult::Value(r),
-                )
-            }
+    /// [+0, 1], with the largest value below 1 allowed whenever 1.0 is (the table's
+    /// [+0, 1)). Written once for both paths (`None`: the fast path cannot decide).
+    pub(super) fn frc<V: StepValue>(&mut self, x: &V) -> Option<(Shaped, ExactResult)> {
+        match x.kind() {
+            Kind::Nan => return None,
+            Kind::Infinite { .. } => return Some(self.nan(Rule::Frc)),
+            _ => {}
         }
+        self.note(Rule::Frc);
+        let r = V::sum(x, &x.floor_of().flip())?;
+        if V::exact_is_zero(&r) {
+            return Some(self.exactly(&V::zero(false), Rule::Frc));
+        }
+        let (tol, _) = self.unfused();
+        let (set, nearest) = self.tolerance_around::<V>(&r, tol)?;
+        let d = self.domain();
+        let one_key = d.key(self.one_bits()).expect("1.0");
+        let mut set = set;
+        if set.contains_key(one_key) {
+            set.add_key(one_key - 1);
+        }
+        // Keep [+0, 1].
+        let mut kept = AllowedSet::empty();
+        for &(l, h) in set.key_ranges() {
+            kept.add_key_range(l.max(0), h.min(one_key));
+        }
+        Some((
+            Shaped {
+                set: kept,
+                preferred: self.flush_bits(nearest),
+                governing: Rule::Frc,
+            },
+            V::report(&r),
+        ))
     }
 
     /// round_ne/ni/pi/z: exact integral values; a zero keeps the input's sign. Every
@@ -707,7 +695,9 @@ impl Ctx {
         let s = a.sqrt();
         // sqrt(a) - s has the sign of a - s*s.
         let e = s.mul_add(-s, a);
-        let (set, nearest) = self.step(s, sign(e), tol);
+        let pos = position_f64(&self.f, s, sign(e));
+        let nearest = nearest_of_position(&self.f, &pos);
+        let set = self.tolerance_at(&pos, nearest, tol);
         let exact = if e == 0.0 {
             ExactResult::Sum(s, 0.0)
         } else {
@@ -736,8 +726,7 @@ impl Ctx {
         }
         self.note(Rule::RcpRelative);
         let one_ulp = self.reciprocal_step();
-        let rem = (-q).mul_add(a, 1.0);
-        let (mut set, nearest) = self.step(q, times(sign(rem), a < 0.0), one_ulp);
+        let (mut set, nearest) = self.tolerance_around::<f64>(&Near::reciprocal(a), one_ulp)?;
         self.note(Rule::RcpOneUlpReading);
         // y is within 2^-21 relative of 1/a exactly when |y*a - 1| <= 2^-21; y*a is exact
         // in f64 and near 1, so the FMA computes y*a - 1 exactly.
@@ -768,38 +757,6 @@ impl Ctx {
                 governing: Rule::RcpRelative,
             },
             ExactResult::Quotient(1.0, a),
-        ))
-    }
-
-    /// frc: x - round_ni(x), rounded as a subtraction, kept in [+0, 1] (§22.10.7).
-    pub(super) fn fast_frc(&mut self, a: f64) -> Option<(Shaped, ExactResult)> {
-        if !a.is_finite() {
-            return None;
-        }
-        self.note(Rule::Frc);
-        let (hi, err) = two_sum(a, -a.floor());
-        if hi == 0.0 {
-            return None;
-        }
-        let (tol, _) = self.unfused();
-        let (set, nearest) = self.step(hi, sign(err), tol);
-        let d = self.domain();
-        let one_key = d.key(self.nearest_f64(1.0, Ordering::Equal))?;
-        let mut set = set;
-        if set.contains_key(one_key) {
-            set.add_key(one_key - 1);
-        }
-        let mut kept = AllowedSet::empty();
-        for &(l, h) in set.key_ranges() {
-            kept.add_key_range(l.max(0), h.min(one_key));
-        }
-        Some((
-            Shaped {
-                set: kept,
-                preferred: self.flush_bits(nearest),
-                governing: Rule::Frc,
-            },
-            ExactResult::Sum(hi, err),
         ))
     }
 }

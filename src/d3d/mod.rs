@@ -19,6 +19,7 @@ pub mod numeric;
 mod operands;
 pub mod rules;
 mod select;
+mod step;
 mod transcendental;
 
 pub use allowed::{AllowedSet, Domain};

@@ -267,6 +267,14 @@ pub fn position_f64(f: &FloatFormat, hi: f64, err: Ordering) -> Position {
     }
 }
 
+impl Position {
+    /// Whether this much knowledge of the fraction decides `tol`: only the class of an
+    /// inexact fast-path fraction is known, which answers 0.5 and 1 ULP but not 0.6 ULP.
+    pub fn decides(&self, tol: Ulps) -> bool {
+        !(tol == Ulps::SixTenths && matches!(self.frac, Frac::Class(_)))
+    }
+}
+
 impl Frac {
     fn is_zero(&self) -> bool {
         match self {

@@ -94,19 +94,18 @@ fn read_result(text: &str, domain: &Domain) -> Result<(u64, bool), String> {
 
 /// Checks a claimed result (`S,C` for the two outputs of sincos; one value checks the first).
 pub fn check(text: &str, outputs: &[OutputReport]) -> Result<CheckReport, OpError> {
-    let parts: Vec<&str> = if outputs.len() > 1 {
-        text.split(',').collect()
-    } else {
-        vec![text]
-    };
-    if parts.len() > outputs.len() {
+    // One claimed value per output (sincos: `S,C`), read without collecting the parts.
+    let multi = outputs.len() > 1;
+    let parts = || text.splitn(if multi { usize::MAX } else { 1 }, ',');
+    let count = if multi { parts().count() } else { 1 };
+    if count > outputs.len() {
         return Err(OpError::Result {
             text: text.to_string(),
             message: format!("expected at most {} values", outputs.len()),
         });
     }
-    let mut verdicts = Vec::with_capacity(parts.len());
-    for (part, out) in parts.iter().zip(outputs) {
+    let mut verdicts = Vec::with_capacity(count);
+    for (part, out) in parts().zip(outputs) {
         let (bits, inexact_literal) =
             read_result(part, &out.domain).map_err(|message| OpError::Result {
                 text: part.trim().to_string(),
