@@ -113,6 +113,9 @@ pub struct DecodedRgb9e5Channel {
 }
 
 /// One channel of a decoded pattern.
+// At most three per result, reused across a batch: boxing the float variant would buy
+// nothing but an allocation per channel.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DecodedChannel {
     /// A float pattern: the whole input, or an R11G11B10 channel.
