@@ -20,7 +20,9 @@ pub enum Detail {
 /// A neighbouring pattern (one step below or above) and its shortest decimal.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Neighbour {
+    /// The neighbour's pattern.
     pub bits: u64,
+    /// Its shortest decimal.
     pub shortest: String,
 }
 
@@ -36,7 +38,9 @@ pub struct Ulp {
 /// Everything decode shows about a pattern of a binary float format.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecodedFloat {
+    /// The pattern's format.
     pub format: FloatFormat,
+    /// The pattern.
     pub bits: u64,
     /// The sign, biased exponent and fraction fields.
     pub fields: Fields,
@@ -45,6 +49,7 @@ pub struct DecodedFloat {
     pub unbiased_exponent: Option<i32>,
     /// The significand in binary (`1.f` or `0.f`); `None` for infinity and NaN.
     pub significand_binary: Option<String>,
+    /// Zero, subnormal, normal, infinity or NaN.
     pub class: Class,
     /// For a NaN, whether it is quiet (where the format has a quiet bit).
     pub quiet: Option<bool>,
@@ -156,7 +161,9 @@ impl DecodedChannel {
 /// allocates nothing per line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decoded {
+    /// The format decoded.
     pub format: Format,
+    /// The pattern or packed word.
     pub bits: u64,
     /// The answer `--plain` prints: the shortest decimal, or for a packed word the
     /// channels' shortest decimals separated by spaces. Always filled.

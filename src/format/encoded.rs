@@ -28,7 +28,9 @@ pub struct EncodedChannel {
 /// A rounding mode other than the one used that gives different bits.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Alternative {
+    /// The other rounding mode.
     pub mode: Rounding,
+    /// The bits it gives.
     pub bits: u64,
     /// The shortest decimal of each channel of `bits`.
     pub shortest: Vec<String>,
@@ -37,7 +39,9 @@ pub struct Alternative {
 /// The result of encoding one input (a value, or three for the packed formats).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Encoded {
+    /// The format encoded into.
     pub format: Format,
+    /// The rounding mode and saturation used.
     pub opts: RoundOptions,
     /// The encoded word.
     pub bits: u64,
