@@ -137,7 +137,6 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                     saturate: a.saturate,
                 },
                 inputs: a.values,
-                style,
             },
             r.as_mut(),
             &mut out,

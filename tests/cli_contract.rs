@@ -266,19 +266,38 @@ fn csv_decode_float() {
             "class",
             "value",
             "shortest",
-            "hex_float"
+            "hex_float",
+            "unbiased_exponent",
+            "quiet",
+            "previous",
+            "next",
+            "ulp"
         ]
     );
     assert_eq!(
         rows[0],
         [
-            "f16", "0x3c00", "0", "15", "0", "normal", "1", "1", "0x1p+0"
+            "f16",
+            "0x3c00",
+            "0",
+            "15",
+            "0",
+            "normal",
+            "1",
+            "1",
+            "0x1p+0",
+            "0",
+            "null",
+            "0x3bff",
+            "0x3c01",
+            "0.0009765625"
         ]
     );
     assert_eq!(
         rows[1],
         [
-            "f16", "0x7c00", "0", "31", "0", "infinity", "inf", "inf", "inf"
+            "f16", "0x7c00", "0", "31", "0", "infinity", "inf", "inf", "inf", "null", "null",
+            "0x7bff", "null", "null"
         ]
     );
     assert_eq!(
@@ -292,7 +311,12 @@ fn csv_decode_float() {
             "subnormal",
             "-0.000000059604644775390625",
             "-6e-8",
-            "-0x0.004p-14"
+            "-0x0.004p-14",
+            "-14",
+            "null",
+            "0x8002",
+            "0x0000",
+            "0.000000059604644775390625"
         ]
     );
 }
@@ -311,7 +335,13 @@ fn csv_decode_packed() {
             "g",
             "b_bits",
             "b",
-            "shared_exponent"
+            "shared_exponent",
+            "r_class",
+            "r_value",
+            "g_class",
+            "g_value",
+            "b_class",
+            "b_value"
         ]
     );
     // R 200 = 0xc8, G 400 = 0x190, B 100 = 0x064, E 19 (§19.3.2.1).
@@ -326,7 +356,13 @@ fn csv_decode_packed() {
             "12.5",
             "0x064",
             "3.125",
-            "19"
+            "19",
+            "normal",
+            "6.25",
+            "normal",
+            "12.5",
+            "normal",
+            "3.125"
         ]
     );
     let (_, rows) = csv(&["decode", "--fmt", "r11g11b10", "--csv", "0x842003c0"]);
@@ -341,7 +377,13 @@ fn csv_decode_packed() {
             "2",
             "0x210",
             "3",
-            ""
+            "",
+            "normal",
+            "1",
+            "normal",
+            "2",
+            "normal",
+            "3"
         ]
     );
 }
@@ -363,7 +405,10 @@ fn csv_encode() {
             "shortest",
             "abs_error",
             "ulp_error",
-            "flags"
+            "flags",
+            "saturate",
+            "rel_error",
+            "other_modes"
         ]
     );
     assert_eq!(rows.len(), 4);
@@ -380,6 +425,11 @@ fn csv_encode() {
     assert_eq!(rows[2][3], "0x7c00");
     assert_eq!(rows[2][9], "overflow");
     assert_eq!(rows[3][9], "underflow");
+    assert_eq!(rows[0][10..], ["false", "0", ""]);
+    assert_eq!(rows[1][11], "0.000244140625");
+    assert_eq!(rows[1][12], "rtp=0x2e67");
+    assert_eq!(rows[2][11], "-");
+    assert_eq!(rows[2][12], "rtz=0x7bff rtn=0x7bff");
     // The header is written once, also for many stdin lines.
     let a = bin()
         .args(["encode", "--fmt", "f16", "--csv"])

@@ -6,7 +6,10 @@
 //! path), on stdin with `--plain` (fast path when it applies) and on stdin with `--json`
 //! (exact path, bits from the JSON). Expected bits are derived by hand in the comments.
 
+mod common;
+
 use assert_cmd::Command;
+use common::exact_decimal;
 use num_bigint::BigUint;
 
 fn bin() -> Command {
@@ -76,26 +79,6 @@ fn batch(fmt: &str, mode: &str, values: &[String]) -> (Vec<String>, Vec<String>)
         })
         .collect();
     (plain, json)
-}
-
-/// The exact decimal of m * 2^e, written here (independent of the crate).
-fn exact_decimal(m: u64, e: i64) -> String {
-    if e >= 0 {
-        return (BigUint::from(m) << e as usize).to_string();
-    }
-    let places = (-e) as usize;
-    let digits = (BigUint::from(m) * BigUint::from(5u32).pow((-e) as u32)).to_string();
-    let padded = format!(
-        "{}{digits}",
-        "0".repeat((places + 1).saturating_sub(digits.len()))
-    );
-    let (int, frac) = padded.split_at(padded.len() - places);
-    let frac = frac.trim_end_matches('0');
-    if frac.is_empty() {
-        int.to_string()
-    } else {
-        format!("{int}.{frac}")
-    }
 }
 
 #[test]

@@ -8,6 +8,9 @@
 //! to it (through the crate's parser and independently), no decimal with one digit fewer does,
 //! and no other decimal with as many digits is closer to the value.
 
+mod common;
+
+use common::exact_signed_decimal;
 use d3dfloat::exact::Number;
 use d3dfloat::format::text::{exact_decimal, shortest_decimal};
 use d3dfloat::format::{
@@ -110,29 +113,6 @@ fn scaled_decimal(d: u128, k: i32) -> u128 {
     d.checked_mul(10u128.pow(p as u32))
         .and_then(|x| x.checked_mul(1 << POW2_SCALE))
         .expect("fits in u128")
-}
-
-/// Exact decimal expansion of m * 2^e, written independently of the crate.
-fn reference_decimal(neg: bool, m: u64, e: i32) -> String {
-    let body = if e >= 0 {
-        ((m as u128) << e).to_string()
-    } else {
-        // m * 2^e = m * 5^-e / 10^-e.
-        let places = (-e) as usize;
-        let digits = ((m as u128) * 5u128.pow(-e as u32)).to_string();
-        let padded = format!(
-            "{}{digits}",
-            "0".repeat((places + 1).saturating_sub(digits.len()))
-        );
-        let (int, frac) = padded.split_at(padded.len() - places);
-        let frac = frac.trim_end_matches('0');
-        if frac.is_empty() {
-            int.to_string()
-        } else {
-            format!("{int}.{frac}")
-        }
-    };
-    if neg { format!("-{body}") } else { body }
 }
 
 /// Reads `[-]ddd[.ddd][e±x]` into (negative, significant digits as integer, exponent of the
@@ -255,7 +235,7 @@ fn check_pattern(fmt: &FloatFormat, l: Layout, bits: u64, fails: &mut Vec<String
         Ref::Nan { .. } => "nan".to_string(),
         Ref::Inf { neg: true } => "-inf".to_string(),
         Ref::Inf { neg: false } => "inf".to_string(),
-        Ref::Finite { neg, m, e } => reference_decimal(neg, m, e),
+        Ref::Finite { neg, m, e } => exact_signed_decimal(neg, m, e as i64),
     };
     let got_text = exact_decimal(fmt, bits);
     if got_text != want_text {
@@ -461,11 +441,11 @@ fn references_on_known_values() {
     assert!(L11.formula_f64(0x7c1).is_nan());
     assert_eq!(L11.formula_f64(0x7c0), f64::INFINITY);
     assert_eq!(
-        reference_decimal(false, 1, -24),
+        exact_signed_decimal(false, 1, -24),
         "0.000000059604644775390625"
     );
-    assert_eq!(reference_decimal(true, 2047, 5), "-65504");
-    assert_eq!(reference_decimal(false, 3, -1), "1.5");
+    assert_eq!(exact_signed_decimal(true, 2047, 5), "-65504");
+    assert_eq!(exact_signed_decimal(false, 3, -1), "1.5");
     assert_eq!(parse_plain_decimal("6e-8"), (false, 6, -8));
     assert_eq!(parse_plain_decimal("-0.3333"), (true, 3333, -4));
     assert_eq!(parse_plain_decimal("65500"), (false, 65500, 0));

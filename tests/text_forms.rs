@@ -9,6 +9,9 @@
 //!
 //! Samples: a stride over all f32 patterns plus edges, and a stride over f64 patterns.
 
+mod common;
+
+use common::{exact_parts, exact_signed_decimal};
 use d3dfloat::format::text::{exact_decimal, hex_float, shortest_decimal};
 use d3dfloat::format::{F10, F11, F16, F32, F64, FloatFormat};
 use num_bigint::BigUint;
@@ -32,31 +35,6 @@ fn fields(bits: u64, exp_bits: u32, frac_bits: u32, signed: bool) -> Option<(boo
 
 fn layout(fmt: &FloatFormat) -> (u32, u32, bool) {
     (fmt.exp_bits, fmt.frac_bits, fmt.signed)
-}
-
-/// The exact decimal, as (integer digits, fraction digits) without trailing fraction zeros.
-fn exact_parts(m: u64, e: i64) -> (String, String) {
-    if e >= 0 {
-        return ((BigUint::from(m) << e as usize).to_string(), String::new());
-    }
-    let places = (-e) as usize;
-    let digits = (BigUint::from(m) * BigUint::from(5u32).pow((-e) as u32)).to_string();
-    let padded = format!(
-        "{}{digits}",
-        "0".repeat((places + 1).saturating_sub(digits.len()))
-    );
-    let (int, frac) = padded.split_at(padded.len() - places);
-    (int.to_string(), frac.trim_end_matches('0').to_string())
-}
-
-fn exact_text(neg: bool, m: u64, e: i64) -> String {
-    let (int, frac) = exact_parts(m, e);
-    let s = if frac.is_empty() {
-        int
-    } else {
-        format!("{int}.{frac}")
-    };
-    if neg { format!("-{s}") } else { s }
 }
 
 /// Significant digits of a decimal text and the exponent of its last digit.
@@ -97,7 +75,7 @@ fn check_wide(fmt: &FloatFormat, bits: u64, fails: &mut Vec<String>) {
         return;
     };
     let name = fmt.name;
-    let want = exact_text(neg, m, e);
+    let want = exact_signed_decimal(neg, m, e);
     let got = exact_decimal(fmt, bits);
     if got != want {
         fails.push(format!(

@@ -5,6 +5,7 @@ use std::io::Write;
 use super::Verdict;
 use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
 use crate::format::Format;
+use crate::format::decoded::Decoded;
 use crate::input::parse_bits;
 use crate::render::Renderer;
 
@@ -27,10 +28,14 @@ pub fn run(
     r: &mut dyn Renderer,
     out: &mut dyn Write,
 ) -> anyhow::Result<Verdict> {
+    let detail = r.detail();
+    // One result, refilled per input: stdin batches are a hot path.
+    let mut decoded = Decoded::empty(req.format);
     if req.inputs.is_empty() {
         let n = for_each_stdin_line(&mut *out, |out, origin, text| {
             let bits = read(&req.format, origin, text)?;
-            r.decode(out, &req.format, bits)?;
+            decoded.fill(bits, detail);
+            r.decode(out, &decoded)?;
             Ok(())
         })?;
         if n == 0 {
@@ -45,7 +50,8 @@ pub fn run(
             .map(|(i, t)| read(&req.format, Origin::Argument(i + 1), t))
             .collect::<Result<Vec<_>, _>>()?;
         for bits in patterns {
-            r.decode(out, &req.format, bits)?;
+            decoded.fill(bits, detail);
+            r.decode(out, &decoded)?;
         }
     }
     Ok(Verdict::Success)

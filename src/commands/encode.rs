@@ -5,10 +5,12 @@ use std::io::Write;
 use super::Verdict;
 use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
 use crate::exact::Number;
+use crate::format::decoded::Detail;
 use crate::format::encode::{Encoding, encode, encode_fast};
-use crate::format::{Format, HexBits, RoundOptions};
+use crate::format::encoded::Encoded;
+use crate::format::{Format, RoundOptions};
 use crate::input::{Constants, parse_value};
-use crate::render::{Renderer, Style};
+use crate::render::Renderer;
 
 /// What `encode` was asked.
 pub struct EncodeRequest {
@@ -18,8 +20,6 @@ pub struct EncodeRequest {
     pub opts: RoundOptions,
     /// Values as typed; stdin when empty.
     pub inputs: Vec<String>,
-    /// The output style (`--plain` writes bare patterns).
-    pub style: Style,
 }
 
 /// Values per encoded word: three for the packed formats.
@@ -60,11 +60,12 @@ fn encode_line(
     r: &mut dyn Renderer,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    if let (Style::Plain, Format::Float(f)) = (req.style, &req.format)
+    let detail = r.detail();
+    // The answer alone needs no exact arithmetic when the f64 reading decides the bits.
+    if let (Detail::Answer, Format::Float(f)) = (detail, &req.format)
         && let Some(bits) = encode_fast(f, line, req.opts)
     {
-        let width = f.width();
-        writeln!(out, "{}", HexBits { bits, width })?;
+        r.encode(out, &Encoded::answer(req.format, req.opts, bits))?;
         return Ok(());
     }
     let texts: Vec<&str> = line
@@ -86,7 +87,7 @@ fn encode_line(
         .into());
     }
     let e = read(req, |_| origin, &texts)?;
-    r.encode(out, &e)?;
+    r.encode(out, &Encoded::new(&e, detail))?;
     Ok(())
 }
 
@@ -123,8 +124,9 @@ pub fn run(
             read(req, |j| Origin::Argument(i * want + j + 1), &texts)
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let detail = r.detail();
     for e in &encodings {
-        r.encode(out, e)?;
+        r.encode(out, &Encoded::new(e, detail))?;
     }
     Ok(Verdict::Success)
 }

@@ -1,6 +1,7 @@
 //! What a bulk conversion did, counted: the numbers behind the summary line and `--json`.
 
 use crate::format::Outcome;
+use crate::format::pow2::pow2_normal;
 
 /// Counts over every channel value converted. Alpha filled in (`--channels 4` when
 /// unpacking) and alpha dropped (when packing) are not values converted.
@@ -61,18 +62,12 @@ impl Stats {
     }
 }
 
-/// `2^k` as an `f64`, for `k` in the normal range.
-#[inline(always)]
-pub(crate) fn pow2(k: i32) -> f64 {
-    f64::from_bits(((1023 + k) as u64) << 52)
-}
-
 /// The error of `result` against `input` in units of `2^ulp_exp`. Written once so the core
 /// and the fast kernels measure with the same operations (scaling by a power of two is
 /// exact, so `|result - input| * 2^-u` and `|result * 2^-u - input * 2^-u|` agree).
 #[inline(always)]
 pub(crate) fn ulp_error(result: f64, input: f64, ulp_exp: i32) -> f64 {
-    ((result - input) * pow2(-ulp_exp)).abs()
+    ((result - input) * pow2_normal(-ulp_exp)).abs()
 }
 
 /// Flags as the fast kernels carry them, one bit each.
@@ -85,16 +80,4 @@ pub(crate) mod flag {
     pub const CLAMPED: u32 = 1 << 5;
     pub const SUBNORMAL: u32 = 1 << 6;
     pub const FLUSHED: u32 = 1 << 7;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pow2_is_exact() {
-        for k in -1000..1000 {
-            assert_eq!(pow2(k), 2f64.powi(k));
-        }
-    }
 }

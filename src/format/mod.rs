@@ -1,9 +1,12 @@
 //! The storage formats: one descriptor for the binary floats, the packed words on top.
 
+pub mod decoded;
 pub mod describe;
 pub mod descriptor;
 pub mod encode;
+pub mod encoded;
 pub mod packed;
+pub mod pow2;
 pub mod round;
 pub mod text;
 

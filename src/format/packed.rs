@@ -39,6 +39,9 @@ pub fn r11g11b10_encode(values: &[Number; 3], opts: RoundOptions) -> (u32, [Outc
 pub const RGB9E5_MANTISSA_BITS: u32 = 9;
 /// Bias of RGB9E5's shared exponent field.
 pub const RGB9E5_EXP_BIAS: i32 = 15;
+/// The lowest bit of the shared exponent: R is bits 0-8, G 9-17, B 18-26, E 27-31
+/// (§19.3.2); channel `i`'s mantissa starts at bit `i * RGB9E5_MANTISSA_BITS`.
+pub const RGB9E5_EXPONENT_SHIFT: u32 = 3 * RGB9E5_MANTISSA_BITS;
 /// Largest RGB9E5 mantissa, 511; the largest channel value is `511 * 2^(31-24)` = 65408.
 pub const RGB9E5_MAX_MANTISSA: u32 = (1 << RGB9E5_MANTISSA_BITS) - 1;
 
@@ -66,16 +69,21 @@ impl Rgb9e5Channel {
 
 /// Splits an RGB9E5 word: R = bits 0-8, G = 9-17, B = 18-26, E = 27-31 (§19.3.2).
 pub fn rgb9e5_split(word: u32) -> [Rgb9e5Channel; 3] {
-    let exponent = word >> 27;
-    [0, 9, 18].map(|shift| Rgb9e5Channel {
-        mantissa: (word >> shift) & RGB9E5_MAX_MANTISSA,
+    let exponent = word >> RGB9E5_EXPONENT_SHIFT;
+    [0, 1, 2].map(|i| Rgb9e5Channel {
+        mantissa: (word >> (i * RGB9E5_MANTISSA_BITS)) & RGB9E5_MAX_MANTISSA,
         exponent,
     })
 }
 
-/// Builds an RGB9E5 word from three mantissas and the shared exponent field (§19.3.2).
+/// Joins three mantissas (R, G, B) and a shared exponent into an RGB9E5 word.
 pub fn rgb9e5_join(mantissas: [u32; 3], exponent: u32) -> u32 {
-    mantissas[0] | (mantissas[1] << 9) | (mantissas[2] << 18) | (exponent << 27)
+    mantissas
+        .iter()
+        .enumerate()
+        .fold(exponent << RGB9E5_EXPONENT_SHIFT, |w, (i, m)| {
+            w | m << (i as u32 * RGB9E5_MANTISSA_BITS)
+        })
 }
 
 /// The largest RGB9E5 channel value, 65408, exactly.

@@ -8,9 +8,10 @@ use std::io::{self, Write};
 
 use super::Renderer;
 use crate::convert::Report;
-use crate::format::encode::{Channel, Encoding, channels};
+use crate::format::decoded::{Decoded, DecodedChannel, Neighbour};
+use crate::format::encoded::{Encoded, EncodedChannel};
+use crate::format::hex_bits;
 use crate::format::packed::RGB9E5_MANTISSA_BITS;
-use crate::format::{Format, hex_bits, text};
 use crate::ulp::{Compared, PairReport, SummaryReport};
 
 #[derive(Default)]
@@ -32,13 +33,6 @@ fn row(out: &mut dyn Write, cells: &[String]) -> io::Result<()> {
     writeln!(out, "{}", line.join(","))
 }
 
-fn channel_bits(c: &Channel) -> String {
-    match c {
-        Channel::Float(f, b) => hex_bits(*b, f.width()),
-        Channel::Rgb9e5(ch) => hex_bits(ch.mantissa as u64, RGB9E5_MANTISSA_BITS),
-    }
-}
-
 impl Csv {
     fn header(&mut self, out: &mut dyn Write, cols: &[&str]) -> io::Result<()> {
         if !self.header_written {
@@ -50,9 +44,11 @@ impl Csv {
 }
 
 impl Renderer for Csv {
-    fn decode(&mut self, out: &mut dyn Write, format: &Format, bits: u64) -> io::Result<()> {
-        match format {
-            Format::Float(f) => {
+    /// New columns go at the end of a row, so existing column positions stay. A value
+    /// JSON writes as `null` is `null` here too.
+    fn decode(&mut self, out: &mut dyn Write, d: &Decoded) -> io::Result<()> {
+        match d.channels.as_slice() {
+            [DecodedChannel::Float(f)] => {
                 self.header(
                     out,
                     &[
@@ -65,25 +61,42 @@ impl Renderer for Csv {
                         "value",
                         "shortest",
                         "hex_float",
+                        "unbiased_exponent",
+                        "quiet",
+                        "previous",
+                        "next",
+                        "ulp",
                     ],
                 )?;
-                let fl = f.fields(bits);
+                let null = || "null".to_string();
+                let width = f.format.width();
+                let neighbour = |n: &Option<Neighbour>| {
+                    n.as_ref().map_or_else(null, |n| hex_bits(n.bits, width))
+                };
                 row(
                     out,
                     &[
-                        f.name.to_string(),
-                        hex_bits(bits, f.width()),
-                        (fl.sign as u8).to_string(),
-                        fl.exponent.to_string(),
-                        fl.fraction.to_string(),
-                        f.class(bits).as_str().to_string(),
-                        text::exact_decimal(f, bits),
-                        text::shortest_decimal(f, bits),
-                        text::hex_float(f, bits),
+                        f.format.name.to_string(),
+                        hex_bits(f.bits, width),
+                        (f.fields.sign as u8).to_string(),
+                        f.fields.exponent.to_string(),
+                        f.fields.fraction.to_string(),
+                        f.class.as_str().to_string(),
+                        f.exact.clone(),
+                        f.shortest.clone(),
+                        f.hex_float.clone(),
+                        f.unbiased_exponent.map_or_else(null, |e| e.to_string()),
+                        f.quiet.map_or_else(null, |q| q.to_string()),
+                        neighbour(&f.previous),
+                        neighbour(&f.next),
+                        f.ulp
+                            .as_ref()
+                            .and_then(|u| u.decimal.clone())
+                            .unwrap_or_else(null),
                     ],
                 )
             }
-            _ => {
+            chans => {
                 self.header(
                     out,
                     &[
@@ -96,18 +109,29 @@ impl Renderer for Csv {
                         "b_bits",
                         "b",
                         "shared_exponent",
+                        "r_class",
+                        "r_value",
+                        "g_class",
+                        "g_value",
+                        "b_class",
+                        "b_value",
                     ],
                 )?;
-                let chans = channels(format, bits);
-                let mut cells = vec![format.name().to_string(), hex_bits(bits, 32)];
-                for c in &chans {
-                    cells.push(channel_bits(c));
-                    cells.push(c.shortest());
+                let mut cells = vec![d.format.name().to_string(), hex_bits(d.bits, 32)];
+                for c in chans {
+                    cells.push(match c {
+                        DecodedChannel::Float(f) => hex_bits(f.bits, f.format.width()),
+                        DecodedChannel::Rgb9e5(ch) => {
+                            hex_bits(ch.mantissa as u64, RGB9E5_MANTISSA_BITS)
+                        }
+                    });
+                    cells.push(c.shortest().to_string());
                 }
-                cells.push(match chans[0] {
-                    Channel::Rgb9e5(ch) => ch.exponent.to_string(),
-                    Channel::Float(..) => String::new(),
-                });
+                cells.push(d.shared_exponent.map(|e| e.to_string()).unwrap_or_default());
+                for c in chans {
+                    cells.push(c.class().to_string());
+                    cells.push(c.exact());
+                }
                 row(out, &cells)
             }
         }
@@ -123,7 +147,8 @@ impl Renderer for Csv {
 
     /// Packed words put one entry per channel in the per-value cells, space separated, with
     /// `-` where a channel has no finite error; flags are prefixed with their channel (`b:`).
-    fn encode(&mut self, out: &mut dyn Write, e: &Encoding) -> io::Result<()> {
+    /// New columns go at the end of a row, so existing column positions stay.
+    fn encode(&mut self, out: &mut dyn Write, e: &Encoded) -> io::Result<()> {
         self.header(
             out,
             &[
@@ -137,37 +162,35 @@ impl Renderer for Csv {
                 "abs_error",
                 "ulp_error",
                 "flags",
+                "saturate",
+                "rel_error",
+                "other_modes",
             ],
         )?;
-        let chans = e.channels();
-        let per_channel = |f: &dyn Fn(usize) -> Option<String>| -> String {
-            (0..chans.len())
-                .map(|i| f(i).unwrap_or_else(|| "-".to_string()))
+        let per_channel = |f: &dyn Fn(&EncodedChannel) -> Option<String>| -> String {
+            e.channels
+                .iter()
+                .map(|c| f(c).unwrap_or_else(|| "-".to_string()))
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        let values = per_channel(&|i| Some(super::json::number_text(&chans[i].value())));
-        let shortest = per_channel(&|i| Some(chans[i].shortest()));
-        // Each channel's error is exact arithmetic: compute it once for both columns.
-        let errs: Vec<_> = (0..chans.len()).map(|i| e.error(i)).collect();
-        let errors = per_channel(&|i| {
-            errs[i]
+        let finite = |x: f64| x.is_finite().then(|| x.to_string());
+        let values = per_channel(&|c| Some(super::json::number_text(&c.value)));
+        let shortest = per_channel(&|c| Some(c.shortest.clone()));
+        let errors = per_channel(&|c| {
+            c.error
                 .as_ref()
                 .and_then(|r| r.absolute.decimal_expansion())
         });
-        let ulps = per_channel(&|i| {
-            errs[i]
-                .as_ref()
-                .map(|r| r.ulps)
-                .filter(|u| u.is_finite())
-                .map(|u| u.to_string())
-        });
-        let packed = chans.len() > 1;
+        let ulps = per_channel(&|c| c.error.as_ref().and_then(|r| finite(r.ulps)));
+        let relative = per_channel(&|c| c.error.as_ref().and_then(|r| finite(r.relative)));
+        let packed = e.channels.len() > 1;
         let flags: Vec<String> = e
-            .outcomes
+            .channels
             .iter()
             .enumerate()
-            .flat_map(|(i, o)| {
+            .flat_map(|(i, c)| {
+                let o = &c.outcome;
                 [
                     (o.overflow_to_infinity, "overflow"),
                     (o.saturated, "saturated"),
@@ -187,19 +210,28 @@ impl Renderer for Csv {
                 })
             })
             .collect();
+        let width = e.format.width();
+        let other_modes: Vec<String> = e
+            .alternatives
+            .iter()
+            .map(|a| format!("{}={}", a.mode.as_str(), hex_bits(a.bits, width)))
+            .collect();
         row(
             out,
             &[
                 e.format.name().to_string(),
-                e.inputs.join(" "),
+                e.inputs_text(),
                 e.opts.mode.as_str().to_string(),
-                hex_bits(e.bits, e.format.width()),
+                hex_bits(e.bits, width),
                 e.exact().to_string(),
                 values,
                 shortest,
                 errors,
                 ulps,
                 flags.join(" "),
+                e.opts.saturate.to_string(),
+                relative,
+                other_modes.join(" "),
             ],
         )
     }

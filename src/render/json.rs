@@ -11,9 +11,10 @@ use serde_json::{Value, json};
 use super::Renderer;
 use crate::convert::Report;
 use crate::exact::Number;
-use crate::format::describe::unbiased_exponent;
-use crate::format::encode::{Channel, Encoding, channels};
-use crate::format::{Format, hex_bits, text};
+use crate::format::decoded::{Decoded, DecodedChannel, Neighbour};
+use crate::format::encode::Channel;
+use crate::format::encoded::{Encoded, EncodedChannel};
+use crate::format::{Format, hex_bits};
 use crate::ulp::{ChannelDiff, Compared, PairReport, Sample, SummaryReport};
 
 pub const SCHEMA: u32 = 1;
@@ -40,49 +41,47 @@ pub(super) fn number_text(n: &Number) -> String {
 }
 
 /// The decode object of one channel (or of a plain float pattern).
-fn channel_object(c: &Channel) -> Value {
+fn channel_object(c: &DecodedChannel) -> Value {
     match c {
-        Channel::Float(f, bits) => {
-            let fields = f.fields(*bits);
-            let (prev, next) = f.neighbours(*bits);
-            let hex = |b: Option<u64>| b.map(|b| hex_bits(b, f.width()));
+        DecodedChannel::Float(f) => {
+            let hex =
+                |n: &Option<Neighbour>| n.as_ref().map(|n| hex_bits(n.bits, f.format.width()));
             json!({
-                "format": f.name,
-                "bits": hex_bits(*bits, f.width()),
-                "sign": fields.sign as u8,
-                "exponent": fields.exponent,
-                "unbiased_exponent": unbiased_exponent(f, *bits),
-                "fraction": fields.fraction,
-                "class": f.class(*bits).as_str(),
-                "quiet": f.is_quiet_nan(*bits),
-                "value": text::exact_decimal(f, *bits),
-                "shortest": text::shortest_decimal(f, *bits),
-                "hex_float": text::hex_float(f, *bits),
-                "previous": hex(prev),
-                "next": hex(next),
-                "ulp": f.ulp(*bits).and_then(|u| u.decimal_expansion()),
+                "format": f.format.name,
+                "bits": hex_bits(f.bits, f.format.width()),
+                "sign": f.fields.sign as u8,
+                "exponent": f.fields.exponent,
+                "unbiased_exponent": f.unbiased_exponent,
+                "fraction": f.fields.fraction,
+                "class": f.class.as_str(),
+                "quiet": f.quiet,
+                "value": f.exact,
+                "shortest": f.shortest,
+                "hex_float": f.hex_float,
+                "previous": hex(&f.previous),
+                "next": hex(&f.next),
+                "ulp": f.ulp.as_ref().and_then(|u| u.decimal.clone()),
             })
         }
-        Channel::Rgb9e5(ch) => json!({
+        DecodedChannel::Rgb9e5(ch) => json!({
             "format": "rgb9e5_channel",
             "mantissa": ch.mantissa,
             "exponent": ch.exponent,
-            "class": if ch.mantissa == 0 { "zero" } else { "normal" },
-            "value": ch.value().decimal_expansion(),
-            "shortest": c.shortest(),
+            "class": ch.class,
+            "value": ch.value.decimal_expansion(),
+            "shortest": ch.shortest,
         }),
     }
 }
 
 impl Renderer for Json {
-    fn decode(&mut self, out: &mut dyn Write, format: &Format, bits: u64) -> io::Result<()> {
-        let chans = channels(format, bits);
-        let mut obj = match format {
-            Format::Float(_) => channel_object(&chans[0]),
+    fn decode(&mut self, out: &mut dyn Write, d: &Decoded) -> io::Result<()> {
+        let mut obj = match (d.format, d.channels.as_slice()) {
+            (Format::Float(_), [c]) => channel_object(c),
             _ => json!({
-                "format": format.name(),
-                "bits": hex_bits(bits, format.width()),
-                "channels": chans.iter().map(channel_object).collect::<Vec<_>>(),
+                "format": d.format.name(),
+                "bits": hex_bits(d.bits, d.format.width()),
+                "channels": d.channels.iter().map(channel_object).collect::<Vec<_>>(),
             }),
         };
         obj["schema"] = json!(SCHEMA);
@@ -121,25 +120,24 @@ impl Renderer for Json {
         write_object(out, &v)
     }
 
-    fn encode(&mut self, out: &mut dyn Write, e: &Encoding) -> io::Result<()> {
-        let chans = e.channels();
-        let channel_entry = |i: usize| {
-            let o = &e.outcomes[i];
-            let err = e.error(i);
-            let (bits, mantissa) = match chans[i] {
+    fn encode(&mut self, out: &mut dyn Write, e: &Encoded) -> io::Result<()> {
+        let channel_entry = |c: &EncodedChannel| {
+            let o = &c.outcome;
+            let err = c.error.as_ref();
+            let (bits, mantissa) = match c.channel {
                 Channel::Float(f, b) => (Some(hex_bits(b, f.width())), None),
                 Channel::Rgb9e5(ch) => (None, Some(ch.mantissa)),
             };
             json!({
-                "input": e.inputs[i],
+                "input": c.input,
                 "bits": bits,
                 "mantissa": mantissa,
-                "value": number_text(&chans[i].value()),
-                "shortest": chans[i].shortest(),
+                "value": number_text(&c.value),
+                "shortest": c.shortest,
                 "exact": o.exact,
-                "abs_error": err.as_ref().and_then(|r| r.absolute.decimal_expansion()),
-                "rel_error": err.as_ref().map(|r| r.relative).filter(|r| r.is_finite()),
-                "ulp_error": err.as_ref().map(|r| r.ulps).filter(|r| r.is_finite()),
+                "abs_error": err.and_then(|r| r.absolute.decimal_expansion()),
+                "rel_error": err.map(|r| r.relative).filter(|r| r.is_finite()),
+                "ulp_error": err.map(|r| r.ulps).filter(|r| r.is_finite()),
                 "overflow_to_infinity": o.overflow_to_infinity,
                 "saturated": o.saturated,
                 "clamped_negative": o.clamped_negative,
@@ -149,16 +147,21 @@ impl Renderer for Json {
             })
         };
         let alternatives: serde_json::Map<String, Value> = e
-            .alternatives()
-            .into_iter()
-            .map(|(m, b)| (m.as_str().to_string(), json!(hex_bits(b, e.format.width()))))
+            .alternatives
+            .iter()
+            .map(|a| {
+                (
+                    a.mode.as_str().to_string(),
+                    json!(hex_bits(a.bits, e.format.width())),
+                )
+            })
             .collect();
-        let mut obj = match e.format {
-            Format::Float(_) => channel_entry(0),
+        let mut obj = match (e.format, e.channels.as_slice()) {
+            (Format::Float(_), [c]) => channel_entry(c),
             _ => json!({
-                "input": e.inputs.join(" "),
-                "value": chans.iter().map(|c| number_text(&c.value())).collect::<Vec<_>>().join(" "),
-                "channels": (0..chans.len()).map(channel_entry).collect::<Vec<_>>(),
+                "input": e.inputs_text(),
+                "value": e.channels.iter().map(|c| number_text(&c.value)).collect::<Vec<_>>().join(" "),
+                "channels": e.channels.iter().map(channel_entry).collect::<Vec<_>>(),
             }),
         };
         obj["schema"] = json!(SCHEMA);

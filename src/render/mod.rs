@@ -7,7 +7,8 @@ use crate::convert::Report;
 use crate::d3d::Evaluation;
 use crate::d3d::line::BatchSummary;
 use crate::format::Format;
-use crate::format::encode::Encoding;
+use crate::format::decoded::{Decoded, Detail};
+use crate::format::encoded::Encoded;
 use crate::ulp::{PairReport, SummaryReport};
 
 mod csv;
@@ -30,10 +31,15 @@ pub enum Style {
 
 /// Writes results in one style.
 pub trait Renderer {
-    /// A decoded pattern of `format` (a float pattern or a packed word).
-    fn decode(&mut self, out: &mut dyn Write, format: &Format, bits: u64) -> io::Result<()>;
+    /// How much of a decode or encode result this style shows: the command works out
+    /// that much and no more.
+    fn detail(&self) -> Detail {
+        Detail::Full
+    }
+    /// A decoded pattern (a float pattern or a packed word).
+    fn decode(&mut self, out: &mut dyn Write, d: &Decoded) -> io::Result<()>;
     /// A value (or three) rounded into a format.
-    fn encode(&mut self, out: &mut dyn Write, e: &Encoding) -> io::Result<()>;
+    fn encode(&mut self, out: &mut dyn Write, e: &Encoded) -> io::Result<()>;
     /// The summary of a bulk conversion.
     fn convert(&mut self, out: &mut dyn Write, r: &Report) -> io::Result<()>;
     /// The ULP distance between two elements (one stdin pair, or the two arguments).

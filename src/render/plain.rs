@@ -7,8 +7,9 @@ use std::io::{self, Write};
 
 use super::Renderer;
 use crate::convert::Report;
-use crate::format::encode::{Encoding, channels};
-use crate::format::{Format, hex_bits, text};
+use crate::format::HexBits;
+use crate::format::decoded::{Decoded, Detail};
+use crate::format::encoded::Encoded;
 use crate::ulp::{Compared, PairReport, SummaryReport};
 
 #[derive(Default)]
@@ -18,17 +19,14 @@ pub struct Plain {
 }
 
 impl Renderer for Plain {
-    fn decode(&mut self, out: &mut dyn Write, format: &Format, bits: u64) -> io::Result<()> {
+    /// The shortest decimal and the bits are all `--plain` prints.
+    fn detail(&self) -> Detail {
+        Detail::Answer
+    }
+
+    fn decode(&mut self, out: &mut dyn Write, d: &Decoded) -> io::Result<()> {
         self.line.clear();
-        if let Format::Float(f) = format {
-            text::write_shortest(&mut self.line, f, bits);
-        } else {
-            let values: Vec<String> = channels(format, bits)
-                .iter()
-                .map(|c| c.shortest())
-                .collect();
-            self.line.push_str(&values.join(" "));
-        }
+        self.line.push_str(&d.shortest);
         self.line.push('\n');
         out.write_all(self.line.as_bytes())
     }
@@ -41,8 +39,9 @@ impl Renderer for Plain {
         writeln!(out, "{}", pairs.join(" "))
     }
 
-    fn encode(&mut self, out: &mut dyn Write, e: &Encoding) -> io::Result<()> {
-        writeln!(out, "{}", hex_bits(e.bits, e.format.width()))
+    fn encode(&mut self, out: &mut dyn Write, e: &Encoded) -> io::Result<()> {
+        let (bits, width) = (e.bits, e.format.width());
+        writeln!(out, "{}", HexBits { bits, width })
     }
 
     /// The signed distance, or `nan`; packed words: one per channel, space separated.

@@ -1,0 +1,222 @@
+//! Narrowing f32 patterns to f16, f11 and f10 (and R11G11B10, whose channels are f11 and
+//! f10): a vector pass for the ordinary lanes, the exact branch-free lane code for the rest.
+
+use super::{
+    BLOCK, Lane, Ordinary, OrdinaryLane, RNE, RTP, RTZ, Tally, add_ordinary, avx2_vector, bit,
+    flag, pick, pow2, with_elements,
+};
+use crate::convert::summary::Stats;
+
+/// f32 pattern to a 5-exponent-bit, bias-15 float with `F` fraction bits (f16: 10 and
+/// signed; f11: 6, f10: 5, unsigned), rounded in mode `M`; `S` keeps finite values finite.
+/// Branch-free: every case is computed and the right one picked, so it vectorises.
+#[inline(always)]
+pub(super) fn narrow<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(u: u32) -> Lane {
+    let neg = u >> 31 != 0;
+    let mag = u & 0x7fff_ffff;
+    let frac = mag & 0x7f_ffff;
+    let exp_field = mag >> 23;
+    let nan = mag > 0x7f80_0000;
+    let inf = mag == 0x7f80_0000;
+    // §3.1.6: no sign, so negatives (and -INF) become 0; -0 is simply 0. NaN stays NaN.
+    let negative_to_zero = !SIGNED && neg && !nan;
+    let clamped = negative_to_zero && mag != 0;
+    let inf_bits = 31u32 << F;
+
+    // Finite: the significand m at exponent e, shifted right by s to the target's last
+    // place (past 25 everything is under a half), rounded, and the exponent added back.
+    let m = frac | ((exp_field != 0) as u32) << 23;
+    let e = exp_field.max(1) as i32 - 127;
+    let s = ((23 - F as i32) + (-14 - e).max(0)).min(25) as u32;
+    let q = m >> s;
+    let rem = m & ((1u32 << s) - 1);
+    let half = (1u32 << s) >> 1;
+    let up = match M {
+        RNE => (rem > half) | ((rem == half) & (q & 1 == 1)),
+        RTZ => false,
+        RTP => !neg & (rem != 0),
+        _ => neg & (rem != 0),
+    };
+    // A carry out of the significand moves into the exponent by itself.
+    let mag_bits = ((((e + 14).max(0)) as u32) << F) + q + up as u32;
+    let finite = !nan && !inf && !negative_to_zero;
+    let overflow = finite && mag_bits >= inf_bits;
+    let to_infinity = !S
+        && match M {
+            RNE => true,
+            RTZ => false,
+            RTP => !neg,
+            _ => neg,
+        };
+    let result = pick(
+        overflow,
+        pick(to_infinity, inf_bits, inf_bits - 1),
+        mag_bits,
+    );
+    let nan_bits = inf_bits | (frac >> (23 - F)) | (1 << (F - 1));
+    let sign_out = if SIGNED { (u >> 31) << (F + 5) } else { 0 };
+    let bits = pick(
+        negative_to_zero,
+        0,
+        sign_out | pick(nan, nan_bits, pick(inf, inf_bits, result)),
+    );
+
+    let in_range = finite && !overflow;
+    let flags = bit(clamped || (finite && (rem != 0 || overflow)), flag::INEXACT)
+        | bit(overflow && !to_infinity, flag::SATURATED)
+        | bit(overflow && to_infinity, flag::OVERFLOW)
+        | bit(nan, flag::NAN_IN | flag::NAN_OUT)
+        | bit(clamped, flag::CLAMPED)
+        | bit(
+            in_range && mag_bits != 0 && mag_bits < 1 << F,
+            flag::SUBNORMAL,
+        )
+        | bit(in_range && mag != 0 && mag_bits == 0, flag::FLUSHED);
+
+    // |result - input| in ULPs of the result, with the core's own operations: both sides
+    // scaled by 2^-ulp_exp (exact), then one subtraction.
+    let exp_out = result >> F;
+    let sig = (result & ((1 << F) - 1)) | (((exp_out != 0) as u32) << F);
+    let ulp_exp = exp_out.max(1) as i32 - 15 - F as i32;
+    let magnitude = f32::from_bits(mag) as f64;
+    let err = (sig as f64 - magnitude * pow2(-ulp_exp)).abs();
+    let measured = finite && !(overflow && to_infinity);
+    (bits as u64, flags, if measured { err } else { 0.0 })
+}
+
+/// The bits of f32 pattern `u` in a 5-exponent-bit, bias-15 format with `F` fraction bits,
+/// when `u` is ±0 or in the target's normal range up to its largest finite value (so no
+/// NaN, INF, subnormal, clamping or overflow can happen): a rebias, a fixed shift and a
+/// rounding increment, a dozen integer operations that vectorise well. The error is then a
+/// whole number of 2^-26 ULPs of the result: the discarded part over 2^s, halved when
+/// rounding carried into the next binade (whose ULP is twice as large).
+#[inline(always)]
+pub(super) fn narrow_ordinary_lane<const F: u32, const SIGNED: bool, const M: u8>(
+    u: u32,
+) -> OrdinaryLane {
+    let s = 23 - F;
+    let neg = u >> 31 != 0;
+    let mag = u & 0x7fff_ffff;
+    let q = mag.wrapping_sub((127 - 15) << 23) >> s;
+    let rem = mag & ((1 << s) - 1);
+    let half = 1 << (s - 1);
+    let up = match M {
+        RNE => (rem > half) | ((rem == half) & (q & 1 == 1)),
+        RTZ => false,
+        RTP => !neg & (rem != 0),
+        _ => neg & (rem != 0),
+    };
+    let carried = up & ((q + 1) & ((1 << F) - 1) == 0);
+    let diff = if up { (1 << s) - rem } else { rem };
+    let units = if carried {
+        diff << (25 - s)
+    } else {
+        diff << (26 - s)
+    };
+    let sign_out = if SIGNED { (u >> 31) << (F + 5) } else { 0 };
+    let nonzero = (mag != 0) as u32;
+    OrdinaryLane {
+        bits: sign_out | (q + up as u32) & nonzero.wrapping_neg(),
+        inexact: (rem != 0) as u32,
+        subnormal: 0,
+        flushed: 0,
+        units,
+    }
+}
+
+/// Whether `u` can take the ordinary path into the format with `F` fraction bits.
+#[inline(always)]
+pub(super) fn is_ordinary<const F: u32, const SIGNED: bool>(u: u32) -> bool {
+    let min_normal = (127 - 14) << 23;
+    let max_finite = ((15 + 127) << 23) | (((1 << F) - 1) << (23 - F));
+    // Unsigned formats: the sign bit makes a negative fail the range test.
+    let v = if SIGNED { u & 0x7fff_ffff } else { u };
+    (v.wrapping_sub(min_normal) <= max_finite - min_normal) | (u & 0x7fff_ffff == 0)
+}
+
+/// The vector pass over a block of f16/f11/f10 output: every lane gets the ordinary
+/// answer, and the counts take only the ordinary lanes. Returns those counts and the number
+/// of lanes left for [`narrow`].
+#[inline(always)]
+pub(super) fn narrow_vector_generic<const F: u32, const SIGNED: bool, const M: u8>(
+    values: &[u32],
+    out: &mut [u16],
+) -> (Ordinary, u32) {
+    let mut o = Ordinary::default();
+    let mut exceptions = 0u32;
+    for (&u, d) in values.iter().zip(out.iter_mut()) {
+        let ok = is_ordinary::<F, SIGNED>(u);
+        let lane = narrow_ordinary_lane::<F, SIGNED, M>(u);
+        *d = lane.bits as u16;
+        o.add(ok, lane);
+        exceptions += !ok as u32;
+    }
+    (o, exceptions)
+}
+
+/// f32 values to f16/f11/f10: the vector pass, then the exact lane code for what it left.
+pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
+    values: &[u32],
+    dst: &mut [u8],
+    stats: &mut Stats,
+) {
+    with_elements::<u16>(dst, |out| {
+        let (o, exceptions) = vector_pass!(
+            avx2_vector::narrow::<F, SIGNED, M>,
+            narrow_vector_generic::<F, SIGNED, M>,
+            values,
+            out
+        );
+        add_ordinary(stats, values.len() as u32 - exceptions, o);
+        if exceptions > 0 {
+            let mut tally = Tally::default();
+            for (&u, d) in values.iter().zip(out.iter_mut()) {
+                if !is_ordinary::<F, SIGNED>(u) {
+                    let (bits, flags, err) = narrow::<F, SIGNED, M, S>(u);
+                    *d = bits as u16;
+                    tally.add(flags, err);
+                }
+            }
+            tally.into_stats(stats);
+        }
+    })
+}
+
+pub(super) fn r11g11b10_block<const M: u8, const S: bool>(
+    values: &[u32],
+    stride: usize,
+    dst: &mut [u8],
+    stats: &mut Stats,
+) {
+    // The channels round independently (§19.3.3), so each is taken out into its own
+    // array and narrowed there by the elementwise kernel, then the words are joined.
+    let texels = values.len() / stride;
+    debug_assert!(texels <= BLOCK);
+    let mut planes = [[0u32; BLOCK]; 3];
+    for (t, v) in values.chunks_exact(stride).enumerate() {
+        for c in 0..3 {
+            planes[c][t] = v[c];
+        }
+    }
+    let mut bits = [[0u16; BLOCK]; 3];
+    narrow_block::<6, false, M, S>(
+        &planes[0][..texels],
+        bytemuck::cast_slice_mut(&mut bits[0][..texels]),
+        stats,
+    );
+    narrow_block::<6, false, M, S>(
+        &planes[1][..texels],
+        bytemuck::cast_slice_mut(&mut bits[1][..texels]),
+        stats,
+    );
+    narrow_block::<5, false, M, S>(
+        &planes[2][..texels],
+        bytemuck::cast_slice_mut(&mut bits[2][..texels]),
+        stats,
+    );
+    with_elements::<u32>(dst, |out| {
+        for (t, o) in out.iter_mut().enumerate() {
+            *o = bits[0][t] as u32 | (bits[1][t] as u32) << 11 | (bits[2][t] as u32) << 22;
+        }
+    })
+}

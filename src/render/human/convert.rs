@@ -1,0 +1,55 @@
+//! The human view of `convert`: one line of totals, two of counts.
+
+use std::io::{self, Write};
+
+use super::Human;
+use crate::convert::Report;
+
+impl Human {
+    pub(super) fn render_convert(&mut self, out: &mut dyn Write, r: &Report) -> io::Result<()> {
+        let p = &self.p;
+        let c = &r.conversion;
+        let s = &r.stats;
+        let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+        let saturate = if c.opts.saturate { ", saturate" } else { "" };
+        writeln!(
+            out,
+            "{} {} values {} -> {} ({}{saturate}): {} ({:.1} MiB) -> {} ({:.1} MiB) in {:.2} s",
+            p.label("converted"),
+            p.value(&s.values.to_string()),
+            c.from.name(),
+            c.to.name(),
+            c.opts.mode.as_str(),
+            r.input,
+            mib(r.bytes_in),
+            r.output,
+            mib(r.bytes_out),
+            r.seconds
+        )?;
+        let count = |n: u64, label: &str| {
+            let text = format!("{n} {label}");
+            if n == 0 {
+                p.label(&text)
+            } else {
+                p.warn(&text)
+            }
+        };
+        writeln!(
+            out,
+            "  {}, {}, {}, {}, {}",
+            count(s.inexact, "inexact"),
+            count(s.saturated, "saturated to max"),
+            count(s.overflow_to_infinity, "overflowed to infinity"),
+            count(s.clamped_negative, "negatives clamped to 0"),
+            count(s.flushed_to_zero, "flushed to zero"),
+        )?;
+        writeln!(
+            out,
+            "  {}, {}, {}; max error {} ULP",
+            count(s.nan_in, "NaN in"),
+            count(s.nan_out, "NaN out"),
+            count(s.subnormal_out, "subnormals produced"),
+            p.value(&s.max_ulp_error.to_string())
+        )
+    }
+}

@@ -1,0 +1,38 @@
+//! Test code shared by several integration test files (`mod common;` in each). Written
+//! independently of the crate, so it can serve as a reference.
+
+#![allow(dead_code)]
+
+use num_bigint::BigUint;
+
+/// The exact decimal of `m * 2^e` as (integer digits, fraction digits without trailing
+/// zeros), computed with `BigUint`: `m * 2^e = m * 5^-e / 10^-e`.
+pub fn exact_parts(m: u64, e: i64) -> (String, String) {
+    if e >= 0 {
+        return ((BigUint::from(m) << e as usize).to_string(), String::new());
+    }
+    let places = (-e) as usize;
+    let digits = (BigUint::from(m) * BigUint::from(5u32).pow((-e) as u32)).to_string();
+    let padded = format!(
+        "{}{digits}",
+        "0".repeat((places + 1).saturating_sub(digits.len()))
+    );
+    let (int, frac) = padded.split_at(padded.len() - places);
+    (int.to_string(), frac.trim_end_matches('0').to_string())
+}
+
+/// The exact decimal of `m * 2^e`: `1.00048828125`, `65504`.
+pub fn exact_decimal(m: u64, e: i64) -> String {
+    let (int, frac) = exact_parts(m, e);
+    if frac.is_empty() {
+        int
+    } else {
+        format!("{int}.{frac}")
+    }
+}
+
+/// The exact decimal of `(-1)^neg * m * 2^e`.
+pub fn exact_signed_decimal(neg: bool, m: u64, e: i64) -> String {
+    let body = exact_decimal(m, e);
+    if neg { format!("-{body}") } else { body }
+}
