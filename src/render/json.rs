@@ -1,5 +1,5 @@
 //! `--json`: one object per input, per line, always with `"schema": 1`. The keys are a
-//! contract documented in the README.
+//! contract documented in docs/output-contract.md.
 
 use super::op_text::{bits_text, exact_script};
 use crate::d3d::line::BatchSummary;

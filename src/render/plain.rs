@@ -1,4 +1,4 @@
-//! `--plain`: just the answer, one line per input (the script contract in the README).
+//! `--plain`: just the answer, one line per input (the script contract in docs/output-contract.md).
 
 use super::op_text::{push_allowed, push_bits};
 use crate::d3d::line::BatchSummary;
