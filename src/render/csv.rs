@@ -1,5 +1,5 @@
 //! `--csv`: a header, then one row per input. Columns are a contract documented in the
-//! README; packed formats have their own columns (one run has one format).
+//! docs/output-contract.md; packed formats have their own columns (one run has one format).
 
 use super::op_text::{allowed_text, bits_text, exact_script};
 use crate::d3d::Evaluation;
