@@ -116,7 +116,7 @@ fn widen_to_f32<'a>(from: Format, src: &'a [u8], scratch: &'a mut Vec<u32>) -> &
         Format::Float(_) => 1,
         _ => 3,
     };
-    scratch.resize(src.len() / super::element_bytes(from) * per_element, 0);
+    scratch.resize(src.len() / from.element_bytes() * per_element, 0);
     widen_into(from, src, scratch);
     scratch
 }

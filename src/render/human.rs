@@ -1,6 +1,7 @@
 //! The human view: every field explained, coloured on a terminal.
 
 use super::op_text::{allowed_text, bits_text, exact_text, value_text};
+use super::ulp_text;
 use crate::d3d::line::BatchSummary;
 use crate::d3d::{AllowedSet, Domain, Evaluation, OutputReport, OutputVerdict};
 use std::io::{self, Write};
@@ -14,7 +15,7 @@ use crate::format::describe::{d3d_notes, significand_binary, unbiased_exponent};
 use crate::format::encode::{Channel, Encoding};
 use crate::format::packed::{R11G11B10_CHANNELS, r11g11b10_split, rgb9e5_split};
 use crate::format::{Class, FloatFormat, Format, Outcome, Rounding, hex_bits, text};
-use crate::ulp::{ChannelDiff, Compared, Endpoint, Line, PairReport, Resolved, SummaryReport};
+use crate::ulp::{ChannelDiff, Compared, Endpoint, PairReport, Resolved, SummaryReport, ValueLine};
 
 /// The colours of one run: all off unless the run decided to colour.
 #[derive(Clone, Copy, Debug)]
@@ -675,7 +676,7 @@ impl Renderer for Human {
         )?;
         if m.measured() > 0 {
             self.line(out, "", "histogram", "|distance|  count")?;
-            let rows = m.histogram_rows();
+            let rows = ulp_text::histogram_rows(m);
             let rows: Vec<_> = rows.into_iter().filter(|(_, n)| *n > 0).collect();
             let widest = rows.iter().map(|(_, n)| *n).max().unwrap_or(1);
             let label_width = rows.iter().map(|(l, _)| l.len()).max().unwrap_or(1).max(10);
@@ -844,14 +845,14 @@ impl Human {
     /// `0x3c00 = 1 (normal)`, with the flush note where it applies.
     fn endpoint_text(&self, c: &ChannelDiff, e: &Endpoint) -> String {
         let exp = match c.line {
-            Line::Rgb9e5 => format!(" at shared exponent {}", e.rgb9e5_exponent()),
-            Line::Float { .. } => String::new(),
+            ValueLine::Rgb9e5 => format!(" at shared exponent {}", e.rgb9e5_exponent()),
+            ValueLine::Float { .. } => String::new(),
         };
         let mut t = format!(
             "{}{exp} = {} ({})",
-            c.bits_text(e),
-            self.p.value(&c.value_text(e)),
-            c.class_text(e)
+            ulp_text::bits_text(c, e),
+            self.p.value(&ulp_text::value_text(c, e)),
+            ulp_text::class_text(c, e)
         );
         if e.counted_as_zero {
             t.push_str(&self.p.warn(&format!(
@@ -877,11 +878,11 @@ impl Human {
                 let plural = if n == 1 { "" } else { "s" };
                 let side = if d > 0 { "above" } else { "below" };
                 let steps = match c.line {
-                    Line::Rgb9e5 => {
+                    ValueLine::Rgb9e5 => {
                         let finer = c.a.rgb9e5_exponent().min(c.b.rgb9e5_exponent()) as i64 - 24;
                         format!("{n} step{plural} of 2^{finer}, the finer word's grid,")
                     }
-                    Line::Float { .. } => format!("{n} representable value{plural}"),
+                    ValueLine::Float { .. } => format!("{n} representable value{plural}"),
                 };
                 format!(
                     "{} (B is {steps} {side} A)",
