@@ -156,6 +156,7 @@ pub mod docs;
 pub mod exact;
 pub mod format;
 pub mod input;
+pub mod io;
 pub mod probe;
 pub mod render;
 pub mod ulp;

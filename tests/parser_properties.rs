@@ -9,8 +9,8 @@ use d3dfloat::convert::image_in::{ImageLimits, read_exr, read_hdr};
 use d3dfloat::d3d::line::parse_line;
 use d3dfloat::d3d::{RuleSet, evaluate};
 use d3dfloat::format::{F16, F32, F64, Format, RoundOptions, Rounding, round_number};
-use d3dfloat::input::{Constants, parse_bits, parse_operand, parse_value};
-use d3dfloat::ulp::{DiffOptions, diff_pair, resolve_operand};
+use d3dfloat::input::{Constants, parse_bits, parse_operand, parse_value, resolve_operand};
+use d3dfloat::ulp::{DiffOptions, diff_pair};
 use proptest::prelude::*;
 
 /// The message an error becomes on stderr: one line, no control characters, bounded.

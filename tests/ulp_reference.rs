@@ -307,7 +307,7 @@ fn rgb9e5_words_with_different_exponents_compare_by_value() {
 
 #[test]
 fn value_operands_are_rounded_to_nearest_even_and_say_so() {
-    use d3dfloat::ulp::resolve_operand;
+    use d3dfloat::input::resolve_operand;
     let f16 = Format::Float(F16);
     let one = resolve_operand("1", f16).unwrap();
     assert_eq!((one.bits, one.from_value, one.exact), (0x3c00, true, true));

@@ -6,10 +6,10 @@ use super::Verdict;
 use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
 use crate::exact::Number;
 use crate::format::decoded::Detail;
-use crate::format::encode::{Encoding, encode, encode_fast};
+use crate::format::encode::{Encoding, encode};
 use crate::format::encoded::Encoded;
 use crate::format::{Format, RoundOptions};
-use crate::input::{Constants, parse_value};
+use crate::input::{Constants, encode_fast, parse_value, split_word, values_per_word};
 use crate::render::Renderer;
 
 /// What `encode` was asked.
@@ -20,14 +20,6 @@ pub struct EncodeRequest {
     pub opts: RoundOptions,
     /// Values as typed; stdin when empty.
     pub inputs: Vec<String>,
-}
-
-/// Values per encoded word: three for the packed formats.
-fn arity(format: &Format) -> usize {
-    match format {
-        Format::Float(_) => 1,
-        _ => 3,
-    }
 }
 
 /// Reads the values of one word; `origin(i)` names where value `i` came from.
@@ -68,24 +60,7 @@ fn encode_line(
         r.encode(out, &Encoded::answer(req.format, req.opts, bits))?;
         return Ok(());
     }
-    let texts: Vec<&str> = line
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|t| !t.is_empty())
-        .collect();
-    let want = arity(&req.format);
-    if texts.len() != want {
-        return Err(BadInput::new(
-            origin,
-            line,
-            format!(
-                "expected {want} value{} for {}, found {}",
-                if want == 1 { "" } else { "s" },
-                req.format.name(),
-                texts.len()
-            ),
-        )
-        .into());
-    }
+    let texts = split_word(line, &req.format).map_err(|e| BadInput::new(origin, line, e))?;
     let e = read(req, |_| origin, &texts)?;
     r.encode(out, &Encoded::new(&e, detail))?;
     Ok(())
@@ -106,7 +81,7 @@ pub fn run(
         }
         return Ok(Verdict::Success);
     }
-    let want = arity(&req.format);
+    let want = values_per_word(&req.format);
     if !req.inputs.len().is_multiple_of(want) {
         anyhow::bail!(
             "{} takes {want} values (R G B) per word; {} given",

@@ -10,10 +10,11 @@ use anyhow::Context;
 use super::Verdict;
 use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
 use crate::format::Format;
+use crate::input::{resolve_operand, split_pair};
 use crate::render::Renderer;
 use crate::ulp::{
     Compared, DiffOptions, Layout, PairDiff, PairReport, Resolved, Summary, SummaryReport,
-    compare_streams, diff_pair, resolve_operand,
+    compare_streams, diff_pair,
 };
 
 /// What `ulp-diff` was asked.
@@ -86,15 +87,7 @@ fn compare_stdin_pairs(
 ) -> anyhow::Result<Verdict> {
     let mut summary = Summary::new(req.limit);
     let n = for_each_stdin_line(&mut *out, |out, origin, line| {
-        let texts: Vec<&str> = line.split_whitespace().collect();
-        let [a_text, b_text] = texts[..] else {
-            return Err(BadInput::new(
-                origin,
-                line,
-                format!("expected two operands A B, found {}", texts.len()),
-            )
-            .into());
-        };
+        let [a_text, b_text] = split_pair(line).map_err(|e| BadInput::new(origin, line, e))?;
         let a = read(req.format, origin, a_text)?;
         let b = read(req.format, origin, b_text)?;
         let pair: PairDiff = diff_pair(req.format, a, b, req.opts);
@@ -146,7 +139,7 @@ fn compare_files(
         && ma.is_file()
     {
         let (se, sa) = (me.len(), ma.len());
-        let element = layout.element_bytes() as u64;
+        let element = layout.format.element_bytes() as u64;
         if se != sa {
             anyhow::bail!(
                 "{names} differ in size: {} is {se} bytes, {} is {sa} bytes",

@@ -4,7 +4,7 @@
 
 use ddsfile::{AlphaMode, D3D10ResourceDimension, Dds, DxgiFormat, NewDxgiParams};
 
-use super::{Conversion, ConvertError, element_bytes};
+use super::{Conversion, ConvertError};
 use crate::format::{F16, F32, Format, RoundOptions};
 
 /// What one texel of a texture is: `channels` elements of `format` (1 for a packed word).
@@ -16,7 +16,7 @@ pub struct Texels {
 
 impl Texels {
     pub fn bytes(&self) -> usize {
-        element_bytes(self.format) * self.channels
+        self.format.element_bytes() * self.channels
     }
 }
 

@@ -28,7 +28,7 @@ pub(crate) fn write_le(bytes: &mut [u8], size: usize, value: u64) {
 fn decode_group(conv: &Conversion, src: &[u8]) -> Vec<f64> {
     match conv.from {
         Format::Float(f) => {
-            let size = super::element_bytes(conv.from);
+            let size = conv.from.element_bytes();
             src.chunks_exact(size)
                 // f11/f10 live in the low bits of a u16; the bits above are ignored.
                 .map(|e| f.to_f64(read_le(e, size) & f.mask()))
@@ -65,7 +65,7 @@ pub fn convert_group(conv: &Conversion, src: &[u8], dst: &mut [u8], stats: &mut 
     let values = decode_group(conv, src);
     match conv.to {
         Format::Float(f) => {
-            let size = super::element_bytes(conv.to);
+            let size = conv.to.element_bytes();
             let from_packed = matches!(conv.from, Format::R11G11B10 | Format::Rgb9e5);
             let mut out = dst.chunks_exact_mut(size);
             for &x in &values {

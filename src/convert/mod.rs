@@ -61,15 +61,6 @@ impl ConvertError {
     }
 }
 
-/// Bytes one element of a format takes in a raw stream: f11 and f10 travel one per
-/// little-endian u16, in its low bits.
-pub fn element_bytes(f: Format) -> usize {
-    match f {
-        Format::Float(ff) => (ff.width() as usize).next_power_of_two().max(8) / 8,
-        Format::R11G11B10 | Format::Rgb9e5 => 4,
-    }
-}
-
 fn is_packed(f: Format) -> bool {
     matches!(f, Format::R11G11B10 | Format::Rgb9e5)
 }
@@ -103,9 +94,9 @@ impl Conversion {
 
     fn side_bytes(&self, f: Format, other: Format) -> usize {
         if !is_packed(f) && is_packed(other) {
-            element_bytes(f) * self.channels
+            f.element_bytes() * self.channels
         } else {
-            element_bytes(f)
+            f.element_bytes()
         }
     }
 

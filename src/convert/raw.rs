@@ -8,6 +8,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use rayon::prelude::*;
 
 use super::{Conversion, ConvertError, Stats, kernels};
+use crate::io::read_full;
 
 /// Input plus output bytes of one chunk; three chunks are in flight at most (one being
 /// read, one converted, one written), so memory stays near 3 x this whatever the input.
@@ -36,20 +37,6 @@ pub fn convert_parallel(conv: &Conversion, src: &[u8], dst: &mut [u8]) -> Stats 
             a.merge(&b);
             a
         })
-}
-
-/// Reads until `buf` is full or the input ends; returns the bytes read.
-fn fill(input: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match input.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 /// Converts everything `input` holds into `output` (named `names.0` and `names.1` in
@@ -96,7 +83,7 @@ fn read_chunks(
         if buf.len() != len {
             return Ok(()); // The converter stopped.
         }
-        let n = fill(input, &mut buf)?;
+        let n = read_full(input, &mut buf)?;
         if full.send((buf, n)).is_err() || n < len {
             return Ok(());
         }

@@ -90,6 +90,12 @@ impl Format {
     pub fn hex_digits(&self) -> usize {
         self.width().div_ceil(4) as usize
     }
+
+    /// Bytes one element takes in a raw little-endian buffer or stream: f11 and f10 travel
+    /// one per u16, in its low bits; the packed words take a u32.
+    pub fn element_bytes(&self) -> usize {
+        (self.width() as usize).next_power_of_two().max(8) / 8
+    }
 }
 
 /// `0x` and exactly `ceil(width / 4)` lower-case hex digits: the script form of a pattern.

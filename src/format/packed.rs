@@ -39,11 +39,24 @@ pub fn r11g11b10_encode(values: &[Number; 3], opts: RoundOptions) -> (u32, [Outc
 pub const RGB9E5_MANTISSA_BITS: u32 = 9;
 /// Bias of RGB9E5's shared exponent field.
 pub const RGB9E5_EXP_BIAS: i32 = 15;
-/// The lowest bit of the shared exponent: R is bits 0-8, G 9-17, B 18-26, E 27-31
-/// (§19.3.2); channel `i`'s mantissa starts at bit `i * RGB9E5_MANTISSA_BITS`.
-pub const RGB9E5_EXPONENT_SHIFT: u32 = 3 * RGB9E5_MANTISSA_BITS;
 /// Largest RGB9E5 mantissa, 511; the largest channel value is `511 * 2^(31-24)` = 65408.
 pub const RGB9E5_MAX_MANTISSA: u32 = (1 << RGB9E5_MANTISSA_BITS) - 1;
+/// Where the shared exponent starts: bits 27-31, above the three mantissas (§19.3.2).
+pub const RGB9E5_EXPONENT_SHIFT: u32 = 3 * RGB9E5_MANTISSA_BITS;
+/// Largest shared exponent field, 31 (five bits).
+pub const RGB9E5_MAX_EXPONENT: u32 = 31;
+
+/// The mantissa of channel `channel` (0 = R) of an RGB9E5 word.
+#[inline]
+pub fn rgb9e5_channel_mantissa(word: u32, channel: usize) -> u32 {
+    (word >> (RGB9E5_MANTISSA_BITS * channel as u32)) & RGB9E5_MAX_MANTISSA
+}
+
+/// The shared exponent field of an RGB9E5 word.
+#[inline]
+pub fn rgb9e5_shared_exponent(word: u32) -> u32 {
+    word >> RGB9E5_EXPONENT_SHIFT
+}
 
 /// One decoded RGB9E5 channel: `mantissa * 2^(exponent - 24)`, i.e. `0.mantissa * 2^(E-15)`
 /// with no implied leading one (§19.3.2).
@@ -69,21 +82,18 @@ impl Rgb9e5Channel {
 
 /// Splits an RGB9E5 word: R = bits 0-8, G = 9-17, B = 18-26, E = 27-31 (§19.3.2).
 pub fn rgb9e5_split(word: u32) -> [Rgb9e5Channel; 3] {
-    let exponent = word >> RGB9E5_EXPONENT_SHIFT;
-    [0, 1, 2].map(|i| Rgb9e5Channel {
-        mantissa: (word >> (i * RGB9E5_MANTISSA_BITS)) & RGB9E5_MAX_MANTISSA,
+    let exponent = rgb9e5_shared_exponent(word);
+    [0, 1, 2].map(|channel| Rgb9e5Channel {
+        mantissa: rgb9e5_channel_mantissa(word, channel),
         exponent,
     })
 }
 
 /// Joins three mantissas (R, G, B) and a shared exponent into an RGB9E5 word.
 pub fn rgb9e5_join(mantissas: [u32; 3], exponent: u32) -> u32 {
-    mantissas
-        .iter()
-        .enumerate()
-        .fold(exponent << RGB9E5_EXPONENT_SHIFT, |w, (i, m)| {
-            w | m << (i as u32 * RGB9E5_MANTISSA_BITS)
-        })
+    let [r, g, b] = mantissas;
+    let m = RGB9E5_MANTISSA_BITS;
+    r | (g << m) | (b << (2 * m)) | (exponent << RGB9E5_EXPONENT_SHIFT)
 }
 
 /// The largest RGB9E5 channel value, 65408, exactly.

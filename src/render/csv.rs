@@ -2,6 +2,7 @@
 //! docs/output-contract.md; packed formats have their own columns (one run has one format).
 
 use super::op_text::{allowed_text, bits_text, exact_script};
+use super::ulp_text;
 use crate::d3d::Evaluation;
 use crate::d3d::line::BatchSummary;
 use std::io::{self, Write};
@@ -269,8 +270,8 @@ impl Renderer for Csv {
                 hex_bits(p.b.bits, width),
                 super::distance_text(p.distance(), false),
                 join(&|c| super::distance_text(c.distance, false)),
-                join(&|c| c.value_text(&c.a)),
-                join(&|c| c.value_text(&c.b)),
+                join(&|c| ulp_text::value_text(c, &c.a)),
+                join(&|c| ulp_text::value_text(c, &c.b)),
                 join(&|c| {
                     c.abs_error
                         .as_ref()
@@ -312,7 +313,7 @@ impl Renderer for Csv {
             ("nan_both".into(), m.nan_both.to_string()),
             ("over_max".into(), m.over_limit.to_string()),
         ];
-        for (label, n) in m.histogram_rows() {
+        for (label, n) in ulp_text::histogram_rows(m) {
             rows.push((format!("histogram_{label}"), n.to_string()));
         }
         for (k, v) in rows {

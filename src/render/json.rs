@@ -2,6 +2,7 @@
 //! contract documented in docs/output-contract.md.
 
 use super::op_text::{bits_text, exact_script};
+use super::ulp_text;
 use crate::d3d::line::BatchSummary;
 use crate::d3d::{Domain, Evaluation, OutputReport};
 use std::io::{self, Write};
@@ -230,7 +231,7 @@ impl Renderer for Json {
             "measured": m.measured(),
             "max_abs": m.max_abs,
             "mean_abs": m.mean_abs(),
-            "histogram": m.histogram_rows().iter().map(|(label, n)| json!({"range": label, "count": n})).collect::<Vec<_>>(),
+            "histogram": ulp_text::histogram_rows(m).iter().map(|(label, n)| json!({"range": label, "count": n})).collect::<Vec<_>>(),
             "nan_mismatches": m.nan_mismatches,
             "nan_both": m.nan_both,
             "max": m.limit,
@@ -385,13 +386,13 @@ fn channel_diff_object(c: &ChannelDiff) -> Value {
     let mut obj = json!({
         "channel": c.channel,
         "channel_format": c.format,
-        "a": c.bits_text(&c.a),
-        "b": c.bits_text(&c.b),
+        "a": ulp_text::bits_text(c, &c.a),
+        "b": ulp_text::bits_text(c, &c.b),
         "distance": distance_json(c.distance),
-        "a_value": c.value_text(&c.a),
-        "b_value": c.value_text(&c.b),
-        "a_class": c.class_text(&c.a),
-        "b_class": c.class_text(&c.b),
+        "a_value": ulp_text::value_text(c, &c.a),
+        "b_value": ulp_text::value_text(c, &c.b),
+        "a_class": ulp_text::class_text(c, &c.a),
+        "b_class": ulp_text::class_text(c, &c.b),
         "a_flushed": c.a.counted_as_zero,
         "b_flushed": c.b.counted_as_zero,
         "a_ulp": ulp(&c.a),
@@ -399,7 +400,7 @@ fn channel_diff_object(c: &ChannelDiff) -> Value {
         "abs_error": c.abs_error.as_ref().and_then(|r| r.decimal_expansion()),
         "rel_error": c.rel_error.as_ref().map(|r| r.to_f64_lossy()),
     });
-    if let crate::ulp::Line::Rgb9e5 = c.line {
+    if let crate::ulp::ValueLine::Rgb9e5 = c.line {
         obj["a_exponent"] = json!(c.a.rgb9e5_exponent());
         obj["b_exponent"] = json!(c.b.rgb9e5_exponent());
     }

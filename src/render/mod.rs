@@ -17,6 +17,7 @@ mod json;
 mod op_text;
 mod plain;
 pub mod probe;
+mod ulp_text;
 
 pub use human::Palette;
 

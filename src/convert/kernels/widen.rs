@@ -65,10 +65,7 @@ pub(super) fn widen_to_f32<'a>(
         Format::Float(_) => 1,
         _ => 3,
     };
-    scratch.resize(
-        src.len() / crate::convert::element_bytes(from) * per_element,
-        0,
-    );
+    scratch.resize(src.len() / from.element_bytes() * per_element, 0);
     widen_into(from, src, scratch);
     scratch
 }

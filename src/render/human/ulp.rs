@@ -5,7 +5,8 @@ use std::io::{self, Write};
 
 use super::Human;
 use crate::format::{Format, hex_bits};
-use crate::ulp::{ChannelDiff, Compared, Endpoint, Line, PairReport, Resolved, SummaryReport};
+use crate::render::ulp_text;
+use crate::ulp::{ChannelDiff, Compared, Endpoint, PairReport, Resolved, SummaryReport, ValueLine};
 
 impl Human {
     pub(super) fn render_ulp_diff(
@@ -150,7 +151,7 @@ impl Human {
         )?;
         if m.measured() > 0 {
             self.line(out, "", "histogram", "|distance|  count")?;
-            let rows = m.histogram_rows();
+            let rows = ulp_text::histogram_rows(m);
             let rows: Vec<_> = rows.into_iter().filter(|(_, n)| *n > 0).collect();
             let widest = rows.iter().map(|(_, n)| *n).max().unwrap_or(1);
             let label_width = rows.iter().map(|(l, _)| l.len()).max().unwrap_or(1).max(10);
@@ -220,14 +221,14 @@ impl Human {
     /// `0x3c00 = 1 (normal)`, with the flush note where it applies.
     fn endpoint_text(&self, c: &ChannelDiff, e: &Endpoint) -> String {
         let exp = match c.line {
-            Line::Rgb9e5 => format!(" at shared exponent {}", e.rgb9e5_exponent()),
-            Line::Float { .. } => String::new(),
+            ValueLine::Rgb9e5 => format!(" at shared exponent {}", e.rgb9e5_exponent()),
+            ValueLine::Float { .. } => String::new(),
         };
         let mut t = format!(
             "{}{exp} = {} ({})",
-            c.bits_text(e),
-            self.p.value(&c.value_text(e)),
-            c.class_text(e)
+            ulp_text::bits_text(c, e),
+            self.p.value(&ulp_text::value_text(c, e)),
+            ulp_text::class_text(c, e)
         );
         if e.counted_as_zero {
             t.push_str(&self.p.warn(&format!(
@@ -253,11 +254,11 @@ impl Human {
                 let plural = if n == 1 { "" } else { "s" };
                 let side = if d > 0 { "above" } else { "below" };
                 let steps = match c.line {
-                    Line::Rgb9e5 => {
+                    ValueLine::Rgb9e5 => {
                         let finer = c.a.rgb9e5_exponent().min(c.b.rgb9e5_exponent()) as i64 - 24;
                         format!("{n} step{plural} of 2^{finer}, the finer word's grid,")
                     }
-                    Line::Float { .. } => format!("{n} representable value{plural}"),
+                    ValueLine::Float { .. } => format!("{n} representable value{plural}"),
                 };
                 format!(
                     "{} (B is {steps} {side} A)",

@@ -1,85 +1,24 @@
-//! Text to exact values and bit patterns. Nothing here goes through `f64`: a 200-digit
-//! decimal is read as the rational it names, so the rounding that follows is the only one.
+//! Values as typed: decimals, hex-floats, `inf`, `nan` and named constants, read exactly.
+//! Nothing here goes through `f64`: a 200-digit decimal is read as the rational it names,
+//! so the rounding that follows is the only one.
 
 use num_bigint::BigUint;
 
+use super::InputError;
 use crate::exact::{Number, Ratio};
 use crate::format::packed::rgb9e5_max;
 use crate::format::{FloatFormat, Format};
-
-/// Why a piece of text is not a value or a pattern.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum InputError {
-    #[error("empty input")]
-    Empty,
-    #[error("not a bit pattern (expected 0x..., 0b... or an unsigned decimal integer)")]
-    NotBits,
-    #[error("pattern is wider than {format}'s {width} bits")]
-    TooWide { format: &'static str, width: u32 },
-    #[error(
-        "not a number (expected a decimal like 0.1 or 1e-40, a hex-float like 0x1.8p+3, inf, nan, or max, min-normal, min-subnormal, epsilon)"
-    )]
-    NotANumber,
-    #[error("a hex-float needs its p exponent (0x1.8p+3); to read bits, use decode")]
-    HexFloatWithoutExponent,
-    #[error(
-        "exponent out of range (the value must lie between 1e-{EXPONENT_LIMIT} and 1e{EXPONENT_LIMIT})"
-    )]
-    ExponentOutOfRange,
-    #[error("{format} has no '{name}'")]
-    NoSuchConstant { format: &'static str, name: String },
-    #[error("{0}")]
-    Other(String),
-}
 
 /// Decimal and binary exponents beyond this are refused rather than expanded: far past
 /// every format's range, and 10^20000 is still cheap to compute exactly.
 pub const EXPONENT_LIMIT: i64 = 20_000;
 
-/// Reads a bit pattern: `0x7c0`, `0b111_1100_0000` or `1984`. An underscore may stand only
-/// between two digits (`0b0_11110`, not `0x_1`, `1_` or `1__0`), as in Python and Java:
-/// a stray one is more likely a typo than a separator. The pattern must fit in `width` bits.
-pub fn parse_bits(text: &str, format: &'static str, width: u32) -> Result<u64, InputError> {
-    let t = text.trim();
-    if t.is_empty() {
-        return Err(InputError::Empty);
-    }
-    let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        (h, 16)
-    } else if let Some(b) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
-        (b, 2)
-    } else {
-        (t, 10)
-    };
-    if digits.is_empty()
-        || !digits.chars().all(|c| c.is_digit(radix) || c == '_')
-        || digits.starts_with('_')
-        || digits.ends_with('_')
-        || digits.contains("__")
-    {
-        return Err(InputError::NotBits);
-    }
-    let wide = || InputError::TooWide { format, width };
-    let bits = if digits.contains('_') {
-        let clean: String = digits.chars().filter(|c| *c != '_').collect();
-        if clean.is_empty() {
-            return Err(InputError::NotBits);
-        }
-        u64::from_str_radix(&clean, radix)
-    } else {
-        u64::from_str_radix(digits, radix)
-    }
-    .map_err(|_| wide())?;
-    if width < 64 && bits >> width != 0 {
-        return Err(wide());
-    }
-    Ok(bits)
-}
-
 /// Which named constants a value may use: those of a float format, or of RGB9E5.
 #[derive(Clone, Copy, Debug)]
 pub enum Constants<'a> {
+    /// The constants of one binary float format.
     Float(&'a FloatFormat),
+    /// RGB9E5's (`max`, `min-subnormal`); it has no normal/subnormal split or epsilon.
     Rgb9e5,
 }
 
@@ -289,25 +228,30 @@ fn parse_exponent(s: &str) -> Result<i64, InputError> {
     Ok(if s.starts_with('-') { -v } else { v })
 }
 
-/// An instruction operand: GPU people write `0x3f800000` for bits, and anything else
-/// is a value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Operand {
-    Bits(u64),
-    Value(Number),
+/// Values that make one word of `format`: one for the float formats, three (R, G, B)
+/// for the packed words.
+pub fn values_per_word(format: &Format) -> usize {
+    match format {
+        Format::Float(_) => 1,
+        Format::R11G11B10 | Format::Rgb9e5 => 3,
+    }
 }
 
-/// Reads an operand of `fmt`: `0x` followed by exactly the format's width in hex digits
-/// is a bit pattern; everything else goes through [`parse_value`].
-pub fn parse_operand(text: &str, fmt: &FloatFormat) -> Result<Operand, InputError> {
-    let t = text.trim();
-    if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X"))
-        && hex.len() == fmt.hex_digits()
-        && hex.bytes().all(|b| b.is_ascii_hexdigit())
-    {
-        return parse_bits(t, fmt.name, fmt.width()).map(Operand::Bits);
+/// Splits a line into the values of one word of `format` (space or comma separated).
+pub fn split_word<'a>(line: &'a str, format: &Format) -> Result<Vec<&'a str>, InputError> {
+    let texts: Vec<&str> = line
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .collect();
+    let want = values_per_word(format);
+    if texts.len() != want {
+        return Err(InputError::WrongValueCount {
+            format: format.name(),
+            want,
+            found: texts.len(),
+        });
     }
-    parse_value(t, Constants::Float(fmt)).map(Operand::Value)
+    Ok(texts)
 }
 
 #[cfg(test)]
@@ -317,31 +261,6 @@ mod tests {
 
     fn val(s: &str) -> Number {
         parse_value(s, Constants::Float(&F16)).unwrap()
-    }
-
-    #[test]
-    fn bits_in_three_radixes() {
-        assert_eq!(parse_bits("0x7c0", "f11", 11), Ok(0x7c0));
-        assert_eq!(parse_bits("0b11111000000", "f11", 11), Ok(0x7c0));
-        assert_eq!(parse_bits("1984", "f11", 11), Ok(0x7c0));
-        assert_eq!(parse_bits("0b0_11110_0000000000", "f16", 16), Ok(0x7800));
-        assert_eq!(
-            parse_bits("0x800", "f11", 11),
-            Err(InputError::TooWide {
-                format: "f11",
-                width: 11
-            })
-        );
-        assert_eq!(parse_bits("0xg", "f11", 11), Err(InputError::NotBits));
-        for stray in ["0x_1", "1_", "0b1__0", "_1", "0x_"] {
-            assert_eq!(
-                parse_bits(stray, "f11", 11),
-                Err(InputError::NotBits),
-                "{stray}"
-            );
-        }
-        assert_eq!(parse_bits("", "f11", 11), Err(InputError::Empty));
-        assert_eq!(parse_bits("0xffffffffffffffff", "f64", 64), Ok(u64::MAX));
     }
 
     #[test]
@@ -426,23 +345,5 @@ mod tests {
                 "{bad} should be refused"
             );
         }
-    }
-
-    #[test]
-    fn operands_of_full_width_hex_are_bits() {
-        assert_eq!(
-            parse_operand("0x3f800000", &F32),
-            Ok(Operand::Bits(0x3f80_0000))
-        );
-        assert_eq!(parse_operand("0x00000001", &F32), Ok(Operand::Bits(1)));
-        assert!(matches!(
-            parse_operand("0x1p0", &F32),
-            Ok(Operand::Value(_))
-        ));
-        assert!(matches!(parse_operand("1.5", &F32), Ok(Operand::Value(_))));
-        assert_eq!(
-            parse_operand("0x3f80", &F32),
-            Err(InputError::HexFloatWithoutExponent)
-        );
     }
 }

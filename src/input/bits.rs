@@ -1,0 +1,73 @@
+//! Bit patterns as typed: hexadecimal, binary or decimal integers.
+
+use super::InputError;
+
+/// Reads a bit pattern: `0x7c0`, `0b111_1100_0000` or `1984`. An underscore may stand only
+/// between two digits (`0b0_11110`, not `0x_1`, `1_` or `1__0`), as in Python and Java:
+/// a stray one is more likely a typo than a separator. The pattern must fit in `width` bits.
+pub fn parse_bits(text: &str, format: &'static str, width: u32) -> Result<u64, InputError> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(InputError::Empty);
+    }
+    let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        (h, 16)
+    } else if let Some(b) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
+        (b, 2)
+    } else {
+        (t, 10)
+    };
+    if digits.is_empty()
+        || !digits.chars().all(|c| c.is_digit(radix) || c == '_')
+        || digits.starts_with('_')
+        || digits.ends_with('_')
+        || digits.contains("__")
+    {
+        return Err(InputError::NotBits);
+    }
+    let wide = || InputError::TooWide { format, width };
+    let bits = if digits.contains('_') {
+        let clean: String = digits.chars().filter(|c| *c != '_').collect();
+        if clean.is_empty() {
+            return Err(InputError::NotBits);
+        }
+        u64::from_str_radix(&clean, radix)
+    } else {
+        u64::from_str_radix(digits, radix)
+    }
+    .map_err(|_| wide())?;
+    if width < 64 && bits >> width != 0 {
+        return Err(wide());
+    }
+    Ok(bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_in_three_radixes() {
+        assert_eq!(parse_bits("0x7c0", "f11", 11), Ok(0x7c0));
+        assert_eq!(parse_bits("0b11111000000", "f11", 11), Ok(0x7c0));
+        assert_eq!(parse_bits("1984", "f11", 11), Ok(0x7c0));
+        assert_eq!(parse_bits("0b0_11110_0000000000", "f16", 16), Ok(0x7800));
+        assert_eq!(
+            parse_bits("0x800", "f11", 11),
+            Err(InputError::TooWide {
+                format: "f11",
+                width: 11
+            })
+        );
+        assert_eq!(parse_bits("0xg", "f11", 11), Err(InputError::NotBits));
+        for stray in ["0x_1", "1_", "0b1__0", "_1", "0x_"] {
+            assert_eq!(
+                parse_bits(stray, "f11", 11),
+                Err(InputError::NotBits),
+                "{stray}"
+            );
+        }
+        assert_eq!(parse_bits("", "f11", 11), Err(InputError::Empty));
+        assert_eq!(parse_bits("0xffffffffffffffff", "f64", 64), Ok(u64::MAX));
+    }
+}

@@ -1,0 +1,85 @@
+//! One home for text: every value, bit pattern, operand and pair a user types is read here,
+//! and the cores (`format`, `ulp`, `convert`) take what these functions return. Each reader
+//! answers with a value or an [`InputError`] that says precisely what is wrong.
+//!
+//! - [`value`]: decimals and hex-floats read exactly, named constants, the values of a word;
+//! - [`bits`]: bit patterns in hexadecimal, binary or decimal;
+//! - [`operands`]: an operand of one float format (full-width `0x` bits, or a value);
+//! - [`pairs`]: the `A B` operands of `ulp-diff` (words or `R,G,B` for the packed formats);
+//! - [`fast`]: the `f64` shortcut `encode --plain` takes when it provably decides the bits.
+
+pub mod bits;
+pub mod fast;
+pub mod operands;
+pub mod pairs;
+pub mod value;
+
+pub use bits::parse_bits;
+pub use fast::encode_fast;
+pub use operands::{Operand, parse_operand};
+pub use pairs::{resolve_operand, split_pair};
+pub use value::{
+    Constants, EXPONENT_LIMIT, SIGNIFICANT_DIGITS, parse_value, split_word, values_per_word,
+};
+
+/// Why a piece of text is not a value, a pattern, an operand or a pair.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    /// Nothing but white space.
+    #[error("empty input")]
+    Empty,
+    /// Not an integer in any of the radixes a pattern may be written in.
+    #[error("not a bit pattern (expected 0x..., 0b... or an unsigned decimal integer)")]
+    NotBits,
+    /// A pattern with bits set above the format's width.
+    #[error("pattern is wider than {format}'s {width} bits")]
+    TooWide {
+        /// The format's name.
+        format: &'static str,
+        /// Its width in bits.
+        width: u32,
+    },
+    /// Neither a decimal, a hex-float, a special value nor a known name.
+    #[error(
+        "not a number (expected a decimal like 0.1 or 1e-40, a hex-float like 0x1.8p+3, inf, nan, or max, min-normal, min-subnormal, epsilon)"
+    )]
+    NotANumber,
+    /// `0x` digits without a `p` exponent: a pattern typed where a value was expected.
+    #[error("a hex-float needs its p exponent (0x1.8p+3); to read bits, use decode")]
+    HexFloatWithoutExponent,
+    /// A value whose magnitude lies beyond 10^±[`EXPONENT_LIMIT`].
+    #[error(
+        "exponent out of range (the value must lie between 1e-{EXPONENT_LIMIT} and 1e{EXPONENT_LIMIT})"
+    )]
+    ExponentOutOfRange,
+    /// A named constant the format does not have (RGB9E5 has no `epsilon`).
+    #[error("{format} has no '{name}'")]
+    NoSuchConstant {
+        /// The format's name.
+        format: &'static str,
+        /// The name as typed (lower case).
+        name: String,
+    },
+    /// A packed-word operand that is neither a full-width word nor three values.
+    #[error("a {format} operand is a word (0x and 8 hex digits) or three values R,G,B")]
+    NotAPackedOperand {
+        /// The packed format's name.
+        format: &'static str,
+    },
+    /// A `ulp-diff` line without exactly two operands.
+    #[error("expected two operands A B, found {found}")]
+    NotAPair {
+        /// How many operands the line holds.
+        found: usize,
+    },
+    /// An `encode` line without the values of exactly one word.
+    #[error("expected {want} value{} for {format}, found {found}", if *want == 1 { "" } else { "s" })]
+    WrongValueCount {
+        /// The format's name.
+        format: &'static str,
+        /// Values per word: 1, or 3 for the packed formats.
+        want: usize,
+        /// Values the line holds.
+        found: usize,
+    },
+}

@@ -1,0 +1,212 @@
+//! Two raw buffers compared element by element, streaming in constant memory.
+
+use std::io::{self, Read};
+
+use super::{Layout, Sample, Summary, ValueLine};
+use crate::format::Format;
+use crate::format::packed::R11G11B10_CHANNELS;
+use crate::io::read_full;
+
+/// Why two buffers could not be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum BufferError {
+    #[error("the files differ in size: expected has {expected} bytes, actual has {actual} bytes")]
+    SizeMismatch { expected: u64, actual: u64 },
+    #[error(
+        "size is not a whole number of {element}-byte {format} elements: expected has {expected} bytes, actual has {actual} bytes"
+    )]
+    PartialElement {
+        format: &'static str,
+        element: usize,
+        expected: u64,
+        actual: u64,
+    },
+    #[error(
+        "element {index} of the {which} file has bits set above {format}'s {width} (0x{element:04x})"
+    )]
+    StrayBits {
+        which: &'static str,
+        index: u64,
+        element: u64,
+        format: &'static str,
+        width: u32,
+    },
+    #[error("reading the {which} file: {source}")]
+    Read {
+        which: &'static str,
+        source: io::Error,
+    },
+}
+
+/// Bytes read from each stream per step. Small enough that both buffers stay in the L2
+/// cache, so neither the kernel's copy into them nor the comparison goes out to main
+/// memory: 64 KiB measured about twice as fast as 1 MiB for two 256 MiB files.
+pub const CHUNK_BYTES: usize = 1 << 16;
+/// Elements compared as one block by the equal-bytes fast path.
+const BLOCK_ELEMENTS: usize = 64;
+
+/// Compares two raw little-endian buffers element by element (packed words channel by
+/// channel), streaming in [`CHUNK_BYTES`] steps with constant memory, into `summary`.
+/// Returns the number of elements compared.
+pub fn compare_streams(
+    layout: &Layout,
+    mut expected: impl Read,
+    mut actual: impl Read,
+    summary: &mut Summary,
+) -> Result<u64, BufferError> {
+    let element = layout.format.element_bytes();
+    let mut buf_e = vec![0u8; CHUNK_BYTES];
+    let mut buf_a = vec![0u8; CHUNK_BYTES];
+    let mut total: u64 = 0;
+    loop {
+        let n_e = read_full(&mut expected, &mut buf_e).map_err(|source| BufferError::Read {
+            which: "expected",
+            source,
+        })?;
+        let n_a = read_full(&mut actual, &mut buf_a).map_err(|source| BufferError::Read {
+            which: "actual",
+            source,
+        })?;
+        if n_e != n_a {
+            let expected_size = total + n_e as u64 + drain(&mut expected, &mut buf_e, "expected")?;
+            let actual_size = total + n_a as u64 + drain(&mut actual, &mut buf_a, "actual")?;
+            return Err(BufferError::SizeMismatch {
+                expected: expected_size,
+                actual: actual_size,
+            });
+        }
+        if n_e % element != 0 {
+            let size = total + n_e as u64;
+            return Err(BufferError::PartialElement {
+                format: layout.format.name(),
+                element,
+                expected: size,
+                actual: size,
+            });
+        }
+        let first_index = total / element as u64;
+        compare_chunk(layout, &buf_e[..n_e], &buf_a[..n_a], first_index, summary)?;
+        total += n_e as u64;
+        if n_e < CHUNK_BYTES {
+            return Ok(total / element as u64);
+        }
+    }
+}
+
+/// Reads a stream to its end, returning how many bytes were left.
+fn drain(r: &mut impl Read, buf: &mut [u8], which: &'static str) -> Result<u64, BufferError> {
+    let mut n = 0u64;
+    loop {
+        let got = read_full(r, buf).map_err(|source| BufferError::Read { which, source })?;
+        n += got as u64;
+        if got < buf.len() {
+            return Ok(n);
+        }
+    }
+}
+
+fn compare_chunk(
+    layout: &Layout,
+    expected: &[u8],
+    actual: &[u8],
+    first_index: u64,
+    summary: &mut Summary,
+) -> Result<(), BufferError> {
+    match layout.format.element_bytes() {
+        2 => compare_chunk_of::<2>(layout, expected, actual, first_index, summary),
+        4 => compare_chunk_of::<4>(layout, expected, actual, first_index, summary),
+        _ => compare_chunk_of::<8>(layout, expected, actual, first_index, summary),
+    }
+}
+
+#[inline(always)]
+fn load<const N: usize>(bytes: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    word[..N].copy_from_slice(&bytes[..N]);
+    u64::from_le_bytes(word)
+}
+
+/// Whether a block holds only NaN-free, in-range elements, so that equal bytes mean
+/// distance 0 for every element. Written without early exits so that it vectorises.
+#[inline(always)]
+fn block_is_plain<const N: usize>(layout: &Layout, block: &[u8]) -> bool {
+    match layout.format {
+        Format::Float(_) => {
+            let ValueLine::Float {
+                sign_bit, infinity, ..
+            } = *layout.line(0)
+            else {
+                unreachable!("float formats have float lines")
+            };
+            let valid = layout.element_mask();
+            block.chunks_exact(N).fold(true, |ok, c| {
+                let w = load::<N>(c);
+                ok & (w & !valid == 0) & (w & !sign_bit & valid <= infinity)
+            })
+        }
+        Format::R11G11B10 => block.chunks_exact(N).fold(true, |ok, c| {
+            let w = load::<N>(c);
+            ok & R11G11B10_CHANNELS
+                .iter()
+                .all(|(f, shift)| (w >> shift) & f.mask() <= f.infinity(false))
+        }),
+        Format::Rgb9e5 => true,
+    }
+}
+
+fn compare_chunk_of<const N: usize>(
+    layout: &Layout,
+    expected: &[u8],
+    actual: &[u8],
+    first_index: u64,
+    summary: &mut Summary,
+) -> Result<(), BufferError> {
+    let channels = layout.channels();
+    let valid = layout.element_mask();
+    let block_bytes = N * BLOCK_ELEMENTS;
+    let blocks = expected.chunks(block_bytes).zip(actual.chunks(block_bytes));
+    for (block_no, (be, ba)) in blocks.enumerate() {
+        if be == ba && block_is_plain::<N>(layout, be) {
+            summary.add_equal((be.len() / N * channels) as u64);
+            continue;
+        }
+        let base = first_index + (block_no * BLOCK_ELEMENTS) as u64;
+        for (i, (ce, ca)) in be.chunks_exact(N).zip(ba.chunks_exact(N)).enumerate() {
+            let index = base + i as u64;
+            let (we, wa) = (load::<N>(ce), load::<N>(ca));
+            for (which, w) in [("expected", we), ("actual", wa)] {
+                if w & !valid != 0 {
+                    let Format::Float(f) = layout.format else {
+                        unreachable!("packed words fill their slot")
+                    };
+                    return Err(BufferError::StrayBits {
+                        which,
+                        index,
+                        element: w,
+                        format: f.name,
+                        width: f.width(),
+                    });
+                }
+            }
+            for ch in 0..channels {
+                let line = layout.line(ch);
+                let (e, a) = (layout.channel_bits(we, ch), layout.channel_bits(wa, ch));
+                if e == a && !line.is_nan(e) {
+                    summary.add_equal(1);
+                    continue;
+                }
+                summary.record(
+                    Sample {
+                        index,
+                        channel: (channels > 1).then_some(ch),
+                        a: e,
+                        b: a,
+                        distance: line.distance(e, a),
+                    },
+                    line.is_nan(e) && line.is_nan(a),
+                );
+            }
+        }
+    }
+    Ok(())
+}

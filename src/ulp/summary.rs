@@ -1,0 +1,248 @@
+//! Running totals over many comparisons: histogram, worst elements, NaN counts.
+
+use super::{DiffOptions, PairDiff};
+use crate::format::Format;
+
+/// Histogram buckets: 0, 1, 2, 3-4, 5-8, ..., (2^63, 2^64].
+pub const HISTOGRAM_BUCKETS: usize = 66;
+
+/// The histogram bucket of a distance magnitude.
+#[inline]
+pub fn bucket(magnitude: u64) -> usize {
+    if magnitude <= 1 {
+        magnitude as usize
+    } else {
+        1 + (64 - (magnitude - 1).leading_zeros() as usize)
+    }
+}
+
+/// The magnitudes bucket `bucket` holds, `(lowest, highest)`: `(0, 0)`, `(1, 1)`, `(2, 2)`,
+/// `(3, 4)`, `(5, 8)`, ...
+pub fn bucket_range(bucket: usize) -> (u128, u128) {
+    match bucket {
+        0..=2 => (bucket as u128, bucket as u128),
+        _ => {
+            let hi = 1u128 << (bucket - 1);
+            (hi / 2 + 1, hi)
+        }
+    }
+}
+
+/// How many of the worst elements (and of the first NaN elements) a summary keeps.
+pub const WORST_KEPT: usize = 5;
+
+/// One remembered comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// Element index in a buffer, or line number on stdin.
+    pub index: u64,
+    /// Channel number for packed words.
+    pub channel: Option<usize>,
+    pub a: u64,
+    pub b: u64,
+    pub distance: Option<i128>,
+}
+
+/// Running totals over many comparisons (channels count one each).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// Every comparison, NaN ones included.
+    pub compared: u64,
+    /// Comparisons where exactly one side is NaN.
+    pub nan_mismatches: u64,
+    /// Comparisons where both sides are NaN.
+    pub nan_both: u64,
+    /// Sum of |distance| over the measured comparisons.
+    pub sum_abs: u128,
+    pub max_abs: u64,
+    pub histogram: [u64; HISTOGRAM_BUCKETS],
+    /// The `--max` limit, if any, and the number of distances beyond it.
+    pub limit: Option<u64>,
+    pub over_limit: u64,
+    /// The largest |distance| seen, largest first, earliest first among equals.
+    pub worst: Vec<Sample>,
+    /// The first comparisons that involved a NaN.
+    pub first_nans: Vec<Sample>,
+}
+
+impl Summary {
+    pub fn new(limit: Option<u64>) -> Summary {
+        Summary {
+            compared: 0,
+            nan_mismatches: 0,
+            nan_both: 0,
+            sum_abs: 0,
+            max_abs: 0,
+            histogram: [0; HISTOGRAM_BUCKETS],
+            limit,
+            over_limit: 0,
+            worst: Vec::with_capacity(WORST_KEPT + 1),
+            first_nans: Vec::with_capacity(WORST_KEPT),
+        }
+    }
+
+    /// Comparisons that gave a distance.
+    pub fn measured(&self) -> u64 {
+        self.compared - self.nan_mismatches - self.nan_both
+    }
+
+    pub fn nans(&self) -> u64 {
+        self.nan_mismatches + self.nan_both
+    }
+
+    /// Mean |distance| over the measured comparisons.
+    pub fn mean_abs(&self) -> Option<f64> {
+        let n = self.measured();
+        (n > 0).then(|| self.sum_abs as f64 / n as f64)
+    }
+
+    /// The `--max` verdict over everything seen: a NaN or a distance beyond the limit fails.
+    pub fn failed(&self) -> bool {
+        self.limit.is_some() && (self.over_limit > 0 || self.nans() > 0)
+    }
+
+    /// `n` comparisons at distance 0 (equal, non-NaN patterns).
+    #[inline]
+    pub fn add_equal(&mut self, n: u64) {
+        self.compared += n;
+        self.histogram[0] += n;
+    }
+
+    /// One comparison. When `sample.distance` is `None` (a NaN is involved), `both_nan` tells
+    /// NaN against NaN from NaN against a number.
+    pub fn record(&mut self, sample: Sample, both_nan: bool) {
+        self.compared += 1;
+        let Some(d) = sample.distance else {
+            if both_nan {
+                self.nan_both += 1;
+            } else {
+                self.nan_mismatches += 1;
+            }
+            if self.first_nans.len() < WORST_KEPT {
+                self.first_nans.push(sample);
+            }
+            return;
+        };
+        let magnitude = d.unsigned_abs() as u64;
+        self.sum_abs += magnitude as u128;
+        self.max_abs = self.max_abs.max(magnitude);
+        self.histogram[bucket(magnitude)] += 1;
+        if self.limit.is_some_and(|l| magnitude > l) {
+            self.over_limit += 1;
+        }
+        if magnitude == 0 {
+            return;
+        }
+        let full = self.worst.len() == WORST_KEPT;
+        let least = self
+            .worst
+            .last()
+            .map(|s| s.distance.map_or(0, i128::unsigned_abs));
+        if full && least.is_some_and(|l| magnitude as u128 <= l) {
+            return;
+        }
+        let at = self
+            .worst
+            .iter()
+            .position(|s| s.distance.map_or(0, i128::unsigned_abs) < magnitude as u128)
+            .unwrap_or(self.worst.len());
+        self.worst.insert(at, sample);
+        self.worst.truncate(WORST_KEPT);
+    }
+
+    /// Records every channel of a measured pair, under `index`.
+    pub fn record_pair(&mut self, index: u64, pair: &PairDiff) {
+        for (i, c) in pair.channels.iter().enumerate() {
+            let both_nan = c.a.value.is_nan() && c.b.value.is_nan();
+            self.record(
+                Sample {
+                    index,
+                    channel: (pair.channels.len() > 1).then_some(i),
+                    a: c.a.bits,
+                    b: c.b.bits,
+                    distance: c.distance,
+                },
+                both_nan,
+            );
+        }
+    }
+
+    /// The non-empty stretch of the histogram: the counts from bucket 0 to the last bucket
+    /// with a count (bucket 0 alone when nothing was compared).
+    pub fn histogram_span(&self) -> &[u64] {
+        let last = self.histogram.iter().rposition(|&n| n > 0).unwrap_or(0);
+        &self.histogram[..=last]
+    }
+}
+
+/// What a summary was taken over, for its heading.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Compared {
+    /// `A B` lines on stdin; indices are line numbers.
+    Pairs,
+    /// Two raw buffers; indices are element numbers from 0.
+    Files {
+        expected: String,
+        actual: String,
+        elements: u64,
+    },
+}
+
+/// A finished summary with its context, as the renderers take it.
+#[derive(Clone, Debug)]
+pub struct SummaryReport<'a> {
+    pub format: Format,
+    pub opts: DiffOptions,
+    pub compared: Compared,
+    pub summary: &'a Summary,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_double() {
+        let ranges: Vec<(u128, u128)> = (0..7).map(bucket_range).collect();
+        assert_eq!(
+            ranges,
+            [(0, 0), (1, 1), (2, 2), (3, 4), (5, 8), (9, 16), (17, 32)]
+        );
+        for (m, b) in [
+            (0, 0),
+            (1, 1),
+            (2, 2),
+            (3, 3),
+            (4, 3),
+            (5, 4),
+            (8, 4),
+            (9, 5),
+        ] {
+            assert_eq!(bucket(m), b, "{m}");
+        }
+        assert_eq!(bucket(u64::MAX), 65);
+    }
+
+    #[test]
+    fn summary_keeps_the_worst_and_counts_nans() {
+        let mut s = Summary::new(Some(2));
+        let sample = |index, distance| Sample {
+            index,
+            channel: None,
+            a: 0,
+            b: 0,
+            distance,
+        };
+        for (i, dist) in [1, -7, 3, 7, 0, 2, 100, 1].into_iter().enumerate() {
+            s.record(sample(i as u64, Some(dist)), false);
+        }
+        s.record(sample(8, None), false);
+        s.record(sample(9, None), true);
+        let worst: Vec<u64> = s.worst.iter().map(|w| w.index).collect();
+        assert_eq!(worst, [6, 1, 3, 2, 5]);
+        assert_eq!((s.compared, s.measured(), s.nans()), (10, 8, 2));
+        assert_eq!((s.max_abs, s.sum_abs, s.over_limit), (100, 121, 4));
+        assert!(s.failed());
+        assert_eq!(s.histogram_span().len(), 9); // up to 65-128
+    }
+}

@@ -1,0 +1,108 @@
+//! `encode_fast` (the `f64` shortcut of `encode --plain`) against the exact parser on
+//! arbitrary decimal and hex-float strings, in every format and rounding mode: where the
+//! fast path answers, its bits are the exact path's.
+
+use d3dfloat::format::{
+    F10, F11, F16, F32, F64, FloatFormat, RoundOptions, Rounding, round_number,
+};
+use d3dfloat::input::{Constants, encode_fast, parse_value};
+use proptest::prelude::*;
+
+const FORMATS: [FloatFormat; 5] = [F64, F32, F16, F11, F10];
+
+/// Decimals: an optional sign, digits around an optional point, an optional exponent
+/// reaching past every format's range.
+fn decimal() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(vec!["", "-", "+"]),
+        "[0-9]{0,25}",
+        prop::option::of("[0-9]{0,25}"),
+        prop::option::of((prop::sample::select(vec!["e", "E"]), -420i32..420)),
+    )
+        .prop_filter_map("needs a digit", |(sign, int, frac, exp)| {
+            let mut s = format!("{sign}{int}");
+            if let Some(f) = &frac {
+                s.push('.');
+                s.push_str(f);
+            }
+            if int.is_empty() && frac.as_deref().is_none_or(str::is_empty) {
+                return None;
+            }
+            if let Some((e, x)) = exp {
+                s.push_str(&format!("{e}{x}"));
+            }
+            Some(s)
+        })
+}
+
+/// Decimals written exactly at values and midpoints of the formats (where the fast path
+/// must decline or agree): the shortest round trip of a random f64 pattern and its
+/// neighbours' midpoints, printed in full.
+fn boundary() -> impl Strategy<Value = String> {
+    (any::<u64>(), 0usize..FORMATS.len(), any::<bool>()).prop_map(|(bits, f, mid)| {
+        let fmt = FORMATS[f];
+        let b = bits & fmt.mask();
+        let x = fmt.to_f64(b);
+        if mid && x.is_finite() {
+            let next = fmt.to_f64((b + 1) & fmt.mask());
+            format!("{:e}", (x + next) / 2.0)
+        } else {
+            format!("{x:e}")
+        }
+    })
+}
+
+/// Hex-floats, which the fast path leaves to the exact parser.
+fn hex_float() -> impl Strategy<Value = String> {
+    ("[0-9a-f]{1,15}", "[0-9a-f]{0,15}", -1100i32..1100)
+        .prop_map(|(int, frac, e)| format!("0x{int}.{frac}p{e}"))
+}
+
+/// Every rounding mode, with and without saturation (`--rounding d3d` is toward zero).
+fn modes() -> impl Iterator<Item = (Rounding, bool)> {
+    Rounding::ALL
+        .into_iter()
+        .flat_map(|m| [(m, false), (m, true)])
+}
+
+fn agrees(text: &str) -> Result<(), TestCaseError> {
+    for fmt in FORMATS {
+        for (mode, saturate) in modes() {
+            let opts = RoundOptions { mode, saturate };
+            let Some(fast) = encode_fast(&fmt, text, opts) else {
+                continue;
+            };
+            let exact = parse_value(text, Constants::Float(&fmt)).map_err(|e| {
+                TestCaseError::fail(format!("{text}: fast path read it, exact refused: {e}"))
+            })?;
+            let slow = round_number(&fmt, &exact, opts).bits;
+            prop_assert_eq!(fast, slow, "{} {} {:?}", text, fmt.name, opts);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn decimals_agree_with_the_exact_parser(text in decimal()) {
+        agrees(&text)?;
+    }
+
+    #[test]
+    fn boundaries_agree_with_the_exact_parser(text in boundary()) {
+        agrees(&text)?;
+    }
+
+    #[test]
+    fn hex_floats_take_the_exact_path(text in hex_float()) {
+        for fmt in FORMATS {
+            for (mode, saturate) in modes() {
+                let opts = RoundOptions { mode, saturate };
+                prop_assert_eq!(encode_fast(&fmt, &text, opts), None);
+            }
+        }
+        agrees(&text)?;
+    }
+}
