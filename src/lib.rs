@@ -84,9 +84,9 @@
 //!
 //! ```
 //! use d3dfloat::format::F32;
-//! use d3dfloat::ulp::{DiffOptions, Line};
+//! use d3dfloat::ulp::{DiffOptions, ValueLine};
 //!
-//! let line = Line::float(F32, DiffOptions::default());
+//! let line = ValueLine::float(F32, DiffOptions::default());
 //! assert_eq!(line.distance(0x3f800000, 0x3f800003), Some(3));
 //! // Across zero: -0 and +0 are one point, so the smallest normals are 2 apart
 //! // (f32 subnormals count as zero by default, §3.1.3.2).

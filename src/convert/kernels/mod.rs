@@ -6,9 +6,9 @@
 //! instructions where the CPU has them, through the `half` crate); the target side then
 //! works from f32 patterns only. f64 sources go through the core itself.
 //!
-//! Dispatch and the shared lane machinery live here; [`widen`] holds the exact widening
-//! to f32 (and the f32/f64 targets), [`narrow`] the f16/f11/f10 and R11G11B10 targets,
-//! [`rgb9e5`] the shared-exponent target.
+//! Dispatch and the shared lane machinery live here; `widen` holds the exact widening
+//! to f32 (and the f32/f64 targets), `narrow` the f16/f11/f10 and R11G11B10 targets,
+//! `rgb9e5` the shared-exponent target.
 
 use super::Conversion;
 use super::element;
