@@ -7,6 +7,7 @@
 //! (exact path, bits from the JSON). Expected bits are derived by hand in the comments.
 
 mod common;
+use common::Rng;
 
 use assert_cmd::Command;
 use common::exact_decimal;
@@ -356,21 +357,6 @@ fn named_constants_in_every_format() {
                 check(fmt, mode, name, bits);
             }
         }
-    }
-}
-
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
     }
 }
 

@@ -4,23 +4,13 @@
 //! both rule sets, f16 and f64, drawn from random patterns, edge classes, ties, values near
 //! overflow and denormals.
 
+mod common;
+use common::Rng;
+
 use d3dfloat::d3d::{Evaluation, OpRequest, RuleSet, evaluate, evaluate_exact, line::parse_line};
 use d3dfloat::format::{F16, F32, F64, FloatFormat};
 
 const PER_FORMAT: usize = 100_000;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// An operand pattern: random bits, an edge class, a value near 1 (ties and cancellation),
 /// near overflow, or a denormal.

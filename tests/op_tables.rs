@@ -9,6 +9,9 @@
 //! readings, so those cells are checked as "the table's result is allowed" rather than
 //! "only the table's result".
 
+mod common;
+use common::Rng;
+
 use std::path::PathBuf;
 
 use d3dfloat::d3d::{Domain, Evaluation, Op, OpRequest, RuleSet, evaluate};
@@ -21,20 +24,6 @@ fn tables() -> Value {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("spec/instruction-tables.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).expect("instruction-tables.json is valid JSON")
-}
-
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 /// A pattern of a table class. Finite values have magnitudes in [2^-6, 2^6) and avoid ±1.
