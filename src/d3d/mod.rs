@@ -14,6 +14,7 @@ mod fast;
 mod fast_double;
 mod functions;
 mod fused;
+mod irrational;
 pub mod line;
 pub mod numeric;
 mod operands;
