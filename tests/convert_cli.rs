@@ -148,6 +148,77 @@ fn summary_counts_in_json() {
     assert!(v["max_ulp_error"].as_f64().unwrap() <= 0.5);
 }
 
+/// The three script styles carry the same summary: the CSV columns and the `--plain` keys
+/// are the JSON members (less `schema` and `command`), with equal values.
+#[test]
+fn script_styles_carry_the_same_summary() {
+    let input = f32_bytes(&[1.0, 0.1, f32::NAN, -1.0, 1e9, 1e-9]);
+    let run = |style: &str| {
+        let out = d3dfloat()
+            .args([
+                style,
+                "convert",
+                "--from",
+                "f32",
+                "--to",
+                "f11",
+                "-o",
+                "/dev/null",
+            ])
+            .write_stdin(input.clone())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{style}");
+        // `--plain` keeps stdout for data: its summary line is on stderr.
+        let text = if style == "--plain" {
+            out.stderr
+        } else {
+            out.stdout
+        };
+        String::from_utf8(text).unwrap()
+    };
+    let json: serde_json::Value = serde_json::from_str(&run("--json")).unwrap();
+    let csv = run("--csv");
+    let mut rows = csv.lines();
+    let (head, row) = (rows.next().unwrap(), rows.next().unwrap());
+    let csv: Vec<(&str, &str)> = head.split(',').zip(row.split(',')).collect();
+    let plain = run("--plain");
+    let plain: Vec<(&str, &str)> = plain
+        .split_whitespace()
+        .map(|kv| kv.split_once('=').unwrap())
+        .collect();
+    // Each style is its own run, so only the time may differ.
+    let timeless = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(k, t)| {
+                (
+                    k.to_string(),
+                    if *k == "seconds" {
+                        String::new()
+                    } else {
+                        t.to_string()
+                    },
+                )
+            })
+            .collect()
+    };
+    assert_eq!(timeless(&csv), timeless(&plain));
+    let members = json.as_object().unwrap();
+    assert_eq!(members.len(), csv.len() + 2, "{members:?}");
+    for (key, text) in csv {
+        let v = &members[key];
+        let as_text = match v {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Number(n) if key == "seconds" => {
+                assert!(n.as_f64().unwrap() >= 0.0);
+                continue;
+            }
+            other => other.to_string(),
+        };
+        assert_eq!(as_text, text, "{key}");
+    }
+}
+
 #[test]
 fn human_summary_goes_to_stderr() {
     d3dfloat()

@@ -8,7 +8,7 @@
 
 pub mod allowed;
 mod arith;
-mod convert;
+mod conversions;
 mod divide;
 mod fast;
 mod fast_double;

@@ -80,16 +80,7 @@ pub fn rne(f: &FloatFormat, x: &Number) -> u64 {
     round_number(f, x, RoundOptions::new(Rounding::NearestEven)).bits
 }
 
-/// `2^e` without a libm call (the batch hot path).
-pub fn pow2(e: i32) -> f64 {
-    match e {
-        -1022..=1023 => f64::from_bits(((e + 1023) as u64) << 52),
-        // f64's subnormal powers of two.
-        -1074..=-1023 => f64::from_bits(1u64 << (e + 1074)),
-        _ if e < 0 => 0.0,
-        _ => f64::INFINITY,
-    }
-}
+pub use crate::format::pow2::pow2;
 
 /// A pattern's value as an `f64` (exact for every format here), without a libm call.
 pub fn value_f64(f: &FloatFormat, bits: u64) -> f64 {

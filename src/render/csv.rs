@@ -142,7 +142,7 @@ impl Renderer for Csv {
         let fields = super::convert_fields(r);
         let cols: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
         self.header(out, &cols)?;
-        let cells: Vec<String> = fields.into_iter().map(|(_, v)| v).collect();
+        let cells: Vec<String> = fields.iter().map(|(_, v)| v.text()).collect();
         row(out, &cells)
     }
 

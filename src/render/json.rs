@@ -90,35 +90,13 @@ impl Renderer for Json {
     }
 
     fn convert(&mut self, out: &mut dyn Write, r: &Report) -> io::Result<()> {
-        let c = &r.conversion;
-        let s = &r.stats;
-        let v = json!({
-            "schema": SCHEMA,
-            "command": "convert",
-            "from": c.from.name(),
-            "to": c.to.name(),
-            "channels": c.channels,
-            "rounding": c.opts.mode.as_str(),
-            "saturate": c.opts.saturate,
-            "input": r.input,
-            "output": r.output,
-            "input_container": r.input_container.name(),
-            "output_container": r.output_container.name(),
-            "values": s.values,
-            "bytes_in": r.bytes_in,
-            "bytes_out": r.bytes_out,
-            "inexact": s.inexact,
-            "saturated": s.saturated,
-            "overflow_to_infinity": s.overflow_to_infinity,
-            "nan_in": s.nan_in,
-            "nan_out": s.nan_out,
-            "clamped_negative": s.clamped_negative,
-            "subnormal_out": s.subnormal_out,
-            "flushed_to_zero": s.flushed_to_zero,
-            "max_ulp_error": s.max_ulp_error,
-            "seconds": r.seconds,
-        });
-        write_object(out, &v)
+        let mut obj = serde_json::Map::new();
+        obj.insert("schema".into(), json!(SCHEMA));
+        obj.insert("command".into(), json!("convert"));
+        for (key, value) in super::convert_fields(r) {
+            obj.insert(key.into(), value.json());
+        }
+        write_object(out, &serde_json::Value::Object(obj))
     }
 
     fn encode(&mut self, out: &mut dyn Write, e: &Encoded) -> io::Result<()> {

@@ -53,34 +53,81 @@ pub trait Renderer {
     fn op_summary(&mut self, out: &mut dyn Write, s: &BatchSummary) -> io::Result<()>;
 }
 
-/// The summary of a conversion as (key, value) pairs: the `--plain` keys and the `--csv`
-/// columns, in order.
-pub fn convert_fields(r: &Report) -> Vec<(&'static str, String)> {
+/// One scalar of a result, typed so each script style writes it its own way: JSON as a
+/// number, string or boolean; `--plain` and `--csv` as text.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scalar {
+    /// A name, a path or a mode.
+    Text(String),
+    /// A count.
+    Count(u64),
+    /// A yes/no setting.
+    Flag(bool),
+    /// A real number; `--plain` and `--csv` write every digit that round-trips.
+    Real(f64),
+    /// A duration in seconds; `--plain` and `--csv` round it to milliseconds, JSON keeps it.
+    Seconds(f64),
+}
+
+impl Scalar {
+    /// The scalar as `--plain` and `--csv` write it.
+    pub fn text(&self) -> String {
+        match self {
+            Scalar::Text(s) => s.clone(),
+            Scalar::Count(n) => n.to_string(),
+            Scalar::Flag(b) => b.to_string(),
+            Scalar::Real(x) => x.to_string(),
+            Scalar::Seconds(x) => format!("{x:.3}"),
+        }
+    }
+
+    /// The scalar as JSON writes it.
+    pub fn json(&self) -> serde_json::Value {
+        match self {
+            Scalar::Text(s) => s.as_str().into(),
+            Scalar::Count(n) => (*n).into(),
+            Scalar::Flag(b) => (*b).into(),
+            Scalar::Real(x) | Scalar::Seconds(x) => (*x).into(),
+        }
+    }
+}
+
+/// The summary of a conversion as (key, value) pairs, in order: the `--plain` keys, the
+/// `--csv` columns and the JSON members after `schema` and `command`. One list, so the three
+/// styles cannot drift apart.
+pub fn convert_fields(r: &Report) -> Vec<(&'static str, Scalar)> {
+    use Scalar::{Count, Flag, Real, Seconds, Text};
     let c = &r.conversion;
     let s = &r.stats;
     vec![
-        ("from", c.from.name().to_string()),
-        ("to", c.to.name().to_string()),
-        ("channels", c.channels.to_string()),
-        ("rounding", c.opts.mode.as_str().to_string()),
-        ("saturate", c.opts.saturate.to_string()),
-        ("input", r.input.clone()),
-        ("output", r.output.clone()),
-        ("input_container", r.input_container.name().to_string()),
-        ("output_container", r.output_container.name().to_string()),
-        ("values", s.values.to_string()),
-        ("bytes_in", r.bytes_in.to_string()),
-        ("bytes_out", r.bytes_out.to_string()),
-        ("inexact", s.inexact.to_string()),
-        ("saturated", s.saturated.to_string()),
-        ("overflow_to_infinity", s.overflow_to_infinity.to_string()),
-        ("nan_in", s.nan_in.to_string()),
-        ("nan_out", s.nan_out.to_string()),
-        ("clamped_negative", s.clamped_negative.to_string()),
-        ("subnormal_out", s.subnormal_out.to_string()),
-        ("flushed_to_zero", s.flushed_to_zero.to_string()),
-        ("max_ulp_error", s.max_ulp_error.to_string()),
-        ("seconds", format!("{:.3}", r.seconds)),
+        ("from", Text(c.from.name().to_string())),
+        ("to", Text(c.to.name().to_string())),
+        ("channels", Count(c.channels as u64)),
+        ("rounding", Text(c.opts.mode.as_str().to_string())),
+        ("saturate", Flag(c.opts.saturate)),
+        ("input", Text(r.input.clone())),
+        ("output", Text(r.output.clone())),
+        (
+            "input_container",
+            Text(r.input_container.name().to_string()),
+        ),
+        (
+            "output_container",
+            Text(r.output_container.name().to_string()),
+        ),
+        ("values", Count(s.values)),
+        ("bytes_in", Count(r.bytes_in)),
+        ("bytes_out", Count(r.bytes_out)),
+        ("inexact", Count(s.inexact)),
+        ("saturated", Count(s.saturated)),
+        ("overflow_to_infinity", Count(s.overflow_to_infinity)),
+        ("nan_in", Count(s.nan_in)),
+        ("nan_out", Count(s.nan_out)),
+        ("clamped_negative", Count(s.clamped_negative)),
+        ("subnormal_out", Count(s.subnormal_out)),
+        ("flushed_to_zero", Count(s.flushed_to_zero)),
+        ("max_ulp_error", Real(s.max_ulp_error)),
+        ("seconds", Seconds(r.seconds)),
     ]
 }
 

@@ -34,7 +34,7 @@ impl Renderer for Plain {
     fn convert(&mut self, out: &mut dyn Write, r: &Report) -> io::Result<()> {
         let pairs: Vec<String> = super::convert_fields(r)
             .into_iter()
-            .map(|(k, v)| format!("{k}={v}"))
+            .map(|(k, v)| format!("{k}={}", v.text()))
             .collect();
         writeln!(out, "{}", pairs.join(" "))
     }
