@@ -1,5 +1,9 @@
-use d3dfloat::d3d::{RuleSet, evaluate, line::parse_line};
+//! Per-instruction cost of reading and evaluating a checked batch line (profiling aid:
+//! `cargo run --release --example op_profile [OP]`).
+
+use d3dfloat::d3d::{RuleSet, evaluate};
 use d3dfloat::format::F32;
+use d3dfloat::input::parse_op_line;
 use std::time::Instant;
 fn main() {
     let lines = [
@@ -29,7 +33,7 @@ fn main() {
         let n = if only.is_some() { 2_000_000 } else { 20000 };
         let t = Instant::now();
         for _ in 0..n {
-            let r = parse_line(l, &F32, RuleSet::D3D11).unwrap();
+            let r = parse_op_line(l, &F32, RuleSet::D3D11).unwrap().request;
             std::hint::black_box(evaluate(&r).unwrap());
         }
         println!(

@@ -62,22 +62,21 @@
 //! ```
 //! use d3dfloat::d3d::{Op, OpRequest, RuleSet, evaluate};
 //! use d3dfloat::format::F32;
+//! use d3dfloat::input::parse_op_line;
 //!
 //! // 1 + 2^-24 is an exact tie between two f32 values: both conform (§3.1.3.1).
-//! let (op, format) = Op::parse("add", &F32).unwrap();
-//! let req = OpRequest {
-//!     op,
-//!     format,
-//!     rules: RuleSet::D3D11,
-//!     args: vec![vec!["1".into()], vec!["0x33800000".into()]],
-//!     check: None,
-//! };
+//! let req = OpRequest::from_bits(Op::Add, F32, RuleSet::D3D11, &[&[0x3f800000], &[0x33800000]]);
 //! let eval = evaluate(&req).unwrap();
 //! let out = eval.main_output();
 //! assert_eq!(out.preferred, 0x3f800000);
 //! assert!(out.allowed.contains(&out.domain, 0x3f800000));
 //! assert!(out.allowed.contains(&out.domain, 0x3f800001));
 //! assert!(!out.allowed.contains(&out.domain, 0x3f800002));
+//!
+//! // The same instruction as a batch line with a claimed result, read from text.
+//! let line = parse_op_line("add 1 0x33800000 = 0x3f800002", &F32, RuleSet::D3D11).unwrap();
+//! let eval = evaluate(&line.request).unwrap();
+//! assert_eq!(eval.conforms(), Some(false));
 //! ```
 //!
 //! ## ULP distance

@@ -1,10 +1,11 @@
 //! The op core against hand-worked cases: the widths the rules pin, identities, NaN rules.
 
-use d3dfloat::d3d::{OpRequest, RuleSet, evaluate, line::parse_line};
+use d3dfloat::d3d::{OpRequest, RuleSet, evaluate};
 use d3dfloat::format::{F16, F32, F64, FloatFormat};
+use d3dfloat::input::parse_op_line;
 
 fn eval_line(line: &str, fmt: &FloatFormat, rules: RuleSet) -> d3dfloat::d3d::Evaluation {
-    let req: OpRequest = parse_line(line, fmt, rules).unwrap();
+    let req: OpRequest = parse_op_line(line, fmt, rules).unwrap().request;
     evaluate(&req).unwrap()
 }
 

@@ -7,8 +7,9 @@
 mod common;
 use common::Rng;
 
-use d3dfloat::d3d::{Evaluation, OpRequest, RuleSet, evaluate, evaluate_exact, line::parse_line};
+use d3dfloat::d3d::{Evaluation, OpRequest, Pattern, RuleSet, evaluate, evaluate_exact};
 use d3dfloat::format::{F16, F32, F64, FloatFormat};
+use d3dfloat::input::parse_op_line;
 
 const PER_FORMAT: usize = 100_000;
 
@@ -95,7 +96,7 @@ fn run(f: FloatFormat, rules: RuleSet, ops: &[&str], seed: u64) {
             })
             .collect();
         let line = format!("{op} {}", args.join(" "));
-        let mut req: OpRequest = parse_line(&line, &f, rules).unwrap();
+        let mut req: OpRequest = parse_op_line(&line, &f, rules).unwrap().request;
         // Check a result beside the preferred one, so that the verdict and the rule it
         // reports are compared too.
         let probe = evaluate_exact(&req).unwrap();
@@ -106,7 +107,7 @@ fn run(f: FloatFormat, rules: RuleSet, ops: &[&str], seed: u64) {
             p.wrapping_sub(1)
         } & f.mask();
         if probe.outputs.len() == 1 {
-            req.check = Some(hex(&f, claim));
+            req.check = Some(vec![Pattern::bits(claim)]);
         }
         let fast = evaluate(&req).unwrap();
         let exact = evaluate_exact(&req).unwrap();

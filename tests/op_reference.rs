@@ -17,22 +17,10 @@ use d3dfloat::exact::{Number, Ratio, signed_add};
 use d3dfloat::format::{F16, F32, F64, FloatFormat, RoundOptions, Rounding, round_number};
 use proptest::prelude::*;
 
-fn hex(f: &FloatFormat, b: u64) -> String {
-    format!("0x{:0w$x}", b, w = f.hex_digits())
-}
-
 fn req(op: &str, f: FloatFormat, rules: RuleSet, args: &[Vec<u64>]) -> OpRequest {
     let (op, format) = Op::parse(op, &f).unwrap();
-    OpRequest {
-        op,
-        format,
-        rules,
-        args: args
-            .iter()
-            .map(|c| c.iter().map(|b| hex(&f, *b)).collect())
-            .collect(),
-        check: None,
-    }
+    let args: Vec<&[u64]> = args.iter().map(Vec::as_slice).collect();
+    OpRequest::from_bits(op, format, rules, &args)
 }
 
 fn eval(op: &str, f: FloatFormat, rules: RuleSet, args: &[u64]) -> Evaluation {
@@ -587,18 +575,14 @@ proptest! {
     /// truncated one; exact conversions allow only themselves.
     #[test]
     fn int_to_float_against_cpu(n in any::<i32>(), u in any::<u32>()) {
-        let e = evaluate(&OpRequest {
-            op: Op::Itof, format: F32, rules: RuleSet::D3D11,
-            args: vec![vec![n.to_string()]], check: None,
-        }).unwrap();
+        let e = evaluate(&OpRequest::from_bits(Op::Itof, F32, RuleSet::D3D11, &[&[n as u32 as u64]]))
+            .unwrap();
         let (set, d) = allowed(&e);
         prop_assert!(set.contains(&d, (n as f32).to_bits() as u64));
         let count = members(set, &d).len();
         prop_assert_eq!(count, if (n as f32) as i64 == n as i64 { 1 } else { 2 });
-        let e = evaluate(&OpRequest {
-            op: Op::Utof, format: F32, rules: RuleSet::D3D11,
-            args: vec![vec![u.to_string()]], check: None,
-        }).unwrap();
+        let e = evaluate(&OpRequest::from_bits(Op::Utof, F32, RuleSet::D3D11, &[&[u as u64]]))
+            .unwrap();
         let (set, d) = allowed(&e);
         prop_assert!(set.contains(&d, (u as f32).to_bits() as u64));
     }

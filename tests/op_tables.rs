@@ -233,20 +233,8 @@ fn format_of(entry: &Value) -> FloatFormat {
 
 fn request(name: &str, f: FloatFormat, srcs: &[u64]) -> (OpRequest, FloatFormat) {
     let (op, format) = Op::parse(name, &f).expect("table instruction is known");
-    let args = srcs
-        .iter()
-        .map(|b| vec![format!("0x{:0w$x}", b, w = f.hex_digits())])
-        .collect();
-    (
-        OpRequest {
-            op,
-            format,
-            rules: RuleSet::D3D11,
-            args,
-            check: None,
-        },
-        f,
-    )
+    let args: Vec<&[u64]> = srcs.iter().map(std::slice::from_ref).collect();
+    (OpRequest::from_bits(op, format, RuleSet::D3D11, &args), f)
 }
 
 #[test]

@@ -6,9 +6,9 @@
 use d3dfloat::commands::inputs::{BadInput, Origin, one_line};
 use d3dfloat::convert::dds;
 use d3dfloat::convert::image_in::{ImageLimits, read_exr, read_hdr};
-use d3dfloat::d3d::line::parse_line;
 use d3dfloat::d3d::{RuleSet, evaluate};
 use d3dfloat::format::{F16, F32, F64, Format, RoundOptions, Rounding, round_number};
+use d3dfloat::input::parse_op_line;
 use d3dfloat::input::{Constants, parse_bits, parse_operand, parse_value, resolve_operand};
 use d3dfloat::ulp::{DiffOptions, diff_pair};
 use proptest::prelude::*;
@@ -80,8 +80,13 @@ proptest! {
         }
         for text in [line.as_str(), junk.as_str()] {
             for (fmt, rules) in [(F32, RuleSet::D3D11), (F16, RuleSet::D3D10), (F64, RuleSet::D3D11)] {
-                if let Err(e) = parse_line(text, &fmt, rules).and_then(|r| evaluate(&r)) {
-                    assert_one_line(Origin::Line(7), text, e);
+                match parse_op_line(text, &fmt, rules) {
+                    Err(e) => assert_one_line(Origin::Line(7), text, e),
+                    Ok(l) => {
+                        if let Err(e) = evaluate(&l.request) {
+                            assert_one_line(Origin::Line(7), text, e);
+                        }
+                    }
                 }
             }
         }

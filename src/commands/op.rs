@@ -4,9 +4,10 @@ use std::io::Write;
 
 use super::Verdict;
 use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
-use crate::d3d::line::{BatchSummary, parse_line};
-use crate::d3d::{Op, OpError, OpRequest, RuleSet, evaluate};
-use crate::format::Format;
+use crate::d3d::{BatchSummary, OpError, RuleSet, evaluate};
+use crate::format::{Arithmetic, Format};
+use crate::input::{InputError, LineError, parse_op_line, parse_op_words};
+use crate::render::op_text::batch_summary_text;
 use crate::render::{Renderer, Style};
 
 /// What `op` was asked.
@@ -24,21 +25,17 @@ pub struct OpCommand {
 }
 
 /// An operand error names its command-line argument (the instruction is argument 1).
-fn argument_error(e: OpError, words: &[String]) -> anyhow::Error {
+fn argument_error(e: LineError, words: &[String]) -> anyhow::Error {
     match e {
-        OpError::Operand {
+        // The argument is echoed once: the message is only what is wrong with it.
+        LineError::Input(InputError::Operand {
             index,
             text,
             source,
-        } => BadInput::new(Origin::Argument(index + 1), &text, source).into(),
-        // The argument is echoed once: the message is only what is wrong with it.
-        OpError::Integer { index, text, kind } => BadInput::new(
-            Origin::Argument(index + 1),
-            &text,
-            format!("not {} integer", crate::d3d::with_article(kind)),
-        )
-        .into(),
-        OpError::UnknownOp(_) => BadInput::new(Origin::Argument(1), &words[0], &e).into(),
+        }) => BadInput::new(Origin::Argument(index + 1), &text, source).into(),
+        LineError::Op(e @ OpError::UnknownOp(_)) => {
+            BadInput::new(Origin::Argument(1), &words[0], &e).into()
+        }
         other => anyhow::anyhow!("{other}"),
     }
 }
@@ -47,7 +44,7 @@ fn argument_error(e: OpError, words: &[String]) -> anyhow::Error {
 /// each; negative when a checked result does not conform.
 pub fn run(req: &OpCommand, r: &mut dyn Renderer, out: &mut dyn Write) -> anyhow::Result<Verdict> {
     let fmt = match req.format {
-        Format::Float(f) if matches!(f.name, "f32" | "f16" | "f64") => f,
+        Format::Float(f) if f.arithmetic != Arithmetic::None => f,
         Format::Float(_) | Format::R11G11B10 | Format::Rgb9e5 => {
             anyhow::bail!(
                 "op works in f32, f16 or f64 (D3D has no {} arithmetic)",
@@ -61,19 +58,16 @@ pub fn run(req: &OpCommand, r: &mut dyn Renderer, out: &mut dyn Write) -> anyhow
         }
         return batch(req, &fmt, r, out);
     }
-    let (op, format) = Op::parse(&req.words[0], &fmt).map_err(|e| argument_error(e, &req.words))?;
-    let request = OpRequest {
-        op,
-        format,
-        rules: req.rules,
-        args: req.words[1..]
-            .iter()
-            .map(|w| w.split(',').map(str::to_string).collect())
-            .collect(),
-        check: req.check.clone(),
-    };
-    let eval = evaluate(&request).map_err(|e| argument_error(e, &req.words))?;
-    r.op(out, &eval, false)?;
+    let line = parse_op_words(
+        &req.words[0],
+        &req.words[1..],
+        req.check.as_deref(),
+        &fmt,
+        req.rules,
+    )
+    .map_err(|e| argument_error(e, &req.words))?;
+    let eval = evaluate(&line.request).map_err(|e| argument_error(e.into(), &req.words))?;
+    r.op(out, &eval, &line.typed, false)?;
     Ok(match eval.conforms() {
         Some(false) => Verdict::Negative,
         _ => Verdict::Success,
@@ -88,11 +82,11 @@ fn batch(
 ) -> anyhow::Result<Verdict> {
     let mut summary = BatchSummary::default();
     let n = for_each_stdin_line(&mut *out, |out, origin, line| {
-        let eval = parse_line(line, fmt, req.rules)
-            .and_then(|request| evaluate(&request))
-            .map_err(|e| BadInput::new(origin, line, e))?;
+        let parsed =
+            parse_op_line(line, fmt, req.rules).map_err(|e| BadInput::new(origin, line, e))?;
+        let eval = evaluate(&parsed.request).map_err(|e| BadInput::new(origin, line, e))?;
         summary.add(eval.conforms());
-        r.op(out, &eval, true)?;
+        r.op(out, &eval, &parsed.typed, true)?;
         Ok(())
     })?;
     if n == 0 {
@@ -104,7 +98,7 @@ fn batch(
         r.op_summary(out, &summary)?;
         if matches!(req.style, Style::Plain | Style::Csv | Style::Json) {
             out.flush()?;
-            eprintln!("d3dfloat: {}", summary.text());
+            eprintln!("d3dfloat: {}", batch_summary_text(&summary));
         }
     }
     Ok(if summary.violate > 0 {

@@ -1,7 +1,8 @@
 //! Direct3D shader arithmetic: which results a conforming implementation may return.
 //!
-//! An [`OpRequest`] names an instruction, its operands as text, the format and the rule
-//! set; [`evaluate`] reads the operands the way the hardware does (denorm flush, §3.1.3.2),
+//! An [`OpRequest`] names an instruction, its operands as bit patterns, the format and the
+//! rule set (text becomes a request in [`crate::input::line`]); [`evaluate`] reads the
+//! operands the way the hardware does (denorm flush, §3.1.3.2),
 //! works out the exact result, the correctly rounded one, and the allowed set shaped by
 //! the rules of §3.1 and the instruction's own section, and checks a claimed result.
 //! Pure: no printing, no I/O.
@@ -15,7 +16,6 @@ mod fast_double;
 mod functions;
 mod fused;
 mod irrational;
-pub mod line;
 pub mod numeric;
 mod operands;
 pub mod rules;
@@ -28,7 +28,6 @@ pub use rules::{Rule, RuleSet, Ulps};
 
 use crate::exact::Number;
 use crate::format::{Arithmetic, F16, F32, F64, FloatFormat};
-use crate::input::InputError;
 
 /// A shader instruction (format-independent; `Add` is `add` for f32/f16 and `dadd` for f64).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -168,20 +167,36 @@ pub enum OpError {
         index: usize,
         got: usize,
     },
-    #[error("operand {index} '{text}': {source}")]
-    Operand {
+    /// A pattern with bits set above its domain's width (operand `index`, 1-based).
+    #[error("operand {index}: pattern {bits:#x} is wider than {domain}'s {width} bits")]
+    PatternTooWide {
+        /// The operand, counted from 1.
         index: usize,
-        text: String,
-        source: InputError,
+        /// The pattern given.
+        bits: u64,
+        /// The operand's domain (`f32`, `i32`, ...).
+        domain: &'static str,
+        /// Its width in bits.
+        width: u32,
     },
-    #[error("operand {index} '{text}': not {} integer", with_article(kind))]
-    Integer {
-        index: usize,
-        text: String,
-        kind: &'static str,
+    /// A claimed result with bits set above its output's width.
+    #[error("result: pattern {bits:#x} is wider than {domain}'s {width} bits")]
+    ClaimTooWide {
+        /// The pattern given.
+        bits: u64,
+        /// The output's domain.
+        domain: &'static str,
+        /// Its width in bits.
+        width: u32,
     },
-    #[error("result '{text}': {message}")]
-    Result { text: String, message: String },
+    /// More claimed results than the instruction has outputs.
+    #[error("expected at most {expected} result value{}, got {got}", if *expected == 1 { "" } else { "s" })]
+    ClaimCount {
+        /// Outputs of the instruction (2 for sincos).
+        expected: usize,
+        /// Claimed values given.
+        got: usize,
+    },
     #[error("only f32, f16 and f64 have D3D arithmetic (got {0})")]
     Format(String),
 }
@@ -304,23 +319,68 @@ impl Op {
     }
 }
 
+/// A bit pattern given to an instruction (an operand component or a claimed result), with
+/// whether it came from a value literal that had to be rounded (to nearest-even) to fit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Pattern {
+    /// The pattern, in the low bits.
+    pub bits: u64,
+    /// A value literal that the domain cannot hold exactly was rounded to make it.
+    pub inexact_literal: bool,
+}
+
+impl Pattern {
+    /// A pattern given as bits.
+    pub const fn bits(bits: u64) -> Pattern {
+        Pattern {
+            bits,
+            inexact_literal: false,
+        }
+    }
+}
+
+impl From<u64> for Pattern {
+    fn from(bits: u64) -> Pattern {
+        Pattern::bits(bits)
+    }
+}
+
 /// One instruction to evaluate.
 #[derive(Clone, Debug)]
 pub struct OpRequest {
+    /// The instruction.
     pub op: Op,
     /// The working format (f32, f16 or f64); conversions fix their own.
     pub format: FloatFormat,
+    /// The D3D version whose rules decide.
     pub rules: RuleSet,
-    /// One entry per source operand; vector operands have one text per component.
-    pub args: Vec<Vec<String>>,
-    /// A claimed result to check (`S,C` for sincos checks both).
-    pub check: Option<String>,
+    /// One entry per source operand; a vector operand (dp2-dp4) has one pattern per component.
+    pub args: Vec<Vec<Pattern>>,
+    /// A claimed result to check: one pattern per output (sincos may give its sine alone, or
+    /// sine then cosine).
+    pub check: Option<Vec<Pattern>>,
+}
+
+impl OpRequest {
+    /// A request from bare patterns, with nothing to check.
+    pub fn from_bits(op: Op, format: FloatFormat, rules: RuleSet, args: &[&[u64]]) -> OpRequest {
+        OpRequest {
+            op,
+            format,
+            rules,
+            args: args
+                .iter()
+                .map(|comps| comps.iter().map(|&b| Pattern::bits(b)).collect())
+                .collect(),
+            check: None,
+        }
+    }
 }
 
 /// An operand component as the instruction reads it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OperandReport {
-    pub text: String,
+    /// The operand's domain (its format, or i32/u32 for the integer conversions).
     pub domain: Domain,
     /// The pattern (a value literal rounded to nearest-even into the format).
     pub bits: u64,
@@ -392,11 +452,44 @@ pub struct OutputVerdict {
     pub inexact_literal: bool,
 }
 
+/// The verdict on a claimed result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckReport {
-    pub text: String,
+    /// One verdict per claimed value (sincos: sine, then cosine when given).
     pub verdicts: Vec<OutputVerdict>,
+    /// Every claimed value lies in its output's allowed set.
     pub conforms: bool,
+}
+
+/// The tally of a batch of evaluations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchSummary {
+    /// Lines evaluated.
+    pub lines: u64,
+    /// Lines with a claimed result (`= RESULT`).
+    pub checked: u64,
+    /// Checked lines whose result conforms.
+    pub conform: u64,
+    /// Checked lines whose result does not.
+    pub violate: u64,
+}
+
+impl BatchSummary {
+    /// Counts one evaluation by its verdict ([`Evaluation::conforms`]).
+    pub fn add(&mut self, conforms: Option<bool>) {
+        self.lines += 1;
+        match conforms {
+            Some(true) => {
+                self.checked += 1;
+                self.conform += 1;
+            }
+            Some(false) => {
+                self.checked += 1;
+                self.violate += 1;
+            }
+            None => {}
+        }
+    }
 }
 
 /// Everything known about one evaluation; renderers print it.
@@ -456,8 +549,8 @@ fn evaluate_with(req: &OpRequest, fast: bool) -> Result<Evaluation, OpError> {
             });
         }
         let mut read = Vec::with_capacity(width);
-        for text in comps {
-            read.push(operands::read(text, &operand_domain, req.op, i + 1)?);
+        for &p in comps {
+            read.push(operands::read(p, &operand_domain, req.op, i + 1)?);
         }
         args.push(read);
     }
@@ -475,7 +568,7 @@ fn evaluate_with(req: &OpRequest, fast: bool) -> Result<Evaluation, OpError> {
         }
     };
     let check = match &req.check {
-        Some(text) => Some(operands::check(text, &outputs)?),
+        Some(claims) => Some(operands::check(claims, &outputs)?),
         None => None,
     };
     Ok(Evaluation {

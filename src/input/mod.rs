@@ -4,19 +4,24 @@
 //!
 //! - [`value`]: decimals and hex-floats read exactly, named constants, the values of a word;
 //! - [`bits`]: bit patterns in hexadecimal, binary or decimal;
-//! - [`operands`]: an operand of one float format (full-width `0x` bits, or a value);
+//! - [`operands`]: an instruction's operand or claimed result (full-width `0x` bits, a
+//!   value, an integer, `true`/`false`);
+//! - [`line`]: an `op` instruction with its operands and claimed result, from a batch line
+//!   or the command line, as a [`crate::d3d::OpRequest`];
 //! - [`pairs`]: the `A B` operands of `ulp-diff` (words or `R,G,B` for the packed formats);
 //! - [`fast`]: the `f64` shortcut `encode --plain` takes when it provably decides the bits.
 
 pub mod bits;
 pub mod fast;
+pub mod line;
 pub mod operands;
 pub mod pairs;
 pub mod value;
 
 pub use bits::parse_bits;
 pub use fast::encode_fast;
-pub use operands::{Operand, parse_operand};
+pub use line::{LineError, OpLine, Typed, parse_op_line, parse_op_words};
+pub use operands::{Operand, parse_operand, read_operand, read_result};
 pub use pairs::{resolve_operand, split_pair};
 pub use value::{
     Constants, EXPONENT_LIMIT, SIGNIFICANT_DIGITS, parse_value, split_word, values_per_word,
@@ -71,6 +76,39 @@ pub enum InputError {
     NotAPair {
         /// How many operands the line holds.
         found: usize,
+    },
+    /// An integer operand (itof, utof) that does not read as one.
+    #[error("not {} integer", crate::d3d::with_article(kind))]
+    NotAnInteger {
+        /// `i32` or `u32`.
+        kind: &'static str,
+    },
+    /// A comparison's claimed result that is not a boolean.
+    #[error("a comparison gives true or false (0xffffffff or 0x00000000)")]
+    NotABoolean,
+    /// More claimed values than the instruction has outputs.
+    #[error("expected at most {expected} values")]
+    TooManyValues {
+        /// The instruction's outputs.
+        expected: usize,
+    },
+    /// An instruction operand that does not read.
+    #[error("operand {index} '{text}': {source}")]
+    Operand {
+        /// The operand, counted from 1.
+        index: usize,
+        /// The component as typed.
+        text: String,
+        /// What is wrong with it.
+        source: Box<InputError>,
+    },
+    /// A claimed result that does not read.
+    #[error("result '{text}': {source}")]
+    Result {
+        /// The claimed value as typed.
+        text: String,
+        /// What is wrong with it.
+        source: Box<InputError>,
     },
     /// An `encode` line without the values of exactly one word.
     #[error("expected {want} value{} for {format}, found {found}", if *want == 1 { "" } else { "s" })]

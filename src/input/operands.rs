@@ -1,9 +1,12 @@
-//! Instruction operands of one float format: a full-width `0x` pattern is bits, anything
-//! else a value.
+//! Instruction operands and claimed results: a full-width `0x` pattern is bits, anything
+//! else a value (rounded to nearest-even into the format); integers for the integer
+//! conversions, `true`/`false` for comparison results.
 
 use super::{Constants, InputError, parse_bits, parse_value};
+use crate::d3d::allowed::TRUE_MASK;
+use crate::d3d::{Domain, Pattern};
 use crate::exact::Number;
-use crate::format::FloatFormat;
+use crate::format::{FloatFormat, RoundOptions, Rounding, round_number};
 
 /// An instruction operand: GPU people write `0x3f800000` for bits, and anything else
 /// is a value.
@@ -26,6 +29,67 @@ pub fn parse_operand(text: &str, fmt: &FloatFormat) -> Result<Operand, InputErro
         return parse_bits(t, fmt.name, fmt.width()).map(Operand::Bits);
     }
     parse_value(t, Constants::Float(fmt)).map(Operand::Value)
+}
+
+/// Reads an operand component of an instruction whose sources are in `domain`.
+pub fn read_operand(text: &str, domain: &Domain) -> Result<Pattern, InputError> {
+    match domain {
+        Domain::Float(f) => read_float(text, f),
+        Domain::I32 | Domain::U32 => read_integer(text, domain),
+        Domain::Bool => read_bool(text),
+    }
+}
+
+/// Reads a claimed result of an output in `domain`.
+pub fn read_result(text: &str, domain: &Domain) -> Result<Pattern, InputError> {
+    read_operand(text.trim(), domain)
+}
+
+/// A float: full-width `0x` hex is bits, anything else a value rounded to nearest-even.
+fn read_float(text: &str, f: &FloatFormat) -> Result<Pattern, InputError> {
+    // The batch hot path: `0x` and exactly the format's hex digits.
+    let t = text.trim();
+    if let Some(hex) = t.strip_prefix("0x")
+        && hex.len() == f.hex_digits()
+        && let Ok(bits) = u64::from_str_radix(hex, 16)
+        && bits <= f.mask()
+    {
+        return Ok(Pattern::bits(bits));
+    }
+    Ok(match parse_operand(text, f)? {
+        Operand::Bits(b) => Pattern::bits(b),
+        Operand::Value(v) => {
+            let r = round_number(f, &v, RoundOptions::new(Rounding::NearestEven));
+            Pattern {
+                bits: r.bits,
+                inexact_literal: !r.outcome.exact,
+            }
+        }
+    })
+}
+
+/// A 32-bit integer: decimal (signed for i32), or `0x` hex / `0b` binary bits.
+fn read_integer(text: &str, domain: &Domain) -> Result<Pattern, InputError> {
+    let t = text.trim();
+    let kind = domain.name();
+    let bits = if ["0x", "0X", "0b", "0B"].iter().any(|p| t.starts_with(p)) {
+        parse_bits(t, kind, 32).ok()
+    } else if *domain == Domain::I32 {
+        t.parse::<i32>().ok().map(|v| v as u32 as u64)
+    } else {
+        t.parse::<u32>().ok().map(u64::from)
+    };
+    bits.map(Pattern::bits)
+        .ok_or(InputError::NotAnInteger { kind })
+}
+
+/// A comparison's result: `true`/`false`, or the masks the instruction writes.
+fn read_bool(text: &str) -> Result<Pattern, InputError> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "true" | "0xffffffff" | "-1" | "4294967295" => Ok(Pattern::bits(TRUE_MASK)),
+        "false" | "0x00000000" | "0x0" | "0" => Ok(Pattern::bits(0)),
+        _ => Err(InputError::NotABoolean),
+    }
 }
 
 #[cfg(test)]

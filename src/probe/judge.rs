@@ -5,7 +5,7 @@ use rayon::prelude::*;
 
 use super::ProbeError;
 use super::catalog::{Kernel, Lane};
-use crate::d3d::{Domain, Evaluation, Op, OpRequest, RuleSet, evaluate};
+use crate::d3d::{Domain, Evaluation, Op, OpRequest, Pattern, RuleSet, evaluate};
 use crate::format::Class;
 
 /// A kind of violation, how often it happened, and one line that shows it.
@@ -163,7 +163,10 @@ fn judge_line(
         op: k.op,
         format: k.format,
         rules,
-        args: texts.chunks(k.width).map(|c| c.to_vec()).collect(),
+        args: args
+            .chunks(k.width)
+            .map(|c| c.iter().map(|&b| Pattern::bits(b)).collect())
+            .collect(),
         check: None,
     };
     let eval = evaluate(&request).map_err(|e| {

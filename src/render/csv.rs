@@ -3,8 +3,9 @@
 
 use super::op_text::{allowed_text, bits_text, exact_script};
 use super::ulp_text;
+use crate::d3d::BatchSummary;
 use crate::d3d::Evaluation;
-use crate::d3d::line::BatchSummary;
+use crate::input::Typed;
 use std::io::{self, Write};
 
 use super::Renderer;
@@ -322,7 +323,13 @@ impl Renderer for Csv {
         Ok(())
     }
 
-    fn op(&mut self, out: &mut dyn Write, e: &Evaluation, _batch: bool) -> io::Result<()> {
+    fn op(
+        &mut self,
+        out: &mut dyn Write,
+        e: &Evaluation,
+        _typed: &Typed,
+        _batch: bool,
+    ) -> io::Result<()> {
         self.header(
             out,
             &[

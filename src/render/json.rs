@@ -3,8 +3,9 @@
 
 use super::op_text::{bits_text, exact_script};
 use super::ulp_text;
-use crate::d3d::line::BatchSummary;
+use crate::d3d::BatchSummary;
 use crate::d3d::{Domain, Evaluation, OutputReport};
+use crate::input::Typed;
 use std::io::{self, Write};
 
 use serde_json::{Value, json};
@@ -231,7 +232,13 @@ impl Renderer for Json {
         write_object(out, &obj)
     }
 
-    fn op(&mut self, out: &mut dyn Write, e: &Evaluation, _batch: bool) -> io::Result<()> {
+    fn op(
+        &mut self,
+        out: &mut dyn Write,
+        e: &Evaluation,
+        typed: &Typed,
+        _batch: bool,
+    ) -> io::Result<()> {
         let args: Vec<Value> = e
             .args
             .iter()
@@ -250,10 +257,11 @@ impl Renderer for Json {
         let operands: Vec<Value> = e
             .args
             .iter()
-            .flatten()
-            .map(|c| {
+            .enumerate()
+            .flat_map(|(i, comps)| comps.iter().enumerate().map(move |(j, c)| (i, j, c)))
+            .map(|(i, j, c)| {
                 json!({
-                    "text": c.text,
+                    "text": typed.component(i, j).map_or_else(|| bits_text(&c.domain, c.bits), str::to_string),
                     "bits": bits_text(&c.domain, c.bits),
                     "inexact_literal": c.inexact_literal,
                     "flushed_to": c.flushed_to.map(|z| bits_text(&c.domain, z)),

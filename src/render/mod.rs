@@ -4,17 +4,18 @@
 use std::io::{self, Write};
 
 use crate::convert::Report;
+use crate::d3d::BatchSummary;
 use crate::d3d::Evaluation;
-use crate::d3d::line::BatchSummary;
 use crate::format::Format;
 use crate::format::decoded::{Decoded, Detail};
 use crate::format::encoded::Encoded;
+use crate::input::Typed;
 use crate::ulp::{PairReport, SummaryReport};
 
 mod csv;
 mod human;
 mod json;
-mod op_text;
+pub mod op_text;
 mod plain;
 pub mod probe;
 mod ulp_text;
@@ -48,7 +49,13 @@ pub trait Renderer {
     /// The summary after stdin pairs or a buffer comparison.
     fn ulp_summary(&mut self, out: &mut dyn Write, s: &SummaryReport) -> io::Result<()>;
     /// An evaluated instruction; `batch` asks for the one-line form of stdin runs.
-    fn op(&mut self, out: &mut dyn Write, e: &Evaluation, batch: bool) -> io::Result<()>;
+    fn op(
+        &mut self,
+        out: &mut dyn Write,
+        e: &Evaluation,
+        typed: &Typed,
+        batch: bool,
+    ) -> io::Result<()>;
     /// The end of a batch in which results were checked.
     fn op_summary(&mut self, out: &mut dyn Write, s: &BatchSummary) -> io::Result<()>;
 }

@@ -136,3 +136,15 @@ fn approx_text(r: &crate::exact::Ratio) -> String {
     let m = r.div(&crate::exact::Ratio::decimal(1u32, e)).to_f64_lossy();
     format!("{m}e{e}")
 }
+
+/// A batch's tally: `N conform, M do not`, and how many lines had nothing to check.
+pub fn batch_summary_text(s: &crate::d3d::BatchSummary) -> String {
+    let mut text = format!("{} conform, {} do not", s.conform, s.violate);
+    let unchecked = s.lines - s.checked;
+    if unchecked > 0 {
+        text.push_str(&format!(
+            " ({unchecked} evaluated without a result to check)"
+        ));
+    }
+    text
+}

@@ -1,8 +1,9 @@
 //! `--plain`: just the answer, one line per input (the script contract in docs/output-contract.md).
 
 use super::op_text::{push_allowed, push_bits};
-use crate::d3d::line::BatchSummary;
+use crate::d3d::BatchSummary;
 use crate::d3d::{Domain, Evaluation};
+use crate::input::Typed;
 use std::io::{self, Write};
 
 use super::Renderer;
@@ -75,7 +76,13 @@ impl Renderer for Plain {
 
     /// The correctly rounded bits and the allowed set (`true`/`false` for comparisons;
     /// sincos: sine then cosine); with `--check`, the verdict.
-    fn op(&mut self, out: &mut dyn Write, e: &Evaluation, _batch: bool) -> io::Result<()> {
+    fn op(
+        &mut self,
+        out: &mut dyn Write,
+        e: &Evaluation,
+        _typed: &Typed,
+        _batch: bool,
+    ) -> io::Result<()> {
         self.line.clear();
         if let Some(c) = &e.check {
             self.line

@@ -7,12 +7,13 @@ use owo_colors::{OwoColorize, Style as Paint};
 
 use super::Renderer;
 use crate::convert::Report;
+use crate::d3d::BatchSummary;
 use crate::d3d::Evaluation;
-use crate::d3d::line::BatchSummary;
 use crate::exact::{Number, Ratio};
 use crate::format::FloatFormat;
 use crate::format::decoded::Decoded;
 use crate::format::encoded::Encoded;
+use crate::input::Typed;
 use crate::ulp::{PairReport, SummaryReport};
 
 mod convert;
@@ -150,8 +151,14 @@ impl Renderer for Human {
         self.render_ulp_summary(out, s)
     }
 
-    fn op(&mut self, out: &mut dyn Write, e: &Evaluation, batch: bool) -> io::Result<()> {
-        self.render_op(out, e, batch)
+    fn op(
+        &mut self,
+        out: &mut dyn Write,
+        e: &Evaluation,
+        typed: &Typed,
+        batch: bool,
+    ) -> io::Result<()> {
+        self.render_op(out, e, typed, batch)
     }
 
     fn op_summary(&mut self, out: &mut dyn Write, s: &BatchSummary) -> io::Result<()> {

@@ -4,23 +4,25 @@
 use std::io::{self, Write};
 
 use super::Human;
-use crate::d3d::line::BatchSummary;
+use crate::d3d::BatchSummary;
 use crate::d3d::{AllowedSet, Domain, Evaluation, OutputReport, OutputVerdict};
-use crate::render::op_text::{allowed_text, bits_text, exact_text, value_text};
+use crate::input::Typed;
+use crate::render::op_text::{allowed_text, batch_summary_text, bits_text, exact_text, value_text};
 
 impl Human {
     pub(super) fn render_op(
         &mut self,
         out: &mut dyn Write,
         e: &Evaluation,
+        typed: &Typed,
         batch: bool,
     ) -> io::Result<()> {
         if batch {
-            return self.op_line(out, e);
+            return self.op_line(out, e, typed);
         }
         self.separate(out)?;
         let p = self.p;
-        let call = op_call(e);
+        let call = op_call(e, typed);
         let rules = match e.rules {
             crate::d3d::RuleSet::D3D11 => "Direct3D 11 rules",
             crate::d3d::RuleSet::D3D10 => "Direct3D 10 rules",
@@ -45,7 +47,8 @@ impl Human {
                     value_text(&c.domain, c.bits)
                 );
                 if c.inexact_literal {
-                    body.push_str(&p.warn(&format!("  ({} rounded to nearest-even)", c.text)));
+                    let text = typed.component(i, j).unwrap_or("the value");
+                    body.push_str(&p.warn(&format!("  ({text} rounded to nearest-even)")));
                 }
                 if let Some(z) = c.flushed_to {
                     body.push_str(&p.warn(&format!(
@@ -106,7 +109,7 @@ impl Human {
         out: &mut dyn Write,
         s: &BatchSummary,
     ) -> io::Result<()> {
-        let text = s.text();
+        let text = batch_summary_text(s);
         let painted = if s.violate == 0 {
             self.p.good(&text)
         } else {
@@ -116,13 +119,20 @@ impl Human {
     }
 }
 
-/// `add 1 0x33800000` as the user wrote it.
-fn op_call(e: &Evaluation) -> String {
+/// `add 1 0x33800000` as the user wrote it (patterns where nothing was typed).
+fn op_call(e: &Evaluation, typed: &Typed) -> String {
     let mut call = e.op_name.to_string();
-    for comps in &e.args {
+    for (i, comps) in e.args.iter().enumerate() {
         call.push(' ');
-        let texts: Vec<&str> = comps.iter().map(|c| c.text.trim()).collect();
-        call.push_str(&texts.join(","));
+        for (j, c) in comps.iter().enumerate() {
+            if j > 0 {
+                call.push(',');
+            }
+            match typed.component(i, j) {
+                Some(text) => call.push_str(text),
+                None => call.push_str(&bits_text(&c.domain, c.bits)),
+            }
+        }
     }
     call
 }
@@ -198,8 +208,8 @@ impl Human {
     }
 
     /// The one-line form of a batch line.
-    fn op_line(&mut self, out: &mut dyn Write, e: &Evaluation) -> io::Result<()> {
-        let call = op_call(e);
+    fn op_line(&mut self, out: &mut dyn Write, e: &Evaluation, typed: &Typed) -> io::Result<()> {
+        let call = op_call(e, typed);
         let o = e.main_output();
         match &e.check {
             Some(c) => {
@@ -208,7 +218,17 @@ impl Human {
                     .iter()
                     .find(|v| !v.conforms)
                     .unwrap_or(&c.verdicts[0]);
-                let mut line = format!("{call} = {}  {}", c.text, self.verdict_text(v));
+                let claimed = match typed.check {
+                    Some(text) => text.to_string(),
+                    None => c
+                        .verdicts
+                        .iter()
+                        .zip(&e.outputs)
+                        .map(|(v, o)| bits_text(&o.domain, v.result))
+                        .collect::<Vec<_>>()
+                        .join(","),
+                };
+                let mut line = format!("{call} = {claimed}  {}", self.verdict_text(v));
                 if !v.conforms {
                     let oi = c
                         .verdicts
