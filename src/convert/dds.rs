@@ -10,11 +10,14 @@ use crate::format::{F16, F32, Format, RoundOptions};
 /// What one texel of a texture is: `channels` elements of `format` (1 for a packed word).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Texels {
+    /// The element format; a packed word is one element that holds all three channels.
     pub format: Format,
+    /// Elements per texel: 1, 3 or 4 for floats, 1 for a packed word.
     pub channels: usize,
 }
 
 impl Texels {
+    /// Bytes of one texel.
     pub fn bytes(&self) -> usize {
         self.format.element_bytes() * self.channels
     }
@@ -56,6 +59,7 @@ const DXGI_TEXELS: [(DxgiFormat, Format, usize, &str); 7] = [
     ),
 ];
 
+/// The texels of a DXGI format, or `None` for a format convert does not handle.
 pub fn texels_of(dxgi: DxgiFormat) -> Option<Texels> {
     DXGI_TEXELS
         .iter()
@@ -63,6 +67,8 @@ pub fn texels_of(dxgi: DxgiFormat) -> Option<Texels> {
         .map(|&(_, format, channels, _)| Texels { format, channels })
 }
 
+/// The DXGI format that holds `t`, with its name as DXGI spells it, or `None` when no
+/// handled format does (two f16 channels, for one).
 pub fn dxgi_of(t: Texels) -> Option<(DxgiFormat, &'static str)> {
     DXGI_TEXELS
         .iter()
@@ -77,14 +83,21 @@ fn supported_names() -> String {
 /// Size and arrangement of a texture, carried over from input to output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
+    /// Width in texels of the largest mip level.
     pub width: u32,
+    /// Height in texels of the largest mip level.
     pub height: u32,
+    /// Depth in texels of the largest mip level; 1 unless the texture is 3D.
     pub depth: u32,
+    /// Mip levels per layer, at least 1.
     pub mips: u32,
     /// Array layers, cube faces counted one by one.
     pub layers: u32,
+    /// Whether the layers are cube faces, six per cube.
     pub cubemap: bool,
+    /// The DX10 header's resource dimension (1D, 2D or 3D texture).
     pub dimension: D3D10ResourceDimension,
+    /// The DX10 header's alpha mode, written to the output unchanged.
     pub alpha_mode: AlphaMode,
 }
 
@@ -119,8 +132,12 @@ impl Shape {
 
 /// A DDS texture read into memory: its shape, texels and data (every layer's levels).
 pub struct Texture {
+    /// Size and arrangement, from the header.
     pub shape: Shape,
+    /// What one texel is, from the header's DXGI format.
     pub texels: Texels,
+    /// The texel data as stored, little-endian: layer after layer, each with its mip
+    /// levels from the largest down; exactly the size the header describes.
     pub data: Vec<u8>,
 }
 

@@ -17,6 +17,8 @@ pub const DEFAULT_MAX_PIXELS: u64 = 1 << 26;
 /// What an image's header may declare before anything is allocated for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ImageLimits {
+    /// The most pixels (width × height) a header may declare: `--max-pixels`, by default
+    /// [`DEFAULT_MAX_PIXELS`].
     pub max_pixels: u64,
 }
 
@@ -56,7 +58,9 @@ fn check_declared(
 
 /// An image as RGBA f32 texels.
 pub struct RgbaImage {
+    /// Width in pixels.
     pub width: u32,
+    /// Height in pixels.
     pub height: u32,
     /// `width * height * 4` f32 values, little-endian.
     pub data: Vec<u8>,

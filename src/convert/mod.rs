@@ -22,9 +22,14 @@ use crate::format::{F64, Format, RoundOptions};
 /// when unpacking.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Conversion {
+    /// The source format.
     pub from: Format,
+    /// The target format.
     pub to: Format,
+    /// Floats per texel on the float side when exactly one side is packed (3 or 4);
+    /// 1 otherwise.
     pub channels: usize,
+    /// Rounding mode and saturation applied to every value.
     pub opts: RoundOptions,
 }
 
@@ -32,27 +37,40 @@ pub struct Conversion {
 /// message; the others name the numbers involved so the message can stand alone.
 #[derive(Debug, thiserror::Error)]
 pub enum ConvertError {
+    /// `--channels` is neither 3 nor 4 although one side is packed: the packed format's
+    /// name and the count given.
     #[error("--channels must be 3 or 4 when converting to or from {0}, got {1}")]
     Channels(&'static str, usize),
     #[error("input size {size} bytes is not a multiple of the {group}-byte {what}")]
+    /// The input does not divide into whole source groups.
     Truncated {
+        /// Input bytes: the file's size, or when streaming the bytes read up to the short
+        /// group.
         size: u64,
+        /// Bytes per source group ([`Conversion::src_group_bytes`]).
         group: usize,
+        /// The group as the message names it ([`Conversion::src_group_name`]).
         what: String,
     },
+    /// The output names the input file itself (same device and inode); the output path.
     #[error("refusing to write over the input file {0}")]
     OutputIsInput(String),
+    /// A DDS, OpenEXR or Radiance HDR file that cannot be read, or a DDS file that cannot
+    /// be built, as asked; the whole message.
     #[error("{0}")]
     Container(String),
     /// The cause is the error's source, so a `{:#}` chain names it once.
     #[error("{context}")]
     Io {
+        /// What was being done, such as `writing out.raw`.
         context: String,
+        /// The operating system's error.
         source: std::io::Error,
     },
 }
 
 impl ConvertError {
+    /// A [`ConvertError::Io`] for an operating-system error met while doing `context`.
     pub fn io(context: impl Into<String>, source: std::io::Error) -> ConvertError {
         ConvertError::Io {
             context: context.into(),
@@ -133,13 +151,20 @@ impl Conversion {
 /// Where the data came from or went: raw little-endian elements, or a container.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Container {
+    /// Raw little-endian elements without a header: stdin, stdout, or a path without a
+    /// known extension.
     Raw,
+    /// A `.dds` texture with a DX10 header ([`dds`]); read and written.
     Dds,
+    /// An OpenEXR `.exr` image ([`image_in`]); input only.
     Exr,
+    /// A Radiance `.hdr` image ([`image_in`]); input only.
     Hdr,
 }
 
 impl Container {
+    /// The name in the summary's `input_container` and `output_container` fields (`raw`,
+    /// `dds`, `exr`, `hdr`), also the file extension it stands for.
     pub fn name(self) -> &'static str {
         match self {
             Container::Raw => "raw",
@@ -153,15 +178,22 @@ impl Container {
 /// The result of one `convert` run, for the renderers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
+    /// What was converted into what: formats, channels and rounding.
     pub conversion: Conversion,
-    /// Input and output paths as given (`-` for stdin and stdout).
+    /// The input path as given (`-` for stdin).
     pub input: String,
+    /// The output path as given (`-` for stdout).
     pub output: String,
+    /// What the input was read as, chosen by its extension.
     pub input_container: Container,
+    /// What the output was written as: raw data or DDS.
     pub output_container: Container,
-    /// Texel data read and written (container headers not counted).
+    /// Texel bytes read (container headers not counted).
     pub bytes_in: u64,
+    /// Texel bytes written (container headers not counted).
     pub bytes_out: u64,
+    /// The per-value counts.
     pub stats: Stats,
+    /// Wall-clock seconds of the conversion, reading and writing included.
     pub seconds: f64,
 }

@@ -60,9 +60,14 @@ fn same_file(_: &Metadata, _: &Metadata) -> bool {
 
 /// An output file being written: replaced whole at the end, or written in place.
 pub enum OutputFile {
+    /// A regular or missing file (or a link to one), written under a temporary name and
+    /// renamed over it by [`OutputFile::commit`].
     Atomic(AtomicFile),
+    /// A device, FIFO or socket (or a link to one), written in place as the data comes.
     InPlace {
+        /// Buffered writer on the opened file.
         writer: BufWriter<File>,
+        /// The path as given, for error messages.
         path: PathBuf,
     },
 }

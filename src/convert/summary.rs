@@ -16,7 +16,10 @@ pub struct Stats {
     pub saturated: u64,
     /// Finite inputs beyond the target's range that became infinity.
     pub overflow_to_infinity: u64,
+    /// NaN inputs.
     pub nan_in: u64,
+    /// NaN results. RGB9E5 has no NaN, so packing into it never gives one: a NaN input
+    /// becomes 0 there (§3.2.2), counted in `nan_in` and `inexact` but not here.
     pub nan_out: u64,
     /// Negative inputs (and -INF) clamped to zero by an unsigned target (§3.1.6, §19.3.2.2).
     pub clamped_negative: u64,

@@ -25,9 +25,13 @@ pub use human::Palette;
 /// The output style a run uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {
+    /// The default: labelled blocks that explain every field, coloured on a terminal.
     Human,
+    /// `--plain`: just the answer, one line per input, stable for scripts.
     Plain,
+    /// `--json`: one JSON object per input, per line, with a `schema` field.
     Json,
+    /// `--csv`: a header row, then one row per input.
     Csv,
 }
 

@@ -10,30 +10,52 @@ use crate::io::read_full;
 /// Why two buffers could not be compared.
 #[derive(Debug, thiserror::Error)]
 pub enum BufferError {
+    /// The two buffers have different lengths, so their elements cannot be paired.
     #[error("the files differ in size: expected has {expected} bytes, actual has {actual} bytes")]
-    SizeMismatch { expected: u64, actual: u64 },
+    SizeMismatch {
+        /// Length of the expected (A) buffer in bytes, read to its end.
+        expected: u64,
+        /// Length of the actual (B) buffer in bytes, read to its end.
+        actual: u64,
+    },
     #[error(
         "size is not a whole number of {element}-byte {format} elements: expected has {expected} bytes, actual has {actual} bytes"
     )]
+    /// The buffers are the same length, but it is not a whole number of elements.
     PartialElement {
+        /// Name of the element format (`f16`, `r11g11b10`, ...).
         format: &'static str,
+        /// Bytes per element of that format.
         element: usize,
+        /// Length of the expected buffer in bytes; equal to `actual`, since a length
+        /// mismatch is reported first as [`BufferError::SizeMismatch`].
         expected: u64,
+        /// Length of the actual buffer in bytes.
         actual: u64,
     },
     #[error(
         "element {index} of the {which} file has bits set above {format}'s {width} (0x{element:04x})"
     )]
+    /// An element of a format narrower than its storage slot (f11 or f10 in 16 bits) has
+    /// bits set above the format's width, so it is no pattern of that format.
     StrayBits {
+        /// The buffer it is in: `expected` or `actual`.
         which: &'static str,
+        /// Element number, counting from 0 at the start of the buffer.
         index: u64,
+        /// The whole slot as read (little-endian), stray bits included.
         element: u64,
+        /// Name of the element format.
         format: &'static str,
+        /// The format's width in bits; every bit above it must be zero.
         width: u32,
     },
     #[error("reading the {which} file: {source}")]
+    /// Reading one of the buffers failed.
     Read {
+        /// The buffer being read: `expected` or `actual`.
         which: &'static str,
+        /// The operating system's error.
         source: io::Error,
     },
 }

@@ -13,7 +13,10 @@ pub struct ChannelDiff {
     pub channel: Option<&'static str>,
     /// The channel's own format name (`f11`, `f10`, `rgb9e5`, or the format).
     pub format: &'static str,
+    /// Channel A, the reference side the distance is counted from: its pattern, value and
+    /// step on the line.
     pub a: Endpoint,
+    /// Channel B, the side measured against A.
     pub b: Endpoint,
     /// Steps from A to B; `None` when a NaN is involved.
     pub distance: Option<i128>,
@@ -35,6 +38,7 @@ pub struct Resolved {
 }
 
 impl Resolved {
+    /// An operand given as a bit pattern: taken as it is, so nothing was rounded.
     pub fn bits(bits: u64) -> Resolved {
         Resolved {
             bits,
@@ -47,10 +51,16 @@ impl Resolved {
 /// The measurement of one pair of elements.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PairDiff {
+    /// The format both elements are in.
     pub format: Format,
+    /// The options the pair was measured under (whether f32 subnormals count as zero).
     pub opts: DiffOptions,
+    /// Operand A as read; distances are counted from it.
     pub a: Resolved,
+    /// Operand B as read.
     pub b: Resolved,
+    /// One measurement per channel: one for a float format, R, G and B for the packed
+    /// words.
     pub channels: Vec<ChannelDiff>,
 }
 
@@ -132,6 +142,7 @@ fn errors(a: &Number, b: &Number) -> (Option<Ratio>, Option<Ratio>) {
 /// One measured pair with its context, as the renderers take it.
 #[derive(Clone, Debug)]
 pub struct PairReport<'a> {
+    /// The measurement to render.
     pub pair: &'a PairDiff,
     /// A and B as typed.
     pub inputs: [&'a str; 2],

@@ -38,8 +38,12 @@ pub struct Sample {
     pub index: u64,
     /// Channel number for packed words.
     pub channel: Option<usize>,
+    /// The A (expected) side's pattern; for packed words the channel's own pattern
+    /// (RGB9E5: `exponent << 9 | mantissa`).
     pub a: u64,
+    /// The B (actual) side's pattern, in the same form as `a`.
     pub b: u64,
+    /// Signed steps from `a` to `b`; `None` when a NaN is involved.
     pub distance: Option<i128>,
 }
 
@@ -54,10 +58,14 @@ pub struct Summary {
     pub nan_both: u64,
     /// Sum of |distance| over the measured comparisons.
     pub sum_abs: u128,
+    /// The largest |distance| over the measured comparisons; 0 when none was measured.
     pub max_abs: u64,
+    /// Measured comparisons per |distance| bucket (see [`bucket`]); comparisons that
+    /// involve a NaN are not in it.
     pub histogram: [u64; HISTOGRAM_BUCKETS],
-    /// The `--max` limit, if any, and the number of distances beyond it.
+    /// The `--max` limit, if any: a larger |distance|, or any NaN, fails the run.
     pub limit: Option<u64>,
+    /// Measured comparisons whose |distance| is beyond `limit` (0 without a limit).
     pub over_limit: u64,
     /// The largest |distance| seen, largest first, earliest first among equals.
     pub worst: Vec<Sample>,
@@ -66,6 +74,7 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// An empty summary, judged against the `--max` limit `limit` if one is given.
     pub fn new(limit: Option<u64>) -> Summary {
         Summary {
             compared: 0,
@@ -86,6 +95,7 @@ impl Summary {
         self.compared - self.nan_mismatches - self.nan_both
     }
 
+    /// Comparisons that involved a NaN, on one side or both.
     pub fn nans(&self) -> u64 {
         self.nan_mismatches + self.nan_both
     }
@@ -182,8 +192,11 @@ pub enum Compared {
     Pairs,
     /// Two raw buffers; indices are element numbers from 0.
     Files {
+        /// Path of the expected (A) file, as given.
         expected: String,
+        /// Path of the actual (B) file, as given.
         actual: String,
+        /// Elements compared; a packed word is one element but three comparisons.
         elements: u64,
     },
 }
@@ -191,9 +204,13 @@ pub enum Compared {
 /// A finished summary with its context, as the renderers take it.
 #[derive(Clone, Debug)]
 pub struct SummaryReport<'a> {
+    /// The format the elements were read in.
     pub format: Format,
+    /// The options the distances were measured under.
     pub opts: DiffOptions,
+    /// What was compared: stdin pairs or two files.
     pub compared: Compared,
+    /// The totals to render.
     pub summary: &'a Summary,
 }
 

@@ -12,7 +12,11 @@ use crate::format::{Class, FloatFormat, Format};
 /// using integer operations only (the buffer comparison runs this per element).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ValueLine {
+    /// A channel that is a float of its own (a float format, or an R11G11B10 channel): a
+    /// pattern's position is its magnitude bits, negated for a set sign bit, less any
+    /// flushed subnormals.
     Float {
+        /// The channel's format.
         fmt: FloatFormat,
         /// The sign bit (0 for unsigned formats).
         sign_bit: u64,
@@ -27,6 +31,8 @@ pub enum ValueLine {
 }
 
 impl ValueLine {
+    /// The line of a float format. Its subnormals are removed only when `opts` asks for
+    /// flushing and D3D arithmetic reads that format's subnormals as zero (f32, §3.1.3.2).
     pub fn float(fmt: FloatFormat, opts: DiffOptions) -> ValueLine {
         let flush = opts.flush_subnormals && fmt.arithmetic_flushes_subnormals;
         let sign_bit = if fmt.signed {
@@ -148,6 +154,7 @@ fn rgb9e5_exponent(bits: u64) -> u64 {
 /// The channel layout of one element of a format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
+    /// The element format the layout splits.
     pub format: Format,
     lines: [ValueLine; 3],
     channels: usize,
@@ -157,6 +164,8 @@ pub struct Layout {
 pub const CHANNEL_NAMES: [&str; 3] = ["r", "g", "b"];
 
 impl Layout {
+    /// The layout of `format`'s elements under `opts`: one line for a float format, three
+    /// for R11G11B10 (f11, f11, f10) and for RGB9E5 (shared-exponent channels).
     pub fn new(format: Format, opts: DiffOptions) -> Layout {
         let (lines, channels) = match format {
             Format::Float(f) => ([ValueLine::float(f, opts); 3], 1),
@@ -178,6 +187,8 @@ impl Layout {
         self.channels
     }
 
+    /// The value line of channel `channel`, counting from 0 (below 3; a single-channel
+    /// format answers every index with its one line).
     pub fn line(&self, channel: usize) -> &ValueLine {
         &self.lines[channel]
     }

@@ -29,6 +29,8 @@ pub struct Palette {
 }
 
 impl Palette {
+    /// A palette that colours when `on` is true: the run's `--color` choice, already
+    /// resolved against the terminal and `NO_COLOR`.
     pub fn new(on: bool) -> Palette {
         Palette { on }
     }
@@ -41,27 +43,35 @@ impl Palette {
         }
     }
 
+    /// A sign bit, or the `sign` label of the bit-field legend: bold red.
     pub fn sign(&self, s: &str) -> String {
         self.paint(s, Paint::new().red().bold())
     }
+    /// Exponent bits, or their legend label: bold green.
     pub fn exponent(&self, s: &str) -> String {
         self.paint(s, Paint::new().green().bold())
     }
+    /// Fraction (stored mantissa) bits, or their legend label: bold blue.
     pub fn fraction(&self, s: &str) -> String {
         self.paint(s, Paint::new().blue().bold())
     }
+    /// A line's label and other secondary text, such as histogram bars: dimmed.
     pub fn label(&self, s: &str) -> String {
         self.paint(s, Paint::new().dimmed())
     }
+    /// The headline of a result, such as a pattern or its value: bold.
     pub fn value(&self, s: &str) -> String {
         self.paint(s, Paint::new().bold())
     }
+    /// A caution that is no failure, such as an inexact or clamped encoding: yellow.
     pub fn warn(&self, s: &str) -> String {
         self.paint(s, Paint::new().yellow())
     }
+    /// A passing verdict (exact, within `--max`, every result conforms): green.
     pub fn good(&self, s: &str) -> String {
         self.paint(s, Paint::new().green())
     }
+    /// A failing verdict (over `--max`, a NaN, a violation): bold red.
     pub fn bad(&self, s: &str) -> String {
         self.paint(s, Paint::new().red().bold())
     }
