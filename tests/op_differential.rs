@@ -107,7 +107,7 @@ fn run(f: FloatFormat, rules: RuleSet, ops: &[&str], seed: u64) {
             p.wrapping_sub(1)
         } & f.mask();
         if probe.outputs.len() == 1 {
-            req.check = Some(vec![Pattern::bits(claim)]);
+            req.check = Some(vec![Pattern::bits(claim)].into());
         }
         let fast = evaluate(&req).unwrap();
         let exact = evaluate_exact(&req).unwrap();

@@ -30,8 +30,8 @@ impl Default for ImageLimits {
     }
 }
 
-/// Checks declared dimensions: not empty, within the pixel limit, and (given how many
-/// pixel rows or chunks the file could hold at its size) not more than the file can carry.
+/// Checks declared dimensions: not empty and within the pixel limit. Whether the file is
+/// large enough to carry them is checked by each reader, which knows its own encoding.
 fn check_declared(
     what: &str,
     width: u64,

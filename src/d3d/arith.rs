@@ -3,6 +3,7 @@
 //! for both the exact and the fast path. Divide is in `divide.rs`, the fused operations in
 //! `fused.rs`, the one-operand functions in `functions.rs`.
 
+use super::RuleList;
 use super::allowed::{AllowedSet, Domain};
 use std::cmp::Ordering;
 
@@ -18,7 +19,7 @@ use crate::format::{Arithmetic, Class, FloatFormat};
 pub struct Ctx {
     pub f: FloatFormat,
     pub rules: RuleSet,
-    pub notes: Vec<Rule>,
+    pub notes: RuleList,
 }
 
 /// What a basic (unfused) step gives before any tolerance, over either kind of value.
@@ -43,7 +44,7 @@ impl Ctx {
         Ctx {
             f,
             rules,
-            notes: Vec::new(),
+            notes: RuleList::new(),
         }
     }
 

@@ -24,6 +24,17 @@ mod step;
 mod transcendental;
 
 pub use allowed::{AllowedSet, Domain};
+use smallvec::SmallVec;
+
+/// An operand's components: one, or two to four for the dot products. Held in place (the
+/// request and its evaluation allocate little on the batch hot path).
+pub type Vector<T> = SmallVec<[T; 4]>;
+/// The operands of an instruction, at most three (mad), each a [`Vector`].
+pub type Operands<T> = SmallVec<[Vector<T>; 3]>;
+/// One entry per output of an instruction: one, or two for sincos.
+pub type PerOutput<T> = SmallVec<[T; 2]>;
+/// The rules an evaluation applied, in order.
+pub type RuleList = SmallVec<[Rule; 6]>;
 pub use rules::{Rule, RuleSet, Ulps};
 
 use crate::exact::Number;
@@ -71,7 +82,20 @@ pub enum Op {
     Ftod,
 }
 
-/// Every f32 instruction name, with the op it names.
+/// The op a name (any case) stands for in a table. Comparing length and first letter
+/// before the whole name keeps this cheap on the batch hot path.
+fn find_name(table: &[(&str, Op)], name: &str) -> Option<Op> {
+    let first = name.as_bytes().first()?.to_ascii_lowercase();
+    table
+        .iter()
+        .find(|(n, _)| {
+            n.len() == name.len() && n.as_bytes()[0] == first && n.eq_ignore_ascii_case(name)
+        })
+        .map(|&(_, op)| op)
+}
+
+/// Every f32 instruction name, with the op it names, in the order `Op` declares them (then
+/// the alias `fma`).
 const F32_NAMES: &[(&str, Op)] = &[
     ("add", Op::Add),
     ("sub", Op::Sub),
@@ -228,15 +252,9 @@ impl Op {
     /// Looks up an instruction name for a working format. Double names imply f64.
     pub fn parse(name: &str, fmt: &FloatFormat) -> Result<(Op, FloatFormat), OpError> {
         let lower = name.trim();
-        let found = F32_NAMES
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(lower));
-        let Some(&(_, op)) = found else {
-            return match F64_NAMES
-                .iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case(lower))
-            {
-                Some(&(_, op)) => Ok((op, F64)),
+        let Some(op) = find_name(F32_NAMES, lower) else {
+            return match find_name(F64_NAMES, lower) {
+                Some(op) => Ok((op, F64)),
                 None => Err(OpError::UnknownOp(name.to_string())),
             };
         };
@@ -279,11 +297,8 @@ impl Op {
         {
             return n;
         }
-        F32_NAMES
-            .iter()
-            .find(|(_, o)| *o == self)
-            .map(|(n, _)| *n)
-            .expect("every op has a name")
+        // F32_NAMES lists the ops in declaration order (a unit test checks it).
+        F32_NAMES[self as usize].0
     }
 
     /// Number of source operands and components per operand.
@@ -300,22 +315,53 @@ impl Op {
     }
 
     /// Domain of the operands and of each result, given the working format.
-    pub fn domains(self, fmt: &FloatFormat) -> (Domain, Vec<(&'static str, Domain)>) {
+    pub fn domains(self, fmt: &FloatFormat) -> (Domain, Outputs) {
         use Op::*;
         let f = Domain::Float(*fmt);
+        let one = |d| Outputs::one(d);
         match self {
-            Eq | Ne | Lt | Ge | Gt | Le => (f, vec![("dest", Domain::Bool)]),
-            Ftoi => (Domain::Float(F32), vec![("dest", Domain::I32)]),
-            Ftou => (Domain::Float(F32), vec![("dest", Domain::U32)]),
-            Itof => (Domain::I32, vec![("dest", Domain::Float(F32))]),
-            Utof => (Domain::U32, vec![("dest", Domain::Float(F32))]),
-            F16ToF32 => (Domain::Float(F16), vec![("dest", Domain::Float(F32))]),
-            F32ToF16 => (Domain::Float(F32), vec![("dest", Domain::Float(F16))]),
-            Dtof => (Domain::Float(F64), vec![("dest", Domain::Float(F32))]),
-            Ftod => (Domain::Float(F32), vec![("dest", Domain::Float(F64))]),
-            Sincos => (f, vec![("sin", f), ("cos", f)]),
-            _ => (f, vec![("dest", f)]),
+            Eq | Ne | Lt | Ge | Gt | Le => (f, one(Domain::Bool)),
+            Ftoi => (Domain::Float(F32), one(Domain::I32)),
+            Ftou => (Domain::Float(F32), one(Domain::U32)),
+            Itof => (Domain::I32, one(Domain::Float(F32))),
+            Utof => (Domain::U32, one(Domain::Float(F32))),
+            F16ToF32 => (Domain::Float(F16), one(Domain::Float(F32))),
+            F32ToF16 => (Domain::Float(F32), one(Domain::Float(F16))),
+            Dtof => (Domain::Float(F64), one(Domain::Float(F32))),
+            Ftod => (Domain::Float(F32), one(Domain::Float(F64))),
+            Sincos => (
+                f,
+                Outputs {
+                    list: [("sin", f), ("cos", f)],
+                    len: 2,
+                },
+            ),
+            _ => (f, one(f)),
         }
+    }
+}
+
+/// The results of an instruction, named (`dest`; sincos has `sin` and `cos`), with their
+/// domains; a slice held in place, so that naming them allocates nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outputs {
+    list: [(&'static str, Domain); 2],
+    len: usize,
+}
+
+impl Outputs {
+    fn one(d: Domain) -> Outputs {
+        Outputs {
+            list: [("dest", d), ("", Domain::Bool)],
+            len: 1,
+        }
+    }
+}
+
+impl std::ops::Deref for Outputs {
+    type Target = [(&'static str, Domain)];
+    fn deref(&self) -> &Self::Target {
+        &self.list[..self.len]
     }
 }
 
@@ -355,10 +401,10 @@ pub struct OpRequest {
     /// The D3D version whose rules decide.
     pub rules: RuleSet,
     /// One entry per source operand; a vector operand (dp2-dp4) has one pattern per component.
-    pub args: Vec<Vec<Pattern>>,
+    pub args: Operands<Pattern>,
     /// A claimed result to check: one pattern per output (sincos may give its sine alone, or
     /// sine then cosine).
-    pub check: Option<Vec<Pattern>>,
+    pub check: Option<PerOutput<Pattern>>,
 }
 
 impl OpRequest {
@@ -456,7 +502,7 @@ pub struct OutputVerdict {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckReport {
     /// One verdict per claimed value (sincos: sine, then cosine when given).
-    pub verdicts: Vec<OutputVerdict>,
+    pub verdicts: PerOutput<OutputVerdict>,
     /// Every claimed value lies in its output's allowed set.
     pub conforms: bool,
 }
@@ -501,7 +547,7 @@ pub struct Evaluation {
     pub rules: RuleSet,
     pub args: Vec<Vec<OperandReport>>,
     pub outputs: Vec<OutputReport>,
-    pub rules_applied: Vec<Rule>,
+    pub rules_applied: RuleList,
     pub check: Option<CheckReport>,
 }
 
@@ -581,4 +627,25 @@ fn evaluate_with(req: &OpRequest, fast: bool) -> Result<Evaluation, OpError> {
         rules_applied: ctx.notes,
         check,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_declaration_order_and_parse_back() {
+        for (i, &(name, op)) in F32_NAMES.iter().enumerate() {
+            if name != "fma" {
+                assert_eq!(op as usize, i, "{name}");
+            }
+            let upper = name.to_ascii_uppercase();
+            assert_eq!(Op::parse(&upper, &F32).unwrap().0, op);
+        }
+        assert_eq!(Op::Mad.name(&F32), "mad");
+        assert_eq!(Op::Mad.name(&F64), "dfma");
+        assert_eq!(Op::parse("DSub", &F32).unwrap(), (Op::Sub, F64));
+        assert!(matches!(Op::parse("ad", &F32), Err(OpError::UnknownOp(_))));
+        assert!(matches!(Op::parse("", &F32), Err(OpError::UnknownOp(_))));
+    }
 }

@@ -2,7 +2,9 @@
 //! and the verdict on a claimed result.
 
 use super::allowed::Domain;
-use super::{CheckReport, Op, OpError, OperandReport, OutputReport, OutputVerdict, Pattern};
+use super::{
+    CheckReport, Op, OpError, OperandReport, OutputReport, OutputVerdict, Pattern, PerOutput,
+};
 use crate::format::Class;
 
 /// Reads operand `index` (1-based) of `op`.
@@ -54,7 +56,7 @@ pub fn check(claims: &[Pattern], outputs: &[OutputReport]) -> Result<CheckReport
             });
         }
     }
-    let verdicts: Vec<OutputVerdict> = claims
+    let verdicts: PerOutput<OutputVerdict> = claims
         .iter()
         .zip(outputs)
         .map(|(claim, out)| {

@@ -42,9 +42,41 @@ pub fn parse_bits(text: &str, format: &'static str, width: u32) -> Result<u64, I
     Ok(bits)
 }
 
+/// The value of a string made only of hexadecimal digits (no sign, no underscore, at most
+/// 16 digits): the fast path for patterns typed at full width, `0x3f800000`.
+#[inline]
+pub fn hex_digits(digits: &str) -> Option<u64> {
+    if digits.is_empty() || digits.len() > 16 {
+        return None;
+    }
+    digits.bytes().try_fold(0u64, |acc, b| {
+        let d = (b as char).to_digit(16)?;
+        Some(acc << 4 | u64::from(d))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_digits_are_digits_only() {
+        assert_eq!(hex_digits("3f800000"), Some(0x3f80_0000));
+        assert_eq!(hex_digits("FfFf"), Some(0xffff));
+        assert_eq!(hex_digits("ffffffffffffffff"), Some(u64::MAX));
+        // from_str_radix would take the sign; a pattern has none.
+        for bad in [
+            "+3f80000",
+            "-1",
+            "",
+            "3f_80",
+            "0x1",
+            "1ffffffffffffffff",
+            " 1",
+        ] {
+            assert_eq!(hex_digits(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn bits_in_three_radixes() {

@@ -4,7 +4,7 @@
 
 use super::InputError;
 use super::operands::{read_operand, read_result};
-use crate::d3d::{Op, OpError, OpRequest, Pattern, RuleSet};
+use crate::d3d::{Op, OpError, OpRequest, Operands, Pattern, PerOutput, RuleSet, Vector};
 use crate::format::FloatFormat;
 
 /// An instruction read from text.
@@ -16,22 +16,28 @@ pub struct OpLine<'a> {
     pub typed: Typed<'a>,
 }
 
-/// The text of each operand component and of the claimed result, as typed (trimmed).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// More words than any instruction takes (mad has three operands).
+const MOST_OPERANDS: usize = 4;
+
+/// The text of each operand and of the claimed result, as typed (trimmed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Typed<'a> {
-    /// Every operand component in order; operand `i` is `components[i * width..][..width]`.
-    components: Vec<&'a str>,
-    /// Components per operand.
-    width: usize,
+    /// The operand words (`1,2,3` for a vector); `count` of them are used.
+    words: [&'a str; MOST_OPERANDS],
+    /// Operands read.
+    count: usize,
     /// The claimed result (`S,C` for sincos), if any.
     pub check: Option<&'a str>,
 }
 
 impl<'a> Typed<'a> {
     /// The text of component `j` of operand `i` (both from 0); `None` for a request that was
-    /// not read from text.
+    /// not read from text. Split when asked: only the renderers that echo text pay for it.
     pub fn component(&self, i: usize, j: usize) -> Option<&'a str> {
-        self.components.get(i * self.width + j).copied()
+        if i >= self.count {
+            return None;
+        }
+        self.words[i].split(',').nth(j).map(str::trim)
     }
 }
 
@@ -53,8 +59,8 @@ pub fn parse_op_line<'a>(
     fmt: &FloatFormat,
     rules: RuleSet,
 ) -> Result<OpLine<'a>, LineError> {
-    let (lhs, check) = match line.split_once('=') {
-        Some((l, r)) => (l, Some(r)),
+    let (lhs, check) = match line.as_bytes().iter().position(|&b| b == b'=') {
+        Some(i) => (&line[..i], Some(&line[i + 1..])),
         None => (line, None),
     };
     let mut words = lhs.split_whitespace();
@@ -78,15 +84,21 @@ pub fn parse_op_words<'a>(
 
 fn parse_op<'a>(
     name: &str,
-    words: impl Iterator<Item = &'a str> + Clone,
+    words: impl Iterator<Item = &'a str>,
     check: Option<&'a str>,
     fmt: &FloatFormat,
     rules: RuleSet,
 ) -> Result<OpLine<'a>, LineError> {
     let (op, format) = Op::parse(name, fmt)?;
-    let (operand_domain, outputs) = op.domains(&format);
     let (count, width) = op.arity();
-    let got = words.clone().count();
+    let mut typed = Typed::default();
+    let mut got = 0;
+    for word in words {
+        if got < MOST_OPERANDS {
+            typed.words[got] = word;
+        }
+        got += 1;
+    }
     if got != count {
         return Err(OpError::OperandCount {
             op: op.name(&format).to_string(),
@@ -95,11 +107,11 @@ fn parse_op<'a>(
         }
         .into());
     }
-    let mut components = Vec::with_capacity(count * width);
-    let mut args = Vec::with_capacity(count);
-    for (i, word) in words.enumerate() {
-        let comps = word.split(',');
-        let got = comps.clone().count();
+    typed.count = count;
+    let (operand_domain, outputs) = op.domains(&format);
+    let mut args = Operands::new();
+    for (i, word) in typed.words[..count].iter().enumerate() {
+        let got = 1 + word.bytes().filter(|&b| b == b',').count();
         if got != width {
             return Err(OpError::VectorWidth {
                 op: op.name(&format).to_string(),
@@ -109,19 +121,22 @@ fn parse_op<'a>(
             }
             .into());
         }
-        let mut read = Vec::with_capacity(width);
-        for text in comps {
+        let mut read = Vector::new();
+        for text in word.split(',') {
             let p = read_operand(text, &operand_domain).map_err(|source| InputError::Operand {
                 index: i + 1,
                 text: text.to_string(),
                 source: Box::new(source),
             })?;
             read.push(p);
-            components.push(text.trim());
         }
         args.push(read);
     }
-    let claims = check.map(|text| read_claims(text, &outputs)).transpose()?;
+    typed.check = check.map(str::trim);
+    let claims = typed
+        .check
+        .map(|text| read_claims(text, &outputs))
+        .transpose()?;
     Ok(OpLine {
         request: OpRequest {
             op,
@@ -130,11 +145,7 @@ fn parse_op<'a>(
             args,
             check: claims,
         },
-        typed: Typed {
-            components,
-            width,
-            check: check.map(str::trim),
-        },
+        typed,
     })
 }
 
@@ -143,8 +154,7 @@ fn parse_op<'a>(
 fn read_claims(
     text: &str,
     outputs: &[(&'static str, crate::d3d::Domain)],
-) -> Result<Vec<Pattern>, InputError> {
-    let text = text.trim();
+) -> Result<PerOutput<Pattern>, InputError> {
     let multi = outputs.len() > 1;
     let parts = || text.splitn(if multi { usize::MAX } else { 1 }, ',');
     if parts().count() > outputs.len() {
@@ -193,7 +203,10 @@ mod tests {
         );
         // 0.1 is not an f32: the literal was rounded, and says so.
         assert!(r.args[1][0].inexact_literal && !r.args[0][0].inexact_literal);
-        assert_eq!(r.check, Some(vec![Pattern::bits(0x3e4c_cccd)]));
+        assert_eq!(
+            r.check,
+            Some(smallvec::smallvec![Pattern::bits(0x3e4c_cccd)])
+        );
         assert_eq!(l.typed.component(1, 0), Some("0.1"));
         assert_eq!(l.typed.component(0, 1), Some("0x40000000"));
         assert_eq!(l.typed.component(2, 0), None);
@@ -246,9 +259,15 @@ mod tests {
     fn integers_and_masks_read_in_their_domains() {
         let l = parse_op_line("itof -2 = -2", &F32, RuleSet::D3D11).unwrap();
         assert_eq!(l.request.args[0][0], Pattern::bits(0xffff_fffe));
-        assert_eq!(l.request.check, Some(vec![Pattern::bits(0xc000_0000)]));
+        assert_eq!(
+            l.request.check,
+            Some(smallvec::smallvec![Pattern::bits(0xc000_0000)])
+        );
         let l = parse_op_line("lt 1 2 = -1", &F32, RuleSet::D3D11).unwrap();
-        assert_eq!(l.request.check, Some(vec![Pattern::bits(0xffff_ffff)]));
+        assert_eq!(
+            l.request.check,
+            Some(smallvec::smallvec![Pattern::bits(0xffff_ffff)])
+        );
         assert_eq!(evaluate(&l.request).unwrap().conforms(), Some(true));
     }
 
@@ -264,14 +283,14 @@ mod tests {
             })
         ));
         r.args[0][0] = Pattern::bits(0x3c00);
-        r.check = Some(vec![Pattern::bits(0x1_3c00)]);
+        r.check = Some(smallvec::smallvec![Pattern::bits(0x1_3c00)]);
         assert!(matches!(evaluate(&r), Err(OpError::ClaimTooWide { .. })));
-        r.check = Some(vec![]);
+        r.check = Some(smallvec::smallvec![]);
         assert!(matches!(
             evaluate(&r),
             Err(OpError::ClaimCount { got: 0, .. })
         ));
-        r.check = Some(vec![Pattern::bits(0x3c00)]);
+        r.check = Some(smallvec::smallvec![Pattern::bits(0x3c00)]);
         assert_eq!(evaluate(&r).unwrap().conforms(), Some(true));
     }
 }

@@ -47,11 +47,11 @@ pub fn read_result(text: &str, domain: &Domain) -> Result<Pattern, InputError> {
 
 /// A float: full-width `0x` hex is bits, anything else a value rounded to nearest-even.
 fn read_float(text: &str, f: &FloatFormat) -> Result<Pattern, InputError> {
-    // The batch hot path: `0x` and exactly the format's hex digits.
-    let t = text.trim();
-    if let Some(hex) = t.strip_prefix("0x")
+    // The batch hot path: `0x` and exactly the format's hex digits (a batch word has no
+    // white space to trim).
+    if let Some(hex) = text.strip_prefix("0x")
         && hex.len() == f.hex_digits()
-        && let Ok(bits) = u64::from_str_radix(hex, 16)
+        && let Some(bits) = super::bits::hex_digits(hex)
         && bits <= f.mask()
     {
         return Ok(Pattern::bits(bits));
@@ -112,6 +112,14 @@ mod tests {
         assert_eq!(
             parse_operand("0x3f80", &F32),
             Err(InputError::HexFloatWithoutExponent)
+        );
+        // A sign inside the digits is not a pattern, on the fast path or the slow one.
+        for text in ["0x+3f80000", "0x-3f80000"] {
+            assert!(read_operand(text, &Domain::Float(F32)).is_err(), "{text}");
+        }
+        assert_eq!(
+            read_operand(" 0x3F800000 ", &Domain::Float(F32)),
+            Ok(Pattern::bits(0x3f80_0000))
         );
     }
 }
