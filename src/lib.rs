@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! d3dfloat: Direct3D floating-point formats and arithmetic rules, exactly.
 //!
 //! The library behind the `d3dfloat` command line. Every rule comes from the Direct3D 11.3

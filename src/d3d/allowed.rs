@@ -10,6 +10,7 @@ use crate::format::{Class, FloatFormat};
 /// What kind of thing an instruction returns, and how its bit patterns map to keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Domain {
+    /// A float format's patterns, keyed in value order with -0 just below +0.
     Float(FloatFormat),
     /// A 32-bit two's-complement integer (`ftoi`).
     I32,
@@ -19,9 +20,12 @@ pub enum Domain {
     Bool,
 }
 
+/// The pattern of a true comparison result: all 32 bits set (§22.6).
 pub const TRUE_MASK: u64 = 0xffff_ffff;
 
 impl Domain {
+    /// Width of the domain's patterns in bits (64, 32 or 16 for the floats; 32 for i32, u32 and the
+    /// comparison mask).
     pub fn width(&self) -> u32 {
         match self {
             Domain::Float(f) => f.width(),
@@ -29,6 +33,7 @@ impl Domain {
         }
     }
 
+    /// The name used in messages and output: the format's (`f32`), or `i32`, `u32`, `bool`.
     pub fn name(&self) -> &'static str {
         match self {
             Domain::Float(f) => f.name,
@@ -78,6 +83,7 @@ impl Domain {
         }
     }
 
+    /// Whether a pattern is a NaN of a float domain; always false for i32, u32 and bool.
     pub fn is_nan(&self, bits: u64) -> bool {
         matches!(self, Domain::Float(f) if f.class(bits) == Class::Nan)
     }
@@ -192,14 +198,17 @@ impl Ranges {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AllowedSet {
     ranges: Ranges,
+    /// Any NaN pattern conforms (D3D does not keep NaN bits, so one flag stands for them all).
     pub nan: bool,
 }
 
 impl AllowedSet {
+    /// The set that allows nothing, the start for [`AllowedSet::add_key_range`] and friends.
     pub fn empty() -> AllowedSet {
         AllowedSet::default()
     }
 
+    /// The set that allows every NaN pattern and no number (the result of a NaN operand, §3.1.3.1).
     pub fn any_nan() -> AllowedSet {
         AllowedSet {
             ranges: Ranges::default(),
@@ -207,6 +216,7 @@ impl AllowedSet {
         }
     }
 
+    /// The set of one ordering key (see [`Domain::key`]).
     pub fn single_key(key: i64) -> AllowedSet {
         AllowedSet {
             ranges: Ranges::one((key, key)),
@@ -222,14 +232,19 @@ impl AllowedSet {
         }
     }
 
+    /// The allowed keys as inclusive `(lo, hi)` ranges, sorted, disjoint and not touching; NaN is
+    /// in [`AllowedSet::nan`].
     pub fn key_ranges(&self) -> &[(i64, i64)] {
         &self.ranges
     }
 
+    /// Nothing allowed: no key and no NaN.
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty() && !self.nan
     }
 
+    /// Allows every key from `lo` to `hi` inclusive, merging with ranges it overlaps or touches;
+    /// nothing when `lo > hi`.
     pub fn add_key_range(&mut self, lo: i64, hi: i64) {
         if lo > hi {
             return;
@@ -267,10 +282,12 @@ impl AllowedSet {
         self.ranges.truncate(w + 1);
     }
 
+    /// Allows one key.
     pub fn add_key(&mut self, key: i64) {
         self.add_key_range(key, key);
     }
 
+    /// Allows one pattern of `domain`; a NaN pattern allows every NaN.
     pub fn add_bits(&mut self, domain: &Domain, bits: u64) {
         match domain.key(bits) {
             Some(k) => self.add_key(k),
@@ -278,6 +295,7 @@ impl AllowedSet {
         }
     }
 
+    /// Allows everything `other` allows.
     pub fn union(&mut self, other: &AllowedSet) {
         for &(l, h) in other.ranges.iter() {
             self.add_key_range(l, h);
@@ -285,6 +303,7 @@ impl AllowedSet {
         self.nan |= other.nan;
     }
 
+    /// Whether a pattern of `domain` is allowed; a NaN pattern is when any NaN is.
     pub fn contains(&self, domain: &Domain, bits: u64) -> bool {
         match domain.key(bits) {
             None => self.nan,
@@ -292,6 +311,7 @@ impl AllowedSet {
         }
     }
 
+    /// Whether an ordering key is allowed.
     pub fn contains_key(&self, k: i64) -> bool {
         let i = self.ranges.partition_point(|r| r.1 < k);
         i < self.ranges.len() && self.ranges[i].0 <= k

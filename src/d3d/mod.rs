@@ -43,42 +43,83 @@ use crate::format::{Arithmetic, F16, F32, F64, FloatFormat};
 /// A shader instruction (format-independent; `Add` is `add` for f32/f16 and `dadd` for f64).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
+    /// `add` (f32/f16, §22.10.1), `dadd` (f64): one rounded sum.
     Add,
+    /// `sub`, `dsub`: a convenience, not a D3D instruction; `add` with the second operand negated.
     Sub,
+    /// `mul` (f32/f16), `dmul` (f64): one rounded product.
     Mul,
+    /// `div` (f32/f16, §22.10.2, which may run as `a * (1/b)`), `ddiv` (f64, §22.14.6, correctly
+    /// rounded).
     Div,
+    /// `mad` (f32/f16; alias `fma`), held to the worst serial order of its multiply and add;
+    /// `dfma` (f64, §22.14.7), rounded once.
     Mad,
+    /// `dp2`: the dot product of two 2-component vectors, a fused operation held to its worst
+    /// serial order (f32/f16).
     Dp2,
+    /// `dp3`: the dot product of two 3-component vectors, as [`Op::Dp2`].
     Dp3,
+    /// `dp4`: the dot product of two 4-component vectors, as [`Op::Dp2`].
     Dp4,
+    /// `min` (f32/f16, §22.10.10), `dmin` (f64): the smaller operand, returned unchanged.
     Min,
+    /// `max` (f32/f16, §22.10.11), `dmax` (f64): the larger operand, returned unchanged.
     Max,
+    /// `sqrt` (§22.10.21): square root within 1 ULP; no double form.
     Sqrt,
+    /// `rsq` (§22.10.19): reciprocal square root, relative error up to 2^-21.
     Rsq,
+    /// `rcp` (f32/f16, §22.10.18; 2^-21 relative or 1 ULP), `drcp` (f64, §22.14.5; either neighbour
+    /// of the exact reciprocal).
     Rcp,
+    /// `exp` (§22.10.6): 2^x, relative error up to 2^-21.
     Exp,
+    /// `log` (§22.10.8): log2 x, 2^-21 absolute in [0.5, 2] and relative elsewhere.
     Log,
+    /// `frc` (§22.10.7): the fractional part, `x - round_ni(x)`.
     Frc,
+    /// `round_ne` (§22.10.14-17): the nearest integral value, ties to even.
     RoundNe,
+    /// `round_ni`: the integral value toward negative infinity (floor).
     RoundNi,
+    /// `round_pi`: the integral value toward positive infinity (ceiling).
     RoundPi,
+    /// `round_z`: the integral value toward zero (truncation).
     RoundZ,
+    /// `sincos` (§22.10.20): sine and cosine of one operand, two outputs (`sin`, `cos`).
     Sincos,
+    /// `sin`: a convenience, `sincos` with the cosine destination NULL (one output).
     Sin,
+    /// `cos`: a convenience, `sincos` with the sine destination NULL (one output).
     Cos,
+    /// `eq` (f32/f16, §22.6), `deq` (f64): equality, written as a full 32-bit mask.
     Eq,
+    /// `ne` (§22.6), `dne` (f64): inequality; true when an operand is NaN.
     Ne,
+    /// `lt` (§22.6), `dlt` (f64): less than.
     Lt,
+    /// `ge` (§22.6), `dge` (f64): greater than or equal.
     Ge,
+    /// `gt`, `dgt`: a convenience, not a D3D instruction; `lt` with the operands swapped.
     Gt,
+    /// `le`, `dle`: a convenience, not a D3D instruction; `ge` with the operands swapped.
     Le,
+    /// `ftoi` (§22.13.3): f32 to i32, truncating toward zero and saturating.
     Ftoi,
+    /// `ftou` (§22.13.4): f32 to u32, truncating toward zero and saturating (negatives give 0).
     Ftou,
+    /// `itof` (§22.13.5): i32 to f32.
     Itof,
+    /// `utof` (§22.13.6): u32 to f32.
     Utof,
+    /// `f16tof32` (§22.13.1): float16 to float32, exact.
     F16ToF32,
+    /// `f32tof16` (§22.13.2): float32 to float16.
     F32ToF16,
+    /// `dtof` (§22.17.1): double to float32.
     Dtof,
+    /// `ftod` (§22.17.2): float32 to double, exact.
     Ftod,
 }
 
@@ -170,25 +211,41 @@ pub const OP_NAMES: &[&str] = &[
 /// Why an instruction could not be evaluated.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OpError {
+    /// The name is neither an f32/f16 instruction nor a double one (the name as typed).
     #[error("unknown instruction '{0}' (see `d3dfloat op --help` for the list)")]
     UnknownOp(String),
+    /// The instruction exists, but not in the requested format (`sqrt` or `dp3` in f64).
     #[error("{op} has no {format} form{hint}")]
     NoSuchForm {
+        /// The instruction's name, lower-cased.
         op: String,
+        /// The format asked for (`f64`).
         format: &'static str,
+        /// Text appended to the message: the instructions that format does have, with a leading
+        /// space.
         hint: &'static str,
     },
+    /// The wrong number of source operands for the instruction.
     #[error("{op} takes {expected} operand{plural}, got {got}", plural = if *.expected == 1 { "" } else { "s" })]
     OperandCount {
+        /// The instruction's name in the working format.
         op: String,
+        /// Source operands it takes ([`Op::arity`]).
         expected: usize,
+        /// Source operands given.
         got: usize,
     },
+    /// An operand with the wrong number of components: dp2, dp3 and dp4 take 2, 3 and 4, every
+    /// other instruction single values.
     #[error("{}", vector_width_message(op, *expected, *index, *got))]
     VectorWidth {
+        /// The instruction's name in the working format.
         op: String,
+        /// Components each operand must have.
         expected: usize,
+        /// The operand, counted from 1.
         index: usize,
+        /// Components it has.
         got: usize,
     },
     /// A pattern with bits set above its domain's width (operand `index`, 1-based).
@@ -221,6 +278,7 @@ pub enum OpError {
         /// Claimed values given.
         got: usize,
     },
+    /// A working format without D3D arithmetic (f11, f10); holds the format's name.
     #[error("only f32, f16 and f64 have D3D arithmetic (got {0})")]
     Format(String),
 }
@@ -476,11 +534,18 @@ impl ExactResult {
 /// One result of an instruction (sincos has two).
 #[derive(Clone, Debug)]
 pub struct OutputReport {
+    /// The output's name: `dest`, or `sin` and `cos` for sincos.
     pub name: &'static str,
+    /// What the output holds, and how its patterns order (a float format, i32, u32 or a comparison
+    /// mask).
     pub domain: Domain,
+    /// The result the allowed set is measured from: exact where it can be, to `f64` precision
+    /// for irrational results, a comparison's answer, or NaN.
     pub exact: ExactResult,
     /// What a strict implementation returns: the correctly rounded result.
     pub preferred: u64,
+    /// Every pattern a conforming implementation may return, as key ranges of
+    /// [`OutputReport::domain`], plus whether NaN is allowed.
     pub allowed: AllowedSet,
     /// The rule a result outside the set breaks.
     pub governing: Rule,
@@ -489,10 +554,13 @@ pub struct OutputReport {
 /// The verdict on a claimed result for one output.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OutputVerdict {
+    /// The claimed pattern, in the output's domain.
     pub result: u64,
+    /// The claimed pattern lies in the output's allowed set.
     pub conforms: bool,
     /// ULPs outside the allowed set (None when NaN was claimed or only NaN is allowed).
     pub miss_ulps: Option<u64>,
+    /// The rule the claim breaks (the output's governing rule); `None` when it conforms.
     pub broken: Option<Rule>,
     /// A value literal that had to be rounded to become a pattern.
     pub inexact_literal: bool,
@@ -541,13 +609,22 @@ impl BatchSummary {
 /// Everything known about one evaluation; renderers print it.
 #[derive(Clone, Debug)]
 pub struct Evaluation {
+    /// The instruction evaluated.
     pub op: Op,
+    /// The instruction's spec name in the working format (`dfma` for `Mad` in f64).
     pub op_name: &'static str,
+    /// The request's working format ([`Op::parse`] gives f32 for the conversions, which name
+    /// their own formats).
     pub format: FloatFormat,
+    /// The rule set applied (D3D11 or D3D10).
     pub rules: RuleSet,
+    /// Each source operand as read, one report per component (after the input flush).
     pub args: Vec<Vec<OperandReport>>,
+    /// One report per output: one, or sine then cosine for sincos.
     pub outputs: Vec<OutputReport>,
+    /// Every rule that shaped the allowed sets, in the order applied, as cited in output.
     pub rules_applied: RuleList,
+    /// The verdict on the claimed result; `None` when the request claimed nothing.
     pub check: Option<CheckReport>,
 }
 
@@ -557,6 +634,8 @@ impl Evaluation {
         &self.outputs[0]
     }
 
+    /// Whether the claimed result conforms: `None` when nothing was claimed ([`BatchSummary::add`]
+    /// counts it as a line, not a check).
     pub fn conforms(&self) -> Option<bool> {
         self.check.as_ref().map(|c| c.conforms)
     }

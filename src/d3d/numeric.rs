@@ -15,6 +15,7 @@ use crate::format::{Arithmetic, FloatFormat, RoundOptions, Rounding, round_f64, 
 
 // ----- exact signed arithmetic on finite numbers -----
 
+/// The magnitude of a finite number; panics on infinity or NaN.
 pub fn mag(x: &Number) -> &Ratio {
     match x {
         Number::Finite { mag, .. } => mag,
@@ -22,19 +23,23 @@ pub fn mag(x: &Number) -> &Ratio {
     }
 }
 
+/// Whether a number is a zero of either sign.
 pub fn is_zero(x: &Number) -> bool {
     matches!(x, Number::Finite { mag, .. } if mag.is_zero())
 }
 
+/// The exact sum of two finite numbers.
 pub fn add(a: &Number, b: &Number) -> Number {
     let (neg, m) = signed_add(a.is_negative(), mag(a), b.is_negative(), mag(b));
     Number::finite(neg, m)
 }
 
+/// The exact product of two finite numbers.
 pub fn mul(a: &Number, b: &Number) -> Number {
     Number::finite(a.is_negative() != b.is_negative(), mag(a).mul(mag(b)))
 }
 
+/// The exact quotient of two finite numbers; the divisor must be nonzero.
 pub fn div(a: &Number, b: &Number) -> Number {
     Number::finite(a.is_negative() != b.is_negative(), mag(a).div(mag(b)))
 }
@@ -76,6 +81,7 @@ pub fn from_f64(x: f64) -> Number {
     crate::format::F64.value(x.to_bits())
 }
 
+/// The pattern of `f` nearest `x`, ties to even: the correctly rounded result.
 pub fn rne(f: &FloatFormat, x: &Number) -> u64 {
     round_number(f, x, RoundOptions::new(Rounding::NearestEven)).bits
 }
@@ -103,12 +109,18 @@ pub fn value_f64(f: &FloatFormat, bits: u64) -> f64 {
 /// How the part of `|x|` above the lower neighbour compares with the gap to the upper one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FracClass {
+    /// No fraction: the value is the lower neighbour itself.
     Zero,
+    /// Nonzero and less than half the gap.
     BelowHalf,
+    /// Exactly half the gap: a tie.
     Half,
+    /// More than half the gap, less than all of it.
     AboveHalf,
 }
 
+/// Where `|x|` lies between its lower neighbour and the next pattern, as a fraction of the gap:
+/// exactly, or only as a [`FracClass`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum Frac {
     /// The exact fraction in [0, 1).
@@ -125,8 +137,12 @@ pub enum Frac {
 /// ordinal of infinity, and anything beyond it is nearer to infinity than to any finite value).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Position {
+    /// The sign of `x` (of the zero, when `x` is zero).
     pub neg: bool,
+    /// The ordinal of the largest magnitude at or below `|x|` (the pattern with the sign bit clear,
+    /// or past infinity as described above).
     pub ord: i64,
+    /// How far `|x|` lies above that ordinal, in units of the gap to the next.
     pub frac: Frac,
 }
 

@@ -14,6 +14,7 @@ pub enum RuleSet {
 }
 
 impl RuleSet {
+    /// The name as typed and printed: `d3d11` or `d3d10`.
     pub fn as_str(self) -> &'static str {
         match self {
             RuleSet::D3D11 => "d3d11",
@@ -61,73 +62,155 @@ pub enum Ulps {
 /// One rule, as cited in output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rule {
+    /// 32-bit arithmetic reads a denorm operand as a zero of its sign (§3.1.3.2).
     FlushInput,
+    /// A 32-bit denorm result is written as a zero of its sign (§3.1.3.2).
     FlushOutput,
+    /// float16 arithmetic keeps denorms on input and output (§3.1.5).
     DenormsKeptF16,
+    /// Double arithmetic keeps denorms on input and output (§3.1.4).
     DenormsKeptF64,
+    /// A NaN operand gives NaN, and any NaN pattern conforms (§3.1.3.1).
     NanPropagates,
+    /// inf - inf, 0 * inf, 0/0 and inf/inf give NaN (§3.1.3.1).
     InvalidNan,
+    /// Infinities combine as in IEEE 754 (§3.1.3.1).
     InfinityArithmetic,
+    /// Zero times or over a finite number is an exact zero with the product's sign (§3.1.3.1).
     ZeroOperand,
+    /// Nonzero / 0 is a signed infinity, 0/0 is NaN (§3.1.3.1).
     DivideByZero,
+    /// D3D11: 32-bit add, subtract and multiply are correctly rounded, 0.5 ULP with both neighbours
+    /// of a tie (§3.1.3.1).
     HalfUlp,
+    /// D3D10: 32-bit arithmetic, multiply and divide included, within 1 ULP as truncation is
+    /// (§3.1.2 and the D3D10 Floating-point rules page).
     D3D10OneUlp,
+    /// float16 unfused arithmetic rounds to nearest even, which tightens every 1 ULP allowance of
+    /// the 32-bit rules (§3.1.5).
     F16HalfUlp,
+    /// float16 fused operations within 0.6 ULP of the exact result (§3.1.5).
     F16Fused,
+    /// Double instructions round to nearest even, as IEEE 754R (§3.1.4).
     F64Ieee,
+    /// `x + 0` and `x - 0` return `x` exactly, after the denorm flush (§3.1.3.2).
     AddZeroIdentity,
+    /// `-0 + 0 = +0`; only `-0 + -0` gives -0 (§3.1.3.2).
     NegZeroPlusZero,
+    /// An exact zero sum of nonzero operands is +0 (§3.1.3.1).
     ExactCancellation,
+    /// `x * 1.0` returns `x` and `x * -1.0` returns `-x` exactly (§3.1.3.2).
     MulOneIdentity,
+    /// `x / 1.0` returns `x` exactly (§3.1.3.2).
     DivOneIdentity,
+    /// Divide may run as `a * (1/b)` (1 ULP reciprocal, 0.5 ULP multiply); anything at least as
+    /// close as the worst such result conforms (§3.1.3.2).
     DivTwoStep,
+    /// For |b| > 2^126 the flushed reciprocal lets `a / b` give 0, or NaN for `inf / b` (§22.10.2).
     DivLargeDenominator,
+    /// float16 divide may run as `a * (1/b)` with both steps correctly rounded (§3.1.5).
     F16DivTwoStep,
+    /// `ddiv` is correctly rounded, ties to even (§22.14.6).
     DDivHalfUlp,
+    /// `ddiv`'s table reads a double denorm as zero, §3.1.4 keeps it: either reading's result
+    /// conforms (§22.14.6 vs §3.1.4).
     DDivDenormReadings,
+    /// `drcp` gives either neighbour of the exact reciprocal, an exact one exactly (§22.14.5).
     DrcpOneUlp,
+    /// `drcp`'s table maps a denorm to inf as if zero, §3.1.4 keeps denorms: either reading's
+    /// result conforms (§22.14.5 vs §3.1.4).
     DrcpDenormReadings,
+    /// mad and dp2-dp4 are held to the worst serial order of their multiplies and adds, each step
+    /// within its tolerance (§3.1.3.2).
     FusedWorstOrder,
+    /// Each step of that serial expansion within 1 ULP as truncation is, per the D3D10 and D3D11
+    /// pages, beside §3.1.3.2's 0.5 ULP; either reading conforms.
     FusedStepOneUlp,
+    /// float16 fused steps within 0.6 ULP instead of 1 ULP (§3.1.5 with the pages' 16-bit rules).
     F16FusedStep,
+    /// D3D10: divide within 1 ULP like multiply, with no two-step permission (D3D10 Floating-point
+    /// rules page).
     D3D10Divide,
+    /// A fused operation's intermediate step beyond the format's range may go to inf, saturate or
+    /// keep extra range; every choice conforms (§3.1.3.2).
     FusedOverflowLeeway,
+    /// NaN conforms when some serial evaluation of the fused operation gives NaN (§3.1.3.2).
     FusedNan,
+    /// `dfma` rounds once, correctly, ties to even (§22.14.7).
     DfmaHalfUlp,
+    /// min/max with one NaN operand return the other; with two, any NaN (§3.1.3.1).
     MinMaxNan,
+    /// min/max compare flushed values but may return a denorm operand flushed or not (§3.1.3.2).
     MinMaxFlush,
+    /// min/max of +0 and -0 may return either zero (§3.1.3.2).
     MinMaxZeroSign,
+    /// min/max return one of their operands unchanged (§22.10.10-11).
     MinMaxSelect,
+    /// Comparisons with a NaN operand are false, except `ne`, which is true (§3.1.3.1).
     CompareNan,
+    /// Comparisons treat +0 and -0 as equal and flush 32-bit denorms first (§3.1.3.1).
     CompareSignedZero,
+    /// `gt` and `le` are `lt` and `ge` with the operands swapped, not D3D instructions (§22.6).
     CompareDerived,
+    /// `sqrt` within 1 ULP of the exact root (§22.10.21).
     SqrtOneUlp,
+    /// `sqrt`'s special cases: negative gives NaN, `sqrt(-0) = -0`, `sqrt(+inf) = +inf`
+    /// (§22.10.21).
     SqrtSpecial,
+    /// `rcp` within 2^-21 relative error (§22.10.18).
     RcpRelative,
+    /// `rcp`'s two tolerances, 1 ULP (§3.1.3.2) and 2^-21 relative (§22.10.18): either reading
+    /// conforms.
     RcpOneUlpReading,
+    /// `rcp(±0) = ±inf`, `rcp(±inf) = ±0` (§22.10.18).
     RcpSpecial,
+    /// `rsq` within 2^-21 relative error (§22.10.19).
     RsqRelative,
+    /// `rsq`'s special cases: negative gives NaN, `rsq(±0) = ±inf`, `rsq(+inf) = +0` (§22.10.19).
     RsqSpecial,
+    /// `exp` (2^x) within 2^-21 relative error (§22.10.6).
     ExpRelative,
+    /// `exp(-inf) = 0`, `exp(±0) = 1`, `exp(+inf) = +inf` (§22.10.6).
     ExpSpecial,
+    /// `log` (log2) within 2^-21 absolute in [0.5, 2], 2^-21 relative elsewhere (§22.10.8).
     LogTolerance,
+    /// `log`'s special cases: ±0 gives -inf, negative gives NaN, +inf gives +inf (§22.10.8).
     LogSpecial,
+    /// `sin`/`cos` within 0.0008 absolute for inputs in [-100π, 100π] (§22.10.20).
     Sincos,
+    /// Outside [-100π, 100π], any `sin`/`cos` value in [-1, 1] conforms (§22.10.20).
     SincosOutside,
+    /// `frc` is one rounded subtraction `x - round_ni(x)`, which can reach 1.0 despite the table's
+    /// [+0, 1); both readings conform (§22.10.7).
     Frc,
+    /// `round_ne/ni/pi/z` give the exact integral value, a zero keeping the input's sign
+    /// (§22.10.14-17).
     RoundExact,
+    /// `ftoi` truncates, NaN gives 0, out-of-range values saturate (§22.13.3).
     Ftoi,
+    /// `ftou` truncates, NaN and negatives give 0, out-of-range values saturate (§22.13.4).
     Ftou,
+    /// `itof` is exact within 24 bits, else either neighbour (§22.13.5).
     Itof,
+    /// `utof` is exact within 24 bits, else either neighbour (§22.13.6).
     Utof,
+    /// `f16tof32` is exact; NaN stays NaN (§22.13.1).
     F16ToF32,
+    /// `f32tof16` rounds toward zero and gives ±65504, not inf, beyond float16's range (§22.13.2,
+    /// §3.2.2).
     F32ToF16,
+    /// `dtof`: round to nearest even (its own text) or toward zero (§3.2.2) both conform, and a
+    /// float32 denorm result may be flushed (§22.17.1 vs §3.2.2).
     Dtof,
+    /// `ftod` is exact; a float32 denorm operand may be honoured or flushed (§22.17.2).
     Ftod,
+    /// A result beyond the largest finite value rounds to infinity (§3.1.3.1).
     Overflow,
 }
 
 impl Rule {
+    /// Where the rule comes from: a D3D 11.3 functional spec section (`§3.1.3.2`), or a D3D10/D3D11
+    /// "Floating-point rules" page, or two sources when they disagree (`§22.14.6 vs §3.1.4`).
     pub fn section(self) -> &'static str {
         use Rule::*;
         match self {
@@ -171,6 +254,7 @@ impl Rule {
         }
     }
 
+    /// The rule in plain words, for a graphics programmer, as every output style cites it.
     pub fn text(self) -> &'static str {
         use Rule::*;
         match self {

@@ -6,8 +6,8 @@
 //! - [`bits`]: bit patterns in hexadecimal, binary or decimal;
 //! - [`operands`]: an instruction's operand or claimed result (full-width `0x` bits, a
 //!   value, an integer, `true`/`false`);
-//! - [`line`]: an `op` instruction with its operands and claimed result, from a batch line
-//!   or the command line, as a [`crate::d3d::OpRequest`];
+//! - [`line`](mod@line): an `op` instruction with its operands and claimed result, from a
+//!   batch line or the command line, as a [`crate::d3d::OpRequest`];
 //! - [`pairs`]: the `A B` operands of `ulp-diff` (words or `R,G,B` for the packed formats);
 //! - [`fast`]: the `f64` shortcut `encode --plain` takes when it provably decides the bits.
 

@@ -51,6 +51,7 @@ pub fn push_allowed(buf: &mut String, domain: &Domain, set: &AllowedSet) {
     }
 }
 
+/// [`push_allowed`] into a new string.
 pub fn allowed_text(domain: &Domain, set: &AllowedSet) -> String {
     let mut s = String::new();
     push_allowed(&mut s, domain, set);
