@@ -12,9 +12,9 @@ use crate::format::{Class, FloatFormat};
 pub enum Domain {
     /// A float format's patterns, keyed in value order with -0 just below +0.
     Float(FloatFormat),
-    /// A 32-bit two's-complement integer (`ftoi`).
+    /// A 32-bit two's-complement integer (the result of `ftoi`, the operand of `itof`).
     I32,
-    /// A 32-bit unsigned integer (`ftou`).
+    /// A 32-bit unsigned integer (the result of `ftou`, the operand of `utof`).
     U32,
     /// A comparison mask: `0xffffffff` for true, `0x00000000` for false (§22.6).
     Bool,

@@ -1,7 +1,7 @@
 //! Operands and claimed results as the instruction sees them: the input flush of §3.1.3.2,
 //! and the verdict on a claimed result.
 
-use super::allowed::Domain;
+use super::allowed::{Domain, TRUE_MASK};
 use super::{
     CheckReport, Op, OpError, OperandReport, OutputReport, OutputVerdict, Pattern, PerOutput,
 };
@@ -60,12 +60,17 @@ pub fn check(claims: &[Pattern], outputs: &[OutputReport]) -> Result<CheckReport
         .iter()
         .zip(outputs)
         .map(|(claim, out)| {
-            let conforms = out.allowed.contains(&out.domain, claim.bits);
+            // §22.6: a comparison writes a full mask, so only 0 and 0xffffffff are answers
+            // (the set itself reads any non-zero word as true).
+            let mask = out.domain != Domain::Bool || claim.bits == 0 || claim.bits == TRUE_MASK;
+            let conforms = mask && out.allowed.contains(&out.domain, claim.bits);
             OutputVerdict {
                 result: claim.bits,
                 conforms,
                 miss_ulps: if conforms {
                     Some(0)
+                } else if !mask {
+                    None
                 } else {
                     out.allowed.miss_ulps(&out.domain, claim.bits)
                 },

@@ -292,5 +292,15 @@ mod tests {
         ));
         r.check = Some(smallvec::smallvec![Pattern::bits(0x3c00)]);
         assert_eq!(evaluate(&r).unwrap().conforms(), Some(true));
+        // A comparison answers with a full mask: 1 is not "true".
+        let mut lt = OpRequest::from_bits(Op::Lt, F16, RuleSet::D3D11, &[&[0], &[0x3c00]]);
+        for (claim, conforms) in [(0xffff_ffff, true), (1, false), (0, false)] {
+            lt.check = Some(smallvec::smallvec![Pattern::bits(claim)]);
+            assert_eq!(
+                evaluate(&lt).unwrap().conforms(),
+                Some(conforms),
+                "{claim:#x}"
+            );
+        }
     }
 }

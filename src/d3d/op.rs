@@ -1,0 +1,409 @@
+//! The instructions: their names in each format, operand counts and widths, the domains
+//! of their operands and results, and why a request for one cannot be evaluated.
+
+use super::Domain;
+use crate::format::{Arithmetic, F16, F32, F64, FloatFormat};
+
+/// A shader instruction (format-independent; `Add` is `add` for f32/f16 and `dadd` for f64).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `add` (f32/f16, §22.10.1), `dadd` (f64): one rounded sum.
+    Add,
+    /// `sub`, `dsub`: a convenience, not a D3D instruction; `add` with the second operand negated.
+    Sub,
+    /// `mul` (f32/f16), `dmul` (f64): one rounded product.
+    Mul,
+    /// `div` (f32/f16, §22.10.2, which may run as `a * (1/b)`), `ddiv` (f64, §22.14.6, correctly
+    /// rounded).
+    Div,
+    /// `mad` (f32/f16; alias `fma`), held to the worst serial order of its multiply and add;
+    /// `dfma` (f64, §22.14.7), rounded once.
+    Mad,
+    /// `dp2`: the dot product of two 2-component vectors, a fused operation held to its worst
+    /// serial order (f32/f16).
+    Dp2,
+    /// `dp3`: the dot product of two 3-component vectors, as [`Op::Dp2`].
+    Dp3,
+    /// `dp4`: the dot product of two 4-component vectors, as [`Op::Dp2`].
+    Dp4,
+    /// `min` (f32/f16, §22.10.10), `dmin` (f64): the smaller operand, returned unchanged.
+    Min,
+    /// `max` (f32/f16, §22.10.11), `dmax` (f64): the larger operand, returned unchanged.
+    Max,
+    /// `sqrt` (§22.10.21): square root within 1 ULP; no double form.
+    Sqrt,
+    /// `rsq` (§22.10.19): reciprocal square root, relative error up to 2^-21.
+    Rsq,
+    /// `rcp` (f32/f16, §22.10.18; 2^-21 relative or 1 ULP), `drcp` (f64, §22.14.5; either neighbour
+    /// of the exact reciprocal).
+    Rcp,
+    /// `exp` (§22.10.6): 2^x, relative error up to 2^-21.
+    Exp,
+    /// `log` (§22.10.8): log2 x, 2^-21 absolute in [0.5, 2] and relative elsewhere.
+    Log,
+    /// `frc` (§22.10.7): the fractional part, `x - round_ni(x)`.
+    Frc,
+    /// `round_ne` (§22.10.14-17): the nearest integral value, ties to even.
+    RoundNe,
+    /// `round_ni`: the integral value toward negative infinity (floor).
+    RoundNi,
+    /// `round_pi`: the integral value toward positive infinity (ceiling).
+    RoundPi,
+    /// `round_z`: the integral value toward zero (truncation).
+    RoundZ,
+    /// `sincos` (§22.10.20): sine and cosine of one operand, two outputs (`sin`, `cos`).
+    Sincos,
+    /// `sin`: a convenience, `sincos` with the cosine destination NULL (one output).
+    Sin,
+    /// `cos`: a convenience, `sincos` with the sine destination NULL (one output).
+    Cos,
+    /// `eq` (f32/f16, §22.6), `deq` (f64): equality, written as a full 32-bit mask.
+    Eq,
+    /// `ne` (§22.6), `dne` (f64): inequality; true when an operand is NaN.
+    Ne,
+    /// `lt` (§22.6), `dlt` (f64): less than.
+    Lt,
+    /// `ge` (§22.6), `dge` (f64): greater than or equal.
+    Ge,
+    /// `gt`, `dgt`: a convenience, not a D3D instruction; `lt` with the operands swapped.
+    Gt,
+    /// `le`, `dle`: a convenience, not a D3D instruction; `ge` with the operands swapped.
+    Le,
+    /// `ftoi` (§22.13.3): f32 to i32, truncating toward zero and saturating.
+    Ftoi,
+    /// `ftou` (§22.13.4): f32 to u32, truncating toward zero and saturating (negatives give 0).
+    Ftou,
+    /// `itof` (§22.13.5): i32 to f32.
+    Itof,
+    /// `utof` (§22.13.6): u32 to f32.
+    Utof,
+    /// `f16tof32` (§22.13.1): float16 to float32, exact.
+    F16ToF32,
+    /// `f32tof16` (§22.13.2): float32 to float16.
+    F32ToF16,
+    /// `dtof` (§22.17.1): double to float32.
+    Dtof,
+    /// `ftod` (§22.17.2): float32 to double, exact.
+    Ftod,
+}
+
+/// The op a name (any case) stands for in a table. Comparing length and first letter
+/// before the whole name keeps this cheap on the batch hot path.
+fn find_name(table: &[(&str, Op)], name: &str) -> Option<Op> {
+    let first = name.as_bytes().first()?.to_ascii_lowercase();
+    table
+        .iter()
+        .find(|(n, _)| {
+            n.len() == name.len() && n.as_bytes()[0] == first && n.eq_ignore_ascii_case(name)
+        })
+        .map(|&(_, op)| op)
+}
+
+/// Every f32 instruction name, with the op it names, in the order `Op` declares them (then
+/// the alias `fma`).
+const F32_NAMES: &[(&str, Op)] = &[
+    ("add", Op::Add),
+    ("sub", Op::Sub),
+    ("mul", Op::Mul),
+    ("div", Op::Div),
+    ("mad", Op::Mad),
+    ("dp2", Op::Dp2),
+    ("dp3", Op::Dp3),
+    ("dp4", Op::Dp4),
+    ("min", Op::Min),
+    ("max", Op::Max),
+    ("sqrt", Op::Sqrt),
+    ("rsq", Op::Rsq),
+    ("rcp", Op::Rcp),
+    ("exp", Op::Exp),
+    ("log", Op::Log),
+    ("frc", Op::Frc),
+    ("round_ne", Op::RoundNe),
+    ("round_ni", Op::RoundNi),
+    ("round_pi", Op::RoundPi),
+    ("round_z", Op::RoundZ),
+    ("sincos", Op::Sincos),
+    ("sin", Op::Sin),
+    ("cos", Op::Cos),
+    ("eq", Op::Eq),
+    ("ne", Op::Ne),
+    ("lt", Op::Lt),
+    ("ge", Op::Ge),
+    ("gt", Op::Gt),
+    ("le", Op::Le),
+    ("ftoi", Op::Ftoi),
+    ("ftou", Op::Ftou),
+    ("itof", Op::Itof),
+    ("utof", Op::Utof),
+    ("f16tof32", Op::F16ToF32),
+    ("f32tof16", Op::F32ToF16),
+    ("dtof", Op::Dtof),
+    ("ftod", Op::Ftod),
+    ("fma", Op::Mad),
+];
+
+/// The double instructions by their spec names (§22.14-22.17); they imply `--fmt f64`.
+const F64_NAMES: &[(&str, Op)] = &[
+    ("dadd", Op::Add),
+    ("dsub", Op::Sub),
+    ("dmul", Op::Mul),
+    ("ddiv", Op::Div),
+    ("drcp", Op::Rcp),
+    ("dfma", Op::Mad),
+    ("dmin", Op::Min),
+    ("dmax", Op::Max),
+    ("deq", Op::Eq),
+    ("dge", Op::Ge),
+    ("dlt", Op::Lt),
+    ("dne", Op::Ne),
+    ("dgt", Op::Gt),
+    ("dle", Op::Le),
+];
+
+/// Every instruction name `op` accepts: the f32 names, then the double ones (spec names and
+/// the conveniences `dsub`, `dgt`, `dle`), as `d3dfloat op --help` lists them. Nothing in
+/// the tool reads it (the names are resolved through the tables above); it is for library
+/// users, and a doc test in `lib.rs` checks that every entry parses.
+pub const OP_NAMES: &[&str] = &[
+    "add", "sub", "mul", "div", "mad", "dp2", "dp3", "dp4", "min", "max", "sqrt", "rsq", "rcp",
+    "exp", "log", "frc", "round_ne", "round_ni", "round_pi", "round_z", "sincos", "sin", "cos",
+    "eq", "ne", "lt", "ge", "gt", "le", "ftoi", "ftou", "itof", "utof", "f16tof32", "f32tof16",
+    "dtof", "ftod", "fma", "dadd", "dsub", "dmul", "ddiv", "drcp", "dfma", "dmin", "dmax", "deq",
+    "dge", "dlt", "dne", "dgt", "dle",
+];
+
+/// Why an instruction could not be evaluated.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OpError {
+    /// The name is neither an f32/f16 instruction nor a double one (the name as typed).
+    #[error("unknown instruction '{0}' (see `d3dfloat op --help` for the list)")]
+    UnknownOp(String),
+    /// The instruction exists, but not in the requested format (`sqrt` or `dp3` in f64).
+    #[error("{op} has no {format} form{hint}")]
+    NoSuchForm {
+        /// The instruction's name, lower-cased.
+        op: String,
+        /// The format asked for (`f64`).
+        format: &'static str,
+        /// Text appended to the message: the instructions that format does have, with a leading
+        /// space.
+        hint: &'static str,
+    },
+    /// The wrong number of source operands for the instruction.
+    #[error("{op} takes {expected} operand{plural}, got {got}", plural = if *.expected == 1 { "" } else { "s" })]
+    OperandCount {
+        /// The instruction's name in the working format.
+        op: String,
+        /// Source operands it takes ([`Op::arity`]).
+        expected: usize,
+        /// Source operands given.
+        got: usize,
+    },
+    /// An operand with the wrong number of components: dp2, dp3 and dp4 take 2, 3 and 4, every
+    /// other instruction single values.
+    #[error("{}", vector_width_message(op, *expected, *index, *got))]
+    VectorWidth {
+        /// The instruction's name in the working format.
+        op: String,
+        /// Components each operand must have.
+        expected: usize,
+        /// The operand, counted from 1.
+        index: usize,
+        /// Components it has.
+        got: usize,
+    },
+    /// A pattern with bits set above its domain's width (operand `index`, 1-based).
+    #[error("operand {index}: pattern {bits:#x} is wider than {domain}'s {width} bits")]
+    PatternTooWide {
+        /// The operand, counted from 1.
+        index: usize,
+        /// The pattern given.
+        bits: u64,
+        /// The operand's domain (`f32`, `i32`, ...).
+        domain: &'static str,
+        /// Its width in bits.
+        width: u32,
+    },
+    /// A claimed result with bits set above its output's width.
+    #[error("result: pattern {bits:#x} is wider than {domain}'s {width} bits")]
+    ClaimTooWide {
+        /// The pattern given.
+        bits: u64,
+        /// The output's domain.
+        domain: &'static str,
+        /// Its width in bits.
+        width: u32,
+    },
+    /// More claimed results than the instruction has outputs.
+    #[error("expected at most {expected} result value{}, got {got}", if *expected == 1 { "" } else { "s" })]
+    ClaimCount {
+        /// Outputs of the instruction (2 for sincos).
+        expected: usize,
+        /// Claimed values given.
+        got: usize,
+    },
+    /// A working format without D3D arithmetic (f11, f10); holds the format's name.
+    #[error("only f32, f16 and f64 have D3D arithmetic (got {0})")]
+    Format(String),
+}
+
+/// "an i32", "a u32": the article as the name is read aloud.
+pub fn with_article(kind: &str) -> String {
+    let article = if kind.starts_with(['a', 'e', 'i', 'o']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {kind}")
+}
+
+fn vector_width_message(op: &str, expected: usize, index: usize, got: usize) -> String {
+    if expected == 1 {
+        return format!(
+            "{op} takes single values, not vectors: operand {index} has {got} components"
+        );
+    }
+    let example: Vec<String> = (1..=expected).map(|i| i.to_string()).collect();
+    format!(
+        "{op} takes vectors of {expected} components (written {}), operand {index} has {got}",
+        example.join(",")
+    )
+}
+
+impl Op {
+    /// Looks up an instruction name for a working format. Double names imply f64.
+    pub fn parse(name: &str, fmt: &FloatFormat) -> Result<(Op, FloatFormat), OpError> {
+        let lower = name.trim();
+        let Some(op) = find_name(F32_NAMES, lower) else {
+            return match find_name(F64_NAMES, lower) {
+                Some(op) => Ok((op, F64)),
+                None => Err(OpError::UnknownOp(name.to_string())),
+            };
+        };
+        let fmt = match fmt.arithmetic {
+            Arithmetic::None => return Err(OpError::Format(fmt.name.to_string())),
+            _ => *fmt,
+        };
+        if fmt.arithmetic == Arithmetic::Double && !op.has_double_form() && !op.is_conversion() {
+            return Err(OpError::NoSuchForm {
+                op: lower.to_ascii_lowercase(),
+                format: "f64",
+                hint: " (double instructions: add sub mul div rcp fma/mad min max eq ne lt ge gt le, dtof, ftod)",
+            });
+        }
+        // Conversions name their own formats (§22.13, §22.17).
+        let fmt = if op.is_conversion() { F32 } else { fmt };
+        Ok((op, fmt))
+    }
+
+    fn has_double_form(self) -> bool {
+        use Op::*;
+        matches!(
+            self,
+            Add | Sub | Mul | Div | Rcp | Mad | Min | Max | Eq | Ne | Lt | Ge | Gt | Le
+        )
+    }
+
+    fn is_conversion(self) -> bool {
+        use Op::*;
+        matches!(
+            self,
+            Ftoi | Ftou | Itof | Utof | F16ToF32 | F32ToF16 | Dtof | Ftod
+        )
+    }
+
+    /// The name the spec gives the instruction in this format.
+    pub fn name(self, fmt: &FloatFormat) -> &'static str {
+        if fmt.arithmetic == Arithmetic::Double
+            && let Some(&(n, _)) = F64_NAMES.iter().find(|(_, o)| *o == self)
+        {
+            return n;
+        }
+        // F32_NAMES lists the ops in declaration order (a unit test checks it).
+        F32_NAMES[self as usize].0
+    }
+
+    /// Number of source operands and components per operand.
+    pub fn arity(self) -> (usize, usize) {
+        use Op::*;
+        match self {
+            Add | Sub | Mul | Div | Min | Max | Eq | Ne | Lt | Ge | Gt | Le => (2, 1),
+            Mad => (3, 1),
+            Dp2 => (2, 2),
+            Dp3 => (2, 3),
+            Dp4 => (2, 4),
+            _ => (1, 1),
+        }
+    }
+
+    /// Domain of the operands and of each result, given the working format.
+    pub fn domains(self, fmt: &FloatFormat) -> (Domain, Outputs) {
+        use Op::*;
+        let f = Domain::Float(*fmt);
+        let one = |d| Outputs::one(d);
+        match self {
+            Eq | Ne | Lt | Ge | Gt | Le => (f, one(Domain::Bool)),
+            Ftoi => (Domain::Float(F32), one(Domain::I32)),
+            Ftou => (Domain::Float(F32), one(Domain::U32)),
+            Itof => (Domain::I32, one(Domain::Float(F32))),
+            Utof => (Domain::U32, one(Domain::Float(F32))),
+            F16ToF32 => (Domain::Float(F16), one(Domain::Float(F32))),
+            F32ToF16 => (Domain::Float(F32), one(Domain::Float(F16))),
+            Dtof => (Domain::Float(F64), one(Domain::Float(F32))),
+            Ftod => (Domain::Float(F32), one(Domain::Float(F64))),
+            Sincos => (
+                f,
+                Outputs {
+                    list: [("sin", f), ("cos", f)],
+                    len: 2,
+                },
+            ),
+            _ => (f, one(f)),
+        }
+    }
+}
+
+/// The results of an instruction, named (`dest`; sincos has `sin` and `cos`), with their
+/// domains; a slice held in place, so that naming them allocates nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outputs {
+    list: [(&'static str, Domain); 2],
+    len: usize,
+}
+
+impl Outputs {
+    fn one(d: Domain) -> Outputs {
+        Outputs {
+            list: [("dest", d), ("", Domain::Bool)],
+            len: 1,
+        }
+    }
+}
+
+impl std::ops::Deref for Outputs {
+    type Target = [(&'static str, Domain)];
+    fn deref(&self) -> &Self::Target {
+        &self.list[..self.len]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_declaration_order_and_parse_back() {
+        for (i, &(name, op)) in F32_NAMES.iter().enumerate() {
+            if name != "fma" {
+                assert_eq!(op as usize, i, "{name}");
+            }
+            let upper = name.to_ascii_uppercase();
+            assert_eq!(Op::parse(&upper, &F32).unwrap().0, op);
+        }
+        assert_eq!(Op::Mad.name(&F32), "mad");
+        assert_eq!(Op::Mad.name(&F64), "dfma");
+        assert_eq!(Op::parse("DSub", &F32).unwrap(), (Op::Sub, F64));
+        assert!(matches!(Op::parse("ad", &F32), Err(OpError::UnknownOp(_))));
+        assert!(matches!(Op::parse("", &F32), Err(OpError::UnknownOp(_))));
+    }
+}
