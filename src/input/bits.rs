@@ -10,6 +10,16 @@ pub fn parse_bits(text: &str, format: &'static str, width: u32) -> Result<u64, I
     if t.is_empty() {
         return Err(InputError::Empty);
     }
+    // The common case, `0x` and plain hex digits, without the general scan below.
+    if let Some(h) = t.strip_prefix("0x")
+        && let Some(bits) = hex_digits(h)
+    {
+        return if width < 64 && bits >> width != 0 {
+            Err(InputError::TooWide { format, width })
+        } else {
+            Ok(bits)
+        };
+    }
     let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         (h, 16)
     } else if let Some(b) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
