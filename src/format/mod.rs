@@ -113,6 +113,23 @@ pub struct HexBits {
     pub width: u32,
 }
 
+impl HexBits {
+    /// Appends `0x` and the digits to `out` without the formatting machinery (the hot path
+    /// of `encode --plain` and `op --plain`).
+    pub fn push_to(&self, out: &mut String) {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let n = self.width.div_ceil(4) as usize;
+        let mut buf = [0u8; 18];
+        buf[0] = b'0';
+        buf[1] = b'x';
+        for (i, d) in buf[2..2 + n].iter_mut().enumerate() {
+            let shift = 4 * (n - 1 - i);
+            *d = DIGITS[(self.bits >> shift & 0xf) as usize];
+        }
+        out.push_str(std::str::from_utf8(&buf[..2 + n]).expect("ASCII digits"));
+    }
+}
+
 impl std::fmt::Display for HexBits {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
@@ -127,6 +144,22 @@ impl std::fmt::Display for HexBits {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pushed_hex_is_the_displayed_hex() {
+        for width in [10, 11, 14, 16, 32, 64] {
+            let mask = if width == 64 { u64::MAX } else { (1 << width) - 1 };
+            for bits in [0, 1, 0x3c00, 0x7fff_ffff, 0xdead_beef_0123_4567, u64::MAX] {
+                let h = HexBits {
+                    bits: bits & mask,
+                    width,
+                };
+                let mut s = String::new();
+                h.push_to(&mut s);
+                assert_eq!(s, h.to_string(), "{width} {bits:#x}");
+            }
+        }
+    }
 
     #[test]
     fn names_are_case_insensitive_and_take_dxgi_spellings() {

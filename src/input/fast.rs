@@ -13,10 +13,10 @@ use crate::format::{FloatFormat, RoundOptions, Rounding, round_f64};
 /// two points as the true decimal, and any rounding mode gives the same answer for both.
 pub fn encode_fast(fmt: &FloatFormat, text: &str, opts: RoundOptions) -> Option<u64> {
     let t = text.trim();
+    // Digits, point, exponent and signs only: no names (`inf`, `max`), no hex.
     let plain_decimal = t.bytes().any(|b| b.is_ascii_digit())
         && t.bytes()
-            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
-        && !t.contains("0x");
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
     if !plain_decimal {
         return None;
     }
@@ -36,7 +36,7 @@ pub fn encode_fast(fmt: &FloatFormat, text: &str, opts: RoundOptions) -> Option<
     let below = fmt.to_f64(below_bits);
     let above = if below_bits == fmt.max_finite() {
         let (m, e) = fmt.significand(below_bits);
-        (m + 1) as f64 * 2f64.powi(e)
+        (m + 1) as f64 * crate::format::pow2::pow2(e)
     } else {
         fmt.to_f64(below_bits + 1)
     };

@@ -1,6 +1,5 @@
 //! Text pieces every style uses for `op` results: patterns, allowed ranges, values.
 
-use std::fmt::Write as _;
 
 use crate::d3d::{AllowedSet, Domain, ExactResult};
 use crate::format::{HexBits, text};
@@ -16,16 +15,11 @@ pub fn bits_text(domain: &Domain, bits: u64) -> String {
 pub fn push_bits(buf: &mut String, domain: &Domain, bits: u64) {
     match domain {
         Domain::Bool => buf.push_str(if bits != 0 { "true" } else { "false" }),
-        _ => {
-            let _ = write!(
-                buf,
-                "{}",
-                HexBits {
-                    bits,
-                    width: domain.width()
-                }
-            );
+        _ => HexBits {
+            bits,
+            width: domain.width(),
         }
+        .push_to(buf),
     }
 }
 

@@ -42,7 +42,10 @@ impl Renderer for Plain {
 
     fn encode(&mut self, out: &mut dyn Write, e: &Encoded) -> io::Result<()> {
         let (bits, width) = (e.bits, e.format.width());
-        writeln!(out, "{}", HexBits { bits, width })
+        self.line.clear();
+        HexBits { bits, width }.push_to(&mut self.line);
+        self.line.push('\n');
+        out.write_all(self.line.as_bytes())
     }
 
     /// The signed distance, or `nan`; packed words: one per channel, space separated.
