@@ -89,6 +89,7 @@ macro_rules! with_mode {
     };
 }
 
+mod f16c;
 mod narrow;
 mod rgb9e5;
 mod widen;
@@ -108,7 +109,14 @@ pub fn convert_slice(conv: &Conversion, src: &[u8], dst: &mut [u8]) -> Stats {
     let mut stats = Stats::default();
     let direct = widens_directly(conv);
     let mut scratch: Vec<u32> = Vec::with_capacity(BLOCK * 4);
-    for (s, d) in src.chunks(BLOCK * sg).zip(dst.chunks_mut(BLOCK * dg)) {
+    // f32 sources are read in place (no widened copy to keep in L1), so their blocks can
+    // be longer, which spreads the per-block work (dispatch, counts) thinner.
+    let block = if conv.from == Format::Float(F32) && matches!(conv.to, Format::Float(_)) {
+        BLOCK * 8
+    } else {
+        BLOCK
+    };
+    for (s, d) in src.chunks(block * sg).zip(dst.chunks_mut(block * dg)) {
         if direct {
             widen_into_f32(conv.from, s, d, &mut stats);
         } else {
@@ -411,6 +419,14 @@ mod avx2_vector {
         out: &mut [u16],
     ) -> (Ordinary, u32) {
         super::narrow::narrow_vector_generic::<F, SIGNED, M>(values, out)
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub fn narrow_full<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
+        values: &[u32],
+        out: &mut [u16],
+    ) -> super::narrow::NarrowPass {
+        super::narrow::narrow_full_generic::<F, SIGNED, M, S>(values, out)
     }
 
     #[target_feature(enable = "avx2")]

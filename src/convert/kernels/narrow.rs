@@ -1,9 +1,11 @@
 //! Narrowing f32 patterns to f16, f11 and f10 (and R11G11B10, whose channels are f11 and
-//! f10): a vector pass for the ordinary lanes, the exact branch-free lane code for the rest.
+//! f10): a short vector pass for blocks of ordinary values, a full vector pass for any
+//! other block, and the exact branch-free lane code ([`narrow`]) they are both checked
+//! against (and which the packed sources' texel loops use).
 
 use super::{
-    BLOCK, Lane, Ordinary, OrdinaryLane, RNE, RTP, RTZ, Tally, add_ordinary, avx2_vector, bit,
-    flag, pick, pow2, with_elements,
+    BLOCK, Lane, Ordinary, OrdinaryLane, RNE, RTP, RTZ, add_ordinary, avx2_vector, bit, flag, pick,
+    pow2, with_elements,
 };
 use crate::convert::summary::Stats;
 
@@ -73,15 +75,25 @@ pub(super) fn narrow<const F: u32, const SIGNED: bool, const M: u8, const S: boo
         )
         | bit(in_range && mag != 0 && mag_bits == 0, flag::FLUSHED);
 
-    // |result - input| in ULPs of the result, with the core's own operations: both sides
-    // scaled by 2^-ulp_exp (exact), then one subtraction.
+    let measured = finite && !(overflow && to_infinity);
+    let err = if measured {
+        error_of::<F>(result, mag)
+    } else {
+        0.0
+    };
+    (bits as u64, flags, err)
+}
+
+/// |result - input| in ULPs of the result (`result` a finite magnitude pattern, `mag` the
+/// input's f32 magnitude), with the core's own operations: both sides scaled by
+/// 2^-ulp_exp (exact), then one subtraction.
+#[inline(always)]
+pub(super) fn error_of<const F: u32>(result: u32, mag: u32) -> f64 {
     let exp_out = result >> F;
     let sig = (result & ((1 << F) - 1)) | (((exp_out != 0) as u32) << F);
     let ulp_exp = exp_out.max(1) as i32 - 15 - F as i32;
     let magnitude = f32::from_bits(mag) as f64;
-    let err = (sig as f64 - magnitude * pow2(-ulp_exp)).abs();
-    let measured = finite && !(overflow && to_infinity);
-    (bits as u64, flags, if measured { err } else { 0.0 })
+    (sig as f64 - magnitude * pow2(-ulp_exp)).abs()
 }
 
 /// The bits of f32 pattern `u` in a 5-exponent-bit, bias-15 format with `F` fraction bits,
@@ -154,31 +166,40 @@ pub(super) fn narrow_vector_generic<const F: u32, const SIGNED: bool, const M: u
     (o, exceptions)
 }
 
-/// f32 values to f16/f11/f10: the vector pass, then the exact lane code for what it left.
+/// f32 values to f16/f11/f10. Blocks of ordinary values (the usual case) take the short
+/// vector pass (F16C for f16 where the CPU has it); a block with anything else in it takes
+/// the full vector pass, which handles every lane itself. The first lanes decide which to
+/// try first, so data full of exceptions does not pay for both.
 pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
     values: &[u32],
     dst: &mut [u8],
     stats: &mut Stats,
 ) {
     with_elements::<u16>(dst, |out| {
-        let (o, exceptions) = vector_pass!(
-            avx2_vector::narrow::<F, SIGNED, M>,
-            narrow_vector_generic::<F, SIGNED, M>,
+        let looks_ordinary = values.iter().take(16).all(|&u| is_ordinary::<F, SIGNED>(u));
+        if looks_ordinary {
+            let (o, exceptions) = if F == 10 && super::f16c::available() {
+                super::f16c::narrow_ordinary::<M>(values, out)
+            } else {
+                vector_pass!(
+                    avx2_vector::narrow::<F, SIGNED, M>,
+                    narrow_vector_generic::<F, SIGNED, M>,
+                    values,
+                    out
+                )
+            };
+            if exceptions == 0 {
+                add_ordinary(stats, values.len() as u32, o);
+                return;
+            }
+        }
+        let pass = vector_pass!(
+            avx2_vector::narrow_full::<F, SIGNED, M, S>,
+            narrow_full_generic::<F, SIGNED, M, S>,
             values,
             out
         );
-        add_ordinary(stats, values.len() as u32 - exceptions, o);
-        if exceptions > 0 {
-            let mut tally = Tally::default();
-            for (&u, d) in values.iter().zip(out.iter_mut()) {
-                if !is_ordinary::<F, SIGNED>(u) {
-                    let (bits, flags, err) = narrow::<F, SIGNED, M, S>(u);
-                    *d = bits as u16;
-                    tally.add(flags, err);
-                }
-            }
-            tally.into_stats(stats);
-        }
+        pass.into_stats::<F>(values.len(), stats);
     })
 }
 
@@ -219,4 +240,188 @@ pub(super) fn r11g11b10_block<const M: u8, const S: bool>(
             *o = bits[0][t] as u32 | (bits[1][t] as u32) << 11 | (bits[2][t] as u32) << 22;
         }
     })
+}
+
+/// What the full vector pass counted over a block: every counter of [`Stats`], and for
+/// the largest error the parts that whole 2^-26 ULPs cannot hold, each kept as the one
+/// input that decides it (the error is monotonic in the input within each part).
+#[derive(Clone, Copy)]
+pub(super) struct NarrowPass {
+    inexact: u32,
+    saturated: u32,
+    overflow: u32,
+    nan: u32,
+    clamped: u32,
+    subnormal: u32,
+    flushed: u32,
+    /// The largest error of the lanes rounded within 25 bits of their result's last
+    /// place, in units of 2^-26 ULPs (exact there).
+    max_units: u32,
+    /// The largest input magnitude (f32 bits) that saturated to the largest finite value:
+    /// the error there is input - max, growing with the input.
+    max_saturated: u32,
+    /// The largest input magnitude more than 25 bits below the smallest subnormal's place
+    /// that rounded to 0 (error: the input itself) ...
+    max_far_zero: u32,
+    /// ... and the smallest one that rounded up to the smallest subnormal (error: 1 - input
+    /// in ULPs, shrinking as the input grows). `u32::MAX` when there is none.
+    min_far_one: u32,
+}
+
+impl Default for NarrowPass {
+    fn default() -> Self {
+        NarrowPass {
+            inexact: 0,
+            saturated: 0,
+            overflow: 0,
+            nan: 0,
+            clamped: 0,
+            subnormal: 0,
+            flushed: 0,
+            max_units: 0,
+            max_saturated: 0,
+            max_far_zero: 0,
+            min_far_one: u32::MAX,
+        }
+    }
+}
+
+impl NarrowPass {
+    /// Adds the block's counts for `n` values, the largest error computed as the core does.
+    pub(super) fn into_stats<const F: u32>(self, n: usize, stats: &mut Stats) {
+        let mut err = self.max_units as f64 * pow2(-26);
+        let inf_bits = 31u32 << F;
+        if self.saturated > 0 {
+            err = err.max(error_of::<F>(inf_bits - 1, self.max_saturated));
+        }
+        err = err.max(error_of::<F>(0, self.max_far_zero));
+        if self.min_far_one != u32::MAX {
+            err = err.max(error_of::<F>(1, self.min_far_one));
+        }
+        stats.merge(&Stats {
+            values: n as u64,
+            inexact: self.inexact as u64,
+            saturated: self.saturated as u64,
+            overflow_to_infinity: self.overflow as u64,
+            nan_in: self.nan as u64,
+            nan_out: self.nan as u64,
+            clamped_negative: self.clamped as u64,
+            subnormal_out: self.subnormal as u64,
+            flushed_to_zero: self.flushed as u64,
+            max_ulp_error: err,
+        });
+    }
+}
+
+/// Every lane of a block, whatever it holds (NaN, INF, overflow, saturation, negatives
+/// into unsigned formats, subnormal and flushed results): the same answers and counts as
+/// [`narrow`] lane by lane, with integer operations only, so it vectorises. The error is
+/// kept as whole 2^-26 ULPs where it is one, and through [`NarrowPass`]'s extremes where
+/// it is not.
+#[inline(always)]
+pub(super) fn narrow_full_generic<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
+    values: &[u32],
+    out: &mut [u16],
+) -> NarrowPass {
+    // Conditions are all-ones/all-zero masks and counters plain sums, never `bool`s and
+    // branches: that is what keeps this loop a vector loop.
+    let (mut inexact, mut saturated, mut overflow, mut nan) = (0u32, 0u32, 0u32, 0u32);
+    let (mut clamped, mut subnormal, mut flushed) = (0u32, 0u32, 0u32);
+    let (mut max_units, mut max_saturated) = (0u32, 0u32);
+    let (mut max_far_zero, mut min_far_one) = (0u32, u32::MAX);
+    let inf_bits = 31u32 << F;
+    for (&u, d) in values.iter().zip(out.iter_mut()) {
+        let neg = mask(u >> 31 != 0);
+        let mag = u & 0x7fff_ffff;
+        let frac = mag & 0x7f_ffff;
+        let exp_field = mag >> 23;
+        let is_nan = mask(mag > 0x7f80_0000);
+        let is_inf = mask(mag == 0x7f80_0000);
+        let to_zero = if SIGNED { 0 } else { neg & !is_nan };
+        let is_clamped = to_zero & mask(mag != 0);
+
+        // As in `narrow`: the significand m shifted right by s to the result's last place.
+        let m = frac | (mask(exp_field != 0) & (1 << 23));
+        let biased = exp_field.max(1);
+        // How many binades the input lies below the smallest normal, and above it.
+        let below = 113 - biased.min(113);
+        let above = biased - biased.min(113);
+        let s_full = (23 - F) + below;
+        let far = mask(s_full > 25);
+        let s = s_full.min(25);
+        let q = m >> s;
+        let rem = m & ((1u32 << s) - 1);
+        let half = (1u32 << s) >> 1;
+        let inexact_rem = mask(rem != 0);
+        let up = match M {
+            RNE => mask(rem > half) | (mask(rem == half) & (q & 1).wrapping_neg()),
+            RTZ => 0,
+            RTP => !neg & inexact_rem,
+            _ => neg & inexact_rem,
+        };
+        let mag_bits = (above << F) + q + (up & 1);
+        let finite = !is_nan & !is_inf & !to_zero;
+        let over = finite & mask(mag_bits >= inf_bits);
+        let to_infinity = if S {
+            0
+        } else {
+            match M {
+                RNE => u32::MAX,
+                RTZ => 0,
+                RTP => !neg,
+                _ => neg,
+            }
+        };
+        let result = sel(over, sel(to_infinity, inf_bits, inf_bits - 1), mag_bits);
+        let nan_bits = inf_bits | (frac >> (23 - F)) | (1 << (F - 1));
+        let sign_out = if SIGNED { (u >> 31) << (F + 5) } else { 0 };
+        let special = sel(is_nan, nan_bits, sel(is_inf, inf_bits, result));
+        *d = (!to_zero & (sign_out | special)) as u16;
+
+        let in_range = finite & !over;
+        let sat = over & !to_infinity;
+        inexact += (is_clamped | (finite & (inexact_rem | over))) & 1;
+        saturated += sat & 1;
+        overflow += over & to_infinity & 1;
+        nan += is_nan & 1;
+        clamped += is_clamped & 1;
+        subnormal += in_range & mask(mag_bits.wrapping_sub(1) < (1 << F) - 1) & 1;
+        flushed += in_range & mask(mag != 0) & mask(mag_bits == 0) & 1;
+
+        // The error in ULPs of the result is diff / 2^s, where the result's ULP is 2^s of
+        // the input's last places, or 2^(s+1) when rounding carried into the next binade
+        // of normals (a carry out of the subnormals keeps the ULP).
+        let diff = sel(up, (1u32 << s) - rem, rem);
+        let carried = up & mask(q + 1 == 2 << F) & 1;
+        let units = diff << (26 - s - carried);
+        max_units = max_units.max(in_range & !far & units);
+        max_saturated = max_saturated.max(sat & mag);
+        max_far_zero = max_far_zero.max(in_range & far & !up & mag);
+        min_far_one = min_far_one.min(sel(in_range & far & up, mag, u32::MAX));
+    }
+    NarrowPass {
+        inexact,
+        saturated,
+        overflow,
+        nan,
+        clamped,
+        subnormal,
+        flushed,
+        max_units,
+        max_saturated,
+        max_far_zero,
+        min_far_one,
+    }
+}
+
+/// All ones when `c`, else 0.
+#[inline(always)]
+fn mask(c: bool) -> u32 {
+    (c as u32).wrapping_neg()
+}
+
+/// `a` where the mask `m` is set, else `b`.
+#[inline(always)]
+fn sel(m: u32, a: u32, b: u32) -> u32 {
+    (a & m) | (b & !m)
 }

@@ -15,6 +15,18 @@ use crate::format::{F10, F11, F16, F32, Format, Rounding, round_f64};
 /// widening is exact, so NaN in = NaN out is all there is to count.
 pub(super) fn widen_into_f32(from: Format, src: &[u8], dst: &mut [u8], stats: &mut Stats) {
     with_elements::<u32>(dst, |out| {
+        if from == Format::Float(F16)
+            && let Some(nan) = super::f16c::widen_f16(src, out)
+        {
+            // f16 values are all normal (or zero) in f32: no subnormal comes out.
+            stats.merge(&Stats {
+                values: out.len() as u64,
+                nan_in: nan as u64,
+                nan_out: nan as u64,
+                ..Stats::default()
+            });
+            return;
+        }
         widen_into(from, src, out);
         let (nan, subnormal) = vector_pass!(avx2_vector::quiet_nans, quiet_nans_generic, out);
         stats.merge(&Stats {

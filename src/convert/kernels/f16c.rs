@@ -1,0 +1,283 @@
+//! The short pass of f32 -> f16 with the F16C conversion instruction (`vcvtps2ph`).
+//!
+//! Why `std::arch` here: the portable short pass (`narrow::narrow_vector_generic`) needs a
+//! dozen integer operations per lane to round, and the counts another dozen, which keeps
+//! f32 -> f16 well below the speed of memory on one core. `vcvtps2ph` rounds eight lanes
+//! in one instruction, in any of the four IEEE modes (its immediate), and `vcvtph2ps`
+//! widens the result back exactly, so the error of a lane is the difference of two f32
+//! patterns: the whole pass is a handful of instructions per eight lanes.
+//!
+//! Only ordinary lanes are counted (±0, or normal inputs whose result is a normal f16 up
+//! to the largest finite: there IEEE rounding and the core's rounding agree bit for bit).
+//! The caller takes the full pass when any lane is not ordinary, exactly as it does after
+//! the portable short pass, and the unit tests below check that both short passes give
+//! the same bits and counts. The runtime check falls back to the portable pass on CPUs
+//! (and targets) without F16C.
+
+use super::Ordinary;
+
+/// Whether the CPU has F16C (and AVX2, for the integer half of the pass).
+#[inline(always)]
+pub(super) fn available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("f16c") && std::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The short f16 pass in rounding mode `M`: every lane gets an output, the counts and the
+/// returned number of exceptions are those of `narrow::narrow_vector_generic::<10, true, M>`.
+pub(super) fn narrow_ordinary<const M: u8>(values: &[u32], out: &mut [u16]) -> (Ordinary, u32) {
+    #[cfg(target_arch = "x86_64")]
+    if available() {
+        // SAFETY: the CPU has F16C and AVX2, checked just above.
+        return unsafe { x86::narrow_ordinary::<M>(values, out) };
+    }
+    super::narrow::narrow_vector_generic::<10, true, M>(values, out)
+}
+
+/// f16 patterns (little-endian bytes) widened into f32 patterns, with the quiet bit set
+/// on every NaN (the core's NaN rule): one pass with `vcvtph2ps`, where the portable path
+/// takes two (the `half` crate's conversion, then the NaN pass). Returns the number of
+/// NaNs, or `None` when the CPU lacks F16C and nothing was written.
+pub(super) fn widen_f16(src: &[u8], out: &mut [u32]) -> Option<u32> {
+    #[cfg(target_arch = "x86_64")]
+    if available() {
+        // SAFETY: the CPU has F16C and AVX2, checked just above.
+        return Some(unsafe { x86::widen_f16(src, out) });
+    }
+    let _ = (src, out);
+    None
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    use super::super::{Ordinary, RNE, RTN, RTP, RTZ};
+
+    /// f16's smallest normal and largest finite value as f32 patterns.
+    const MIN_NORMAL: i32 = 113 << 23;
+    const MAX_FINITE: i32 = (142 << 23) | (0x3ff << 13);
+
+    /// Eight lanes: the f16 patterns, the ordinary mask, the inexact mask (within the
+    /// ordinary lanes) and each lane's error in units of 2^-26 ULPs.
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    fn eight<const M: u8>(x: __m256i) -> (__m128i, __m256i, __m256i, __m256i) {
+        let mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
+        let xf = _mm256_castsi256_ps(x);
+        let h = match M {
+            RNE => _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(xf),
+            RTZ => _mm256_cvtps_ph::<_MM_FROUND_TO_ZERO>(xf),
+            RTP => _mm256_cvtps_ph::<_MM_FROUND_TO_POS_INF>(xf),
+            RTN => _mm256_cvtps_ph::<_MM_FROUND_TO_NEG_INF>(xf),
+            _ => unreachable!("rounding mode"),
+        };
+        let back = _mm256_castps_si256(_mm256_cvtph_ps(h));
+        let back_mag = _mm256_and_si256(back, _mm256_set1_epi32(0x7fff_ffff));
+        // In the ordinary range both are normal f32 in the same binade, or the result in
+        // the next one up (a carry), so the pattern difference counts the input's last
+        // places exactly; the result's ULP is 2^13 of them, 2^14 after a carry.
+        let diff = _mm256_abs_epi32(_mm256_sub_epi32(back_mag, mag));
+        let binade = _mm256_srli_epi32::<23>(_mm256_xor_si256(back_mag, mag));
+        let carried = _mm256_min_epu32(binade, _mm256_set1_epi32(1));
+        let units = _mm256_sllv_epi32(diff, _mm256_sub_epi32(_mm256_set1_epi32(13), carried));
+        // Ordinary: |x| in [MIN_NORMAL, MAX_FINITE] (one unsigned comparison), or ±0.
+        let t = _mm256_sub_epi32(mag, _mm256_set1_epi32(MIN_NORMAL));
+        let span = _mm256_set1_epi32(MAX_FINITE - MIN_NORMAL);
+        let in_range = _mm256_cmpeq_epi32(_mm256_min_epu32(t, span), t);
+        let zero = _mm256_cmpeq_epi32(mag, _mm256_setzero_si256());
+        let ok = _mm256_or_si256(in_range, zero);
+        let exact = _mm256_cmpeq_epi32(diff, _mm256_setzero_si256());
+        let inexact = _mm256_andnot_si256(exact, ok);
+        (h, ok, inexact, _mm256_and_si256(units, ok))
+    }
+
+    fn lanes_sum(v: __m256i) -> u32 {
+        bytemuck::cast::<__m256i, [u32; 8]>(v)
+            .iter()
+            .fold(0u32, |a, &b| a.wrapping_add(b))
+    }
+
+    fn lanes_max(v: __m256i) -> u32 {
+        bytemuck::cast::<__m256i, [u32; 8]>(v)
+            .into_iter()
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Eight f16 patterns to f32 patterns, NaNs quieted, and the NaN mask.
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    fn widen_eight(h: __m128i) -> (__m256i, __m256i) {
+        let x = _mm256_castps_si256(_mm256_cvtph_ps(h));
+        let mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
+        let nan = _mm256_cmpgt_epi32(mag, _mm256_set1_epi32(0x7f80_0000));
+        let quiet = _mm256_and_si256(nan, _mm256_set1_epi32(1 << 22));
+        (_mm256_or_si256(x, quiet), nan)
+    }
+
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) fn widen_f16(src: &[u8], out: &mut [u32]) -> u32 {
+        let n = (src.len() / 2).min(out.len());
+        let (src, out) = (&src[..2 * n], &mut out[..n]);
+        let mut nans = _mm256_setzero_si256();
+        let mut ss = src.chunks_exact(16);
+        let mut os = out.chunks_exact_mut(8);
+        for (s, o) in (&mut ss).zip(&mut os) {
+            let bytes: [u8; 16] = s.try_into().expect("eight halves");
+            let (x, nan) = widen_eight(bytemuck::cast(bytes));
+            o.copy_from_slice(&bytemuck::cast::<__m256i, [u32; 8]>(x));
+            nans = _mm256_sub_epi32(nans, nan);
+        }
+        let rest = ss.remainder();
+        if !rest.is_empty() {
+            // Padded with zeros, which are not NaN.
+            let mut bytes = [0u8; 16];
+            bytes[..rest.len()].copy_from_slice(rest);
+            let (x, nan) = widen_eight(bytemuck::cast(bytes));
+            let words = bytemuck::cast::<__m256i, [u32; 8]>(x);
+            os.into_remainder()
+                .copy_from_slice(&words[..rest.len() / 2]);
+            nans = _mm256_sub_epi32(nans, nan);
+        }
+        lanes_sum(nans)
+    }
+
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) fn narrow_ordinary<const M: u8>(values: &[u32], out: &mut [u16]) -> (Ordinary, u32) {
+        let n = values.len().min(out.len());
+        let (values, out) = (&values[..n], &mut out[..n]);
+        // Counts go down by one per lane (the masks are -1), so they are negated sums.
+        let mut oks = _mm256_setzero_si256();
+        let mut inexact = _mm256_setzero_si256();
+        let mut max_units = _mm256_setzero_si256();
+        let mut vs = values.chunks_exact(8);
+        let mut os = out.chunks_exact_mut(8);
+        for (v, o) in (&mut vs).zip(&mut os) {
+            let words: [u32; 8] = v.try_into().expect("eight lanes");
+            let (h, ok, inex, units) = eight::<M>(bytemuck::cast(words));
+            o.copy_from_slice(&bytemuck::cast::<__m128i, [u16; 8]>(h));
+            oks = _mm256_sub_epi32(oks, ok);
+            inexact = _mm256_sub_epi32(inexact, inex);
+            max_units = _mm256_max_epu32(max_units, units);
+        }
+        // The tail, padded with zeros (ordinary and exact: they change no count but oks).
+        let rest = vs.remainder();
+        let mut padding = 0;
+        if !rest.is_empty() {
+            let mut words = [0u32; 8];
+            words[..rest.len()].copy_from_slice(rest);
+            let (h, ok, inex, units) = eight::<M>(bytemuck::cast(words));
+            let halves = bytemuck::cast::<__m128i, [u16; 8]>(h);
+            os.into_remainder().copy_from_slice(&halves[..rest.len()]);
+            oks = _mm256_sub_epi32(oks, ok);
+            inexact = _mm256_sub_epi32(inexact, inex);
+            max_units = _mm256_max_epu32(max_units, units);
+            padding = 8 - rest.len() as u32;
+        }
+        let ordinary = lanes_sum(oks) - padding;
+        let o = Ordinary {
+            inexact: lanes_sum(inexact),
+            flushed: 0,
+            subnormal: 0,
+            max_units: lanes_max(max_units),
+            max_err_bits: 0,
+        };
+        (o, n as u32 - ordinary)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{RNE, RTN, RTP, RTZ};
+    use super::*;
+
+    fn random_patterns(n: usize, mut state: u64) -> Vec<u32> {
+        (0..n)
+            .map(|i| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let r = state as u32;
+                match i % 4 {
+                    // Inside f16's range, both signs.
+                    0 | 1 => (r & 0x8000_0000) | (0x3880_0000 + r % 0x0f00_0000),
+                    // Just around its edges.
+                    2 => (r & 0x8000_0000) | (0x3800_0000 + r % 0x1000_0000),
+                    _ => r,
+                }
+            })
+            .collect()
+    }
+
+    fn same_as_portable<const M: u8>(values: &[u32]) {
+        let mut a = vec![0u16; values.len()];
+        let mut b = vec![0u16; values.len()];
+        let (oa, ea) = narrow_ordinary::<M>(values, &mut a);
+        let (ob, eb) = super::super::narrow::narrow_vector_generic::<10, true, M>(values, &mut b);
+        assert_eq!(ea, eb, "exceptions, mode {M}");
+        assert_eq!(
+            (oa.inexact, oa.flushed, oa.subnormal, oa.max_units),
+            (ob.inexact, ob.flushed, ob.subnormal, ob.max_units),
+            "counts, mode {M}"
+        );
+        for (i, &v) in values.iter().enumerate() {
+            if super::super::narrow::is_ordinary::<10, true>(v) {
+                assert_eq!(a[i], b[i], "lane {i} ({v:#010x}), mode {M}");
+            }
+        }
+    }
+
+    #[test]
+    fn f16c_widening_matches_the_portable_one() {
+        if !available() {
+            return;
+        }
+        let all: Vec<u8> = (0..=u16::MAX).flat_map(|h| h.to_le_bytes()).collect();
+        for len in [0, 1, 7, 8, 9, 65_535, 65_536] {
+            let src = &all[..2 * len];
+            let mut fast = vec![0u32; len];
+            let nans = widen_f16(src, &mut fast).expect("F16C");
+            let mut portable = vec![0u32; len];
+            super::super::widen::widen_into(
+                crate::format::Format::Float(crate::format::F16),
+                src,
+                &mut portable,
+            );
+            let (want_nans, _) = super::super::widen::quiet_nans_generic(&mut portable);
+            assert_eq!(fast, portable, "{len} halves");
+            assert_eq!(nans, want_nans, "{len} halves");
+        }
+    }
+
+    #[test]
+    fn f16c_short_pass_matches_the_portable_one() {
+        if !available() {
+            return;
+        }
+        let values = random_patterns(100_003, 0x5eed);
+        for len in [0, 1, 7, 8, 9, 1023, 1024, 100_003] {
+            let v = &values[..len];
+            same_as_portable::<RNE>(v);
+            same_as_portable::<RTZ>(v);
+            same_as_portable::<RTP>(v);
+            same_as_portable::<RTN>(v);
+        }
+        // Only ordinary lanes: the counts then cover every lane.
+        let ordinary: Vec<u32> = values
+            .iter()
+            .copied()
+            .filter(|&v| super::super::narrow::is_ordinary::<10, true>(v))
+            .collect();
+        same_as_portable::<RNE>(&ordinary);
+        same_as_portable::<RTZ>(&ordinary);
+        same_as_portable::<RTP>(&ordinary);
+        same_as_portable::<RTN>(&ordinary);
+    }
+}
