@@ -1,7 +1,8 @@
 //! In-process throughput of the convert kernels, against baselines measured in the same
 //! run: memcpy of the same f32 buffer, and the `half` crate's slice conversions.
 //!
-//! `cargo bench --bench convert [-- N]`: N million f32 values (default 16). Every kernel
+//! `cargo bench --bench convert [-- N] [--only TEXT]`: N million f32 values (default 16),
+//! only the kernels whose label contains TEXT if asked. Every kernel
 //! runs on one thread and on all threads, over two data sets: texture-like values
 //! (`typical`) and uniformly random bit patterns (`random`: NaN, INF, subnormals,
 //! negatives and overflow everywhere, the worst case for a kernel with a slow path).
@@ -16,7 +17,7 @@ use d3dfloat::convert::{Conversion, kernels, raw};
 use d3dfloat::format::{F11, F16, F32, Format, RoundOptions, Rounding};
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 
-const RUNS: usize = 5;
+const RUNS: usize = 7;
 
 fn best(mut f: impl FnMut()) -> Duration {
     f(); // Warm up: page in the buffers.
@@ -70,6 +71,8 @@ struct Bench {
     n: usize,
     /// Rows to print once memcpy has been timed again at the end: name, time, suffix.
     rows: Vec<(String, Duration, String)>,
+    /// `--only TEXT`: time just the kernels whose label contains TEXT.
+    only: String,
     /// Single-thread times of the typical rows, by label, for the random rows' ratio.
     typical: Vec<(String, Duration)>,
 }
@@ -94,6 +97,11 @@ impl Bench {
     /// Single thread through the kernel, then all cores through the parallel driver.
     fn kernel(&mut self, conv: &Conversion, src: &[u8], label: &str, data: &str) -> Vec<u8> {
         let mut dst = vec![0u8; conv.dst_len(src.len())];
+        if !self.only.is_empty() && !label.contains(&self.only) {
+            // Not asked for: converted once, for the rows that unpack its output.
+            kernels::convert_slice(conv, src, &mut dst);
+            return dst;
+        }
         let t1 = best(|| {
             black_box(kernels::convert_slice(conv, black_box(src), &mut dst));
         });
@@ -262,6 +270,11 @@ fn main() {
     let mut b = Bench {
         n,
         rows: Vec::new(),
+        only: args
+            .iter()
+            .position(|a| a == "--only")
+            .map(|i| args[i + 1].clone())
+            .unwrap_or_default(),
         typical: Vec::new(),
     };
     println!(

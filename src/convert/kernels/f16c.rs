@@ -15,6 +15,7 @@
 //! (and targets) without F16C.
 
 use super::Ordinary;
+use super::narrow::NarrowPass;
 
 /// Whether the CPU has F16C (and AVX2, for the integer half of the pass).
 #[inline(always)]
@@ -40,6 +41,21 @@ pub(super) fn narrow_ordinary<const M: u8>(values: &[u32], out: &mut [u16]) -> (
     super::narrow::narrow_vector_generic::<10, true, M>(values, out)
 }
 
+/// The full f16 pass in rounding mode `M` (`S`: --saturate): any lane, the same bits and
+/// counts as `narrow::narrow_full_generic::<10, true, M, S>`, or `None` without F16C.
+pub(super) fn narrow_full<const M: u8, const S: bool>(
+    values: &[u32],
+    out: &mut [u16],
+) -> Option<NarrowPass> {
+    #[cfg(target_arch = "x86_64")]
+    if available() {
+        // SAFETY: the CPU has F16C and AVX2, checked just above.
+        return Some(unsafe { x86::narrow_full::<M, S>(values, out) });
+    }
+    let _ = (values, out);
+    None
+}
+
 /// f16 patterns (little-endian bytes) widened into f32 patterns, with the quiet bit set
 /// on every NaN (the core's NaN rule): one pass with `vcvtph2ps`, where the portable path
 /// takes two (the `half` crate's conversion, then the NaN pass). Returns the number of
@@ -59,6 +75,7 @@ mod x86 {
     use std::arch::x86_64::*;
 
     use super::super::{Ordinary, RNE, RTN, RTP, RTZ};
+    use super::NarrowPass;
 
     /// f16's smallest normal and largest finite value as f32 patterns.
     const MIN_NORMAL: i32 = 113 << 23;
@@ -70,14 +87,7 @@ mod x86 {
     #[target_feature(enable = "avx2,f16c")]
     fn eight<const M: u8>(x: __m256i) -> (__m128i, __m256i, __m256i, __m256i) {
         let mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
-        let xf = _mm256_castsi256_ps(x);
-        let h = match M {
-            RNE => _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(xf),
-            RTZ => _mm256_cvtps_ph::<_MM_FROUND_TO_ZERO>(xf),
-            RTP => _mm256_cvtps_ph::<_MM_FROUND_TO_POS_INF>(xf),
-            RTN => _mm256_cvtps_ph::<_MM_FROUND_TO_NEG_INF>(xf),
-            _ => unreachable!("rounding mode"),
-        };
+        let h = to_f16::<M>(x);
         let back = _mm256_castps_si256(_mm256_cvtph_ps(h));
         let back_mag = _mm256_and_si256(back, _mm256_set1_epi32(0x7fff_ffff));
         // In the ordinary range both are normal f32 in the same binade, or the result in
@@ -109,6 +119,196 @@ mod x86 {
             .into_iter()
             .max()
             .unwrap_or(0)
+    }
+
+    /// `vcvtps2ph` in rounding mode `M`.
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    fn to_f16<const M: u8>(x: __m256i) -> __m128i {
+        let xf = _mm256_castsi256_ps(x);
+        match M {
+            RNE => _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(xf),
+            RTZ => _mm256_cvtps_ph::<_MM_FROUND_TO_ZERO>(xf),
+            RTP => _mm256_cvtps_ph::<_MM_FROUND_TO_POS_INF>(xf),
+            RTN => _mm256_cvtps_ph::<_MM_FROUND_TO_NEG_INF>(xf),
+            _ => unreachable!("rounding mode"),
+        }
+    }
+
+    /// The running counts of the full pass, one per lane: masks are -1, so a count goes
+    /// up by subtracting its mask.
+    #[derive(Clone, Copy)]
+    struct Full {
+        inexact: __m256i,
+        saturated: __m256i,
+        overflow: __m256i,
+        nan: __m256i,
+        subnormal: __m256i,
+        flushed: __m256i,
+        /// Errors in 2^-26 ULPs, as integer-valued f32 patterns (non-negative, so they
+        /// order as integers).
+        max_units: __m256i,
+        max_saturated: __m256i,
+        max_far_zero: __m256i,
+        min_far_one: __m256i,
+    }
+
+    /// Eight lanes of any f32 patterns to f16, counted into `c`.
+    ///
+    /// IEEE rounding by `vcvtps2ph` is the core's rounding for f16 in every case: NaN
+    /// keeps its top payload bits with the quiet bit set, INF stays INF, overflow gives
+    /// INF or the largest finite value by the mode's direction (--saturate then turns INF
+    /// from a finite input into the largest finite), subnormal results are exact. The
+    /// counts come from the input and the result widened back (`vcvtph2ps`, exact).
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
+        let zero = _mm256_setzero_si256();
+        let ones = _mm256_set1_epi32(-1);
+        let mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
+        let mut h16 = to_f16::<M>(x);
+        let hm = _mm256_and_si256(_mm256_cvtepu16_epi32(h16), _mm256_set1_epi32(0x7fff));
+        let nan = _mm256_cmpgt_epi32(mag, _mm256_set1_epi32(0x7f80_0000));
+        let inf = _mm256_cmpeq_epi32(mag, _mm256_set1_epi32(0x7f80_0000));
+        let finite = _mm256_andnot_si256(_mm256_or_si256(nan, inf), ones);
+        // Past the largest finite value: rounded to INF, or at least 2^16 (where the
+        // modes rounding down give the largest finite value instead).
+        let past = _mm256_or_si256(
+            _mm256_cmpeq_epi32(hm, _mm256_set1_epi32(0x7c00)),
+            _mm256_cmpgt_epi32(mag, _mm256_set1_epi32(0x477f_ffff)),
+        );
+        let over = _mm256_and_si256(finite, past);
+        let neg = _mm256_srai_epi32::<31>(x);
+        let to_infinity = if S {
+            zero
+        } else {
+            match M {
+                RNE => ones,
+                RTZ => zero,
+                RTP => _mm256_andnot_si256(neg, ones),
+                _ => neg,
+            }
+        };
+        if S {
+            // INF from a finite input becomes the largest finite value, sign kept.
+            let over16 = _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0b1000>(
+                _mm256_packs_epi32(over, over),
+            ));
+            let max = _mm_or_si128(
+                _mm_and_si128(h16, _mm_set1_epi16(0x8000u16 as i16)),
+                _mm_set1_epi16(0x7bff),
+            );
+            h16 = _mm_blendv_epi8(h16, max, over16);
+        }
+        let back = _mm256_castps_si256(_mm256_cvtph_ps(h16));
+        let back_mag = _mm256_and_si256(back, _mm256_set1_epi32(0x7fff_ffff));
+        let in_range = _mm256_andnot_si256(over, finite);
+        let sat = _mm256_andnot_si256(to_infinity, over);
+        let changed = _mm256_andnot_si256(_mm256_cmpeq_epi32(back_mag, mag), ones);
+        let inexact = _mm256_and_si256(finite, _mm256_or_si256(over, changed));
+        let h_zero = _mm256_cmpeq_epi32(hm, zero);
+        let subnormal =
+            _mm256_andnot_si256(h_zero, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x400), hm));
+        let mag_zero = _mm256_cmpeq_epi32(mag, zero);
+        let flushed = _mm256_andnot_si256(mag_zero, h_zero);
+        c.inexact = _mm256_sub_epi32(c.inexact, inexact);
+        c.saturated = _mm256_sub_epi32(c.saturated, sat);
+        c.overflow = _mm256_sub_epi32(c.overflow, _mm256_and_si256(over, to_infinity));
+        c.nan = _mm256_sub_epi32(c.nan, nan);
+        c.subnormal = _mm256_sub_epi32(c.subnormal, _mm256_and_si256(in_range, subnormal));
+        c.flushed = _mm256_sub_epi32(c.flushed, _mm256_and_si256(in_range, flushed));
+
+        // Far: below 2^-25, where the result is 0 or the smallest subnormal and the
+        // error needs more bits than an f32 holds; kept through the extremes as in the
+        // portable pass. Elsewhere |result - input| is exact in f32 (within a factor of
+        // two of each other, or both multiples of 2^-49 less than 2^-24 apart), and
+        // scaling it by 2^(26 - ulp exponent) is exact: whole 2^-26 ULPs.
+        let far = _mm256_cmpgt_epi32(_mm256_set1_epi32(102 << 23), mag);
+        let near = _mm256_andnot_si256(far, in_range);
+        let far = _mm256_and_si256(far, in_range);
+        let diff = _mm256_and_si256(
+            _mm256_castps_si256(_mm256_sub_ps(
+                _mm256_castsi256_ps(back_mag),
+                _mm256_castsi256_ps(mag),
+            )),
+            _mm256_set1_epi32(0x7fff_ffff),
+        );
+        let e_h = _mm256_max_epi32(_mm256_srli_epi32::<10>(hm), _mm256_set1_epi32(1));
+        let scale = _mm256_slli_epi32::<23>(_mm256_sub_epi32(_mm256_set1_epi32(178), e_h));
+        let units = _mm256_castps_si256(_mm256_mul_ps(
+            _mm256_castsi256_ps(diff),
+            _mm256_castsi256_ps(scale),
+        ));
+        c.max_units = _mm256_max_epi32(c.max_units, _mm256_and_si256(near, units));
+        c.max_saturated = _mm256_max_epi32(c.max_saturated, _mm256_and_si256(sat, mag));
+        let far_zero = _mm256_and_si256(far, h_zero);
+        c.max_far_zero = _mm256_max_epi32(c.max_far_zero, _mm256_and_si256(far_zero, mag));
+        let far_one = _mm256_andnot_si256(h_zero, far);
+        let candidate = _mm256_or_si256(
+            _mm256_and_si256(far_one, mag),
+            _mm256_andnot_si256(far_one, ones),
+        );
+        c.min_far_one = _mm256_min_epu32(c.min_far_one, candidate);
+        h16
+    }
+
+    fn lanes_min(v: __m256i) -> u32 {
+        bytemuck::cast::<__m256i, [u32; 8]>(v)
+            .into_iter()
+            .min()
+            .unwrap_or(u32::MAX)
+    }
+
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) fn narrow_full<const M: u8, const S: bool>(
+        values: &[u32],
+        out: &mut [u16],
+    ) -> NarrowPass {
+        let n = values.len().min(out.len());
+        let (values, out) = (&values[..n], &mut out[..n]);
+        let zero = _mm256_setzero_si256();
+        let mut c = Full {
+            inexact: zero,
+            saturated: zero,
+            overflow: zero,
+            nan: zero,
+            subnormal: zero,
+            flushed: zero,
+            max_units: zero,
+            max_saturated: zero,
+            max_far_zero: zero,
+            min_far_one: _mm256_set1_epi32(-1),
+        };
+        let mut vs = values.chunks_exact(8);
+        let mut os = out.chunks_exact_mut(8);
+        for (v, o) in (&mut vs).zip(&mut os) {
+            let words: [u32; 8] = v.try_into().expect("eight lanes");
+            let h = full_eight::<M, S>(bytemuck::cast(words), &mut c);
+            o.copy_from_slice(&bytemuck::cast::<__m128i, [u16; 8]>(h));
+        }
+        let rest = vs.remainder();
+        if !rest.is_empty() {
+            // Padded with +0: exact, not flushed, error 0; it counts nowhere.
+            let mut words = [0u32; 8];
+            words[..rest.len()].copy_from_slice(rest);
+            let h = full_eight::<M, S>(bytemuck::cast(words), &mut c);
+            let halves = bytemuck::cast::<__m128i, [u16; 8]>(h);
+            os.into_remainder().copy_from_slice(&halves[..rest.len()]);
+        }
+        let units = f32::from_bits(lanes_max(c.max_units));
+        NarrowPass {
+            inexact: lanes_sum(c.inexact),
+            saturated: lanes_sum(c.saturated),
+            overflow: lanes_sum(c.overflow),
+            nan: lanes_sum(c.nan),
+            clamped: 0,
+            subnormal: lanes_sum(c.subnormal),
+            flushed: lanes_sum(c.flushed),
+            max_units: units as u32,
+            max_saturated: lanes_max(c.max_saturated),
+            max_far_zero: lanes_max(c.max_far_zero),
+            min_far_one: lanes_min(c.min_far_one),
+        }
     }
 
     /// Eight f16 patterns to f32 patterns, NaNs quieted, and the NaN mask.
@@ -231,6 +431,46 @@ mod tests {
             if super::super::narrow::is_ordinary::<10, true>(v) {
                 assert_eq!(a[i], b[i], "lane {i} ({v:#010x}), mode {M}");
             }
+        }
+    }
+
+    fn full_same_as_portable<const M: u8, const S: bool>(values: &[u32]) {
+        let mut a = vec![0u16; values.len()];
+        let mut b = vec![0u16; values.len()];
+        let pa = narrow_full::<M, S>(values, &mut a).expect("F16C");
+        let pb = super::super::narrow::narrow_full_generic::<10, true, M, S>(values, &mut b);
+        assert_eq!(a, b, "bits, mode {M} saturate {S}");
+        let (mut sa, mut sb) = (Default::default(), Default::default());
+        pa.into_stats::<10>(values.len(), &mut sa);
+        pb.into_stats::<10>(values.len(), &mut sb);
+        assert_eq!(sa, sb, "counts, mode {M} saturate {S}");
+    }
+
+    #[test]
+    fn f16c_full_pass_matches_the_portable_one() {
+        if !available() {
+            return;
+        }
+        let mut values = random_patterns(50_003, 0xf00d);
+        // Every f16 boundary region from below 2^-26 to past 2^16, finely.
+        values.extend((0..200_000u32).map(|i| 0x3000_0000 + i * 0x97));
+        values.extend((0..2_000u32).map(|i| 0x4770_0000 + i * 0x100));
+        for len in [1, 7, 9, 1000, values.len()] {
+            let v = &values[..len];
+            full_same_as_portable::<RNE, false>(v);
+            full_same_as_portable::<RNE, true>(v);
+            full_same_as_portable::<RTZ, false>(v);
+            full_same_as_portable::<RTZ, true>(v);
+            full_same_as_portable::<RTP, false>(v);
+            full_same_as_portable::<RTP, true>(v);
+            full_same_as_portable::<RTN, false>(v);
+            full_same_as_portable::<RTN, true>(v);
+        }
+        // One value at a time, so each lane's error is the maximum.
+        for &v in values.iter().step_by(97) {
+            full_same_as_portable::<RNE, false>(&[v]);
+            full_same_as_portable::<RTP, true>(&[v]);
+            full_same_as_portable::<RTN, false>(&[v]);
         }
     }
 

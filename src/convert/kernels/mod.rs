@@ -240,14 +240,14 @@ impl Element for u64 {
 /// Runs `write` on `dst` viewed as `T` elements (little-endian), through a scratch copy
 /// when the bytes are not aligned for `T`.
 #[inline(always)]
-fn with_elements<T: Element>(dst: &mut [u8], write: impl FnOnce(&mut [T])) {
+fn with_elements<T: Element, R>(dst: &mut [u8], write: impl FnOnce(&mut [T]) -> R) -> R {
     if cfg!(target_endian = "little")
         && let Ok(out) = bytemuck::try_cast_slice_mut::<u8, T>(dst)
     {
         return write(out);
     }
     let mut tmp = vec![T::zeroed(); dst.len() / std::mem::size_of::<T>()];
-    write(&mut tmp);
+    let result = write(&mut tmp);
     for (chunk, v) in dst.chunks_exact_mut(std::mem::size_of::<T>()).zip(&tmp) {
         let bytes = bytemuck::bytes_of(v);
         if cfg!(target_endian = "little") {
@@ -259,6 +259,7 @@ fn with_elements<T: Element>(dst: &mut [u8], write: impl FnOnce(&mut [T])) {
                 .for_each(|(d, s)| *d = *s);
         }
     }
+    result
 }
 
 #[inline(always)]
@@ -308,7 +309,7 @@ fn float_target<T: Element>(
     tally: &mut Tally,
     op: impl Fn(u32) -> Lane,
 ) {
-    with_elements::<T>(dst, |out| {
+    with_elements::<T, _>(dst, |out| {
         if !from_packed || channels == 3 {
             lanes(values, out, tally, op)
         } else {
@@ -422,6 +423,14 @@ mod avx2_vector {
     }
 
     #[target_feature(enable = "avx2")]
+    pub fn r11g11b10<const M: u8, const STRIDE: usize>(
+        values: &[u32],
+        out: &mut [u32],
+    ) -> (Ordinary, u32) {
+        super::narrow::r11g11b10_short_generic::<M, STRIDE>(values, out)
+    }
+
+    #[target_feature(enable = "avx2")]
     pub fn narrow_full<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
         values: &[u32],
         out: &mut [u16],
@@ -430,11 +439,11 @@ mod avx2_vector {
     }
 
     #[target_feature(enable = "avx2")]
-    pub fn rgb9e5<const M: u8, const STRIDE: usize>(
+    pub fn rgb9e5<const M: u8, const STRIDE: usize, const FULL: bool>(
         values: &[u32],
         out: &mut [u32],
     ) -> super::rgb9e5::Rgb9e5Pass {
-        super::rgb9e5::rgb9e5_vector_generic::<M, STRIDE>(values, out)
+        super::rgb9e5::rgb9e5_vector_generic::<M, STRIDE, FULL>(values, out)
     }
 }
 

@@ -175,7 +175,7 @@ pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const 
     dst: &mut [u8],
     stats: &mut Stats,
 ) {
-    with_elements::<u16>(dst, |out| {
+    with_elements::<u16, _>(dst, |out| {
         let looks_ordinary = values.iter().take(16).all(|&u| is_ordinary::<F, SIGNED>(u));
         if looks_ordinary {
             let (o, exceptions) = if F == 10 && super::f16c::available() {
@@ -193,6 +193,12 @@ pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const 
                 return;
             }
         }
+        if F == 10
+            && let Some(pass) = super::f16c::narrow_full::<M, S>(values, out)
+        {
+            pass.into_stats::<F>(values.len(), stats);
+            return;
+        }
         let pass = vector_pass!(
             avx2_vector::narrow_full::<F, SIGNED, M, S>,
             narrow_full_generic::<F, SIGNED, M, S>,
@@ -203,12 +209,75 @@ pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const 
     })
 }
 
+/// The short R11G11B10 pass: each texel's channels through the ordinary lane code of
+/// f11, f11 and f10, joined into the word. Counts (the errors of both formats are in
+/// 2^-26 ULPs of their own results, so one maximum serves) are right when no texel was
+/// an exception; returns them and the number of exceptions.
+#[inline(always)]
+pub(super) fn r11g11b10_short_generic<const M: u8, const STRIDE: usize>(
+    values: &[u32],
+    out: &mut [u32],
+) -> (Ordinary, u32) {
+    let (mut inexact, mut max_units, mut exceptions) = (0u32, 0u32, 0u32);
+    for (v, o) in values.chunks_exact(STRIDE).zip(out.iter_mut()) {
+        let r = narrow_ordinary_lane::<6, false, M>(v[0]);
+        let g = narrow_ordinary_lane::<6, false, M>(v[1]);
+        let b = narrow_ordinary_lane::<5, false, M>(v[2]);
+        *o = r.bits | g.bits << 11 | b.bits << 22;
+        let ok = is_ordinary::<6, false>(v[0])
+            & is_ordinary::<6, false>(v[1])
+            & is_ordinary::<5, false>(v[2]);
+        exceptions += !ok as u32;
+        inexact += r.inexact + g.inexact + b.inexact;
+        max_units = max_units.max(r.units).max(g.units).max(b.units);
+    }
+    let o = Ordinary {
+        inexact,
+        max_units,
+        ..Ordinary::default()
+    };
+    (o, exceptions)
+}
+
 pub(super) fn r11g11b10_block<const M: u8, const S: bool>(
     values: &[u32],
     stride: usize,
     dst: &mut [u8],
     stats: &mut Stats,
 ) {
+    // Texel by texel when the first texels are ordinary (the usual case): one vector
+    // loop, no copies. A block where that meets anything else is done again below.
+    let looks_ordinary = values.chunks_exact(stride).take(16).all(|v| {
+        is_ordinary::<6, false>(v[0])
+            && is_ordinary::<6, false>(v[1])
+            && is_ordinary::<5, false>(v[2])
+    });
+    if looks_ordinary {
+        let done = with_elements::<u32, _>(dst, |out| {
+            let (o, exceptions) = if stride == 3 {
+                vector_pass!(
+                    avx2_vector::r11g11b10::<M, 3>,
+                    r11g11b10_short_generic::<M, 3>,
+                    values,
+                    out
+                )
+            } else {
+                vector_pass!(
+                    avx2_vector::r11g11b10::<M, 4>,
+                    r11g11b10_short_generic::<M, 4>,
+                    values,
+                    out
+                )
+            };
+            if exceptions == 0 {
+                add_ordinary(stats, out.len() as u32 * 3, o);
+            }
+            exceptions == 0
+        });
+        if done {
+            return;
+        }
+    }
     // The channels round independently (§19.3.3), so each is taken out into its own
     // array and narrowed there by the elementwise kernel, then the words are joined.
     let texels = values.len() / stride;
@@ -235,7 +304,7 @@ pub(super) fn r11g11b10_block<const M: u8, const S: bool>(
         bytemuck::cast_slice_mut(&mut bits[2][..texels]),
         stats,
     );
-    with_elements::<u32>(dst, |out| {
+    with_elements::<u32, _>(dst, |out| {
         for (t, o) in out.iter_mut().enumerate() {
             *o = bits[0][t] as u32 | (bits[1][t] as u32) << 11 | (bits[2][t] as u32) << 22;
         }
@@ -247,25 +316,25 @@ pub(super) fn r11g11b10_block<const M: u8, const S: bool>(
 /// input that decides it (the error is monotonic in the input within each part).
 #[derive(Clone, Copy)]
 pub(super) struct NarrowPass {
-    inexact: u32,
-    saturated: u32,
-    overflow: u32,
-    nan: u32,
-    clamped: u32,
-    subnormal: u32,
-    flushed: u32,
+    pub(super) inexact: u32,
+    pub(super) saturated: u32,
+    pub(super) overflow: u32,
+    pub(super) nan: u32,
+    pub(super) clamped: u32,
+    pub(super) subnormal: u32,
+    pub(super) flushed: u32,
     /// The largest error of the lanes rounded within 25 bits of their result's last
     /// place, in units of 2^-26 ULPs (exact there).
-    max_units: u32,
+    pub(super) max_units: u32,
     /// The largest input magnitude (f32 bits) that saturated to the largest finite value:
     /// the error there is input - max, growing with the input.
-    max_saturated: u32,
+    pub(super) max_saturated: u32,
     /// The largest input magnitude more than 25 bits below the smallest subnormal's place
     /// that rounded to 0 (error: the input itself) ...
-    max_far_zero: u32,
+    pub(super) max_far_zero: u32,
     /// ... and the smallest one that rounded up to the smallest subnormal (error: 1 - input
     /// in ULPs, shrinking as the input grows). `u32::MAX` when there is none.
-    min_far_one: u32,
+    pub(super) min_far_one: u32,
 }
 
 impl Default for NarrowPass {
@@ -323,8 +392,9 @@ pub(super) fn narrow_full_generic<const F: u32, const SIGNED: bool, const M: u8,
     values: &[u32],
     out: &mut [u16],
 ) -> NarrowPass {
-    // Conditions are all-ones/all-zero masks and counters plain sums, never `bool`s and
-    // branches: that is what keeps this loop a vector loop.
+    // Conditions are all-ones/all-zero masks (a count goes up by subtracting one), and
+    // comparisons are signed where both sides are below 2^31 (one instruction each), never
+    // `bool`s and branches: that is what keeps this loop a short vector loop.
     let (mut inexact, mut saturated, mut overflow, mut nan) = (0u32, 0u32, 0u32, 0u32);
     let (mut clamped, mut subnormal, mut flushed) = (0u32, 0u32, 0u32);
     let (mut max_units, mut max_saturated) = (0u32, 0u32);
@@ -335,7 +405,7 @@ pub(super) fn narrow_full_generic<const F: u32, const SIGNED: bool, const M: u8,
         let mag = u & 0x7fff_ffff;
         let frac = mag & 0x7f_ffff;
         let exp_field = mag >> 23;
-        let is_nan = mask(mag > 0x7f80_0000);
+        let is_nan = gt(mag, 0x7f80_0000);
         let is_inf = mask(mag == 0x7f80_0000);
         let to_zero = if SIGNED { 0 } else { neg & !is_nan };
         let is_clamped = to_zero & mask(mag != 0);
@@ -347,21 +417,21 @@ pub(super) fn narrow_full_generic<const F: u32, const SIGNED: bool, const M: u8,
         let below = 113 - biased.min(113);
         let above = biased - biased.min(113);
         let s_full = (23 - F) + below;
-        let far = mask(s_full > 25);
+        let far = gt(s_full, 25);
         let s = s_full.min(25);
         let q = m >> s;
         let rem = m & ((1u32 << s) - 1);
         let half = (1u32 << s) >> 1;
         let inexact_rem = mask(rem != 0);
         let up = match M {
-            RNE => mask(rem > half) | (mask(rem == half) & (q & 1).wrapping_neg()),
+            RNE => gt(rem, half) | (mask(rem == half) & (q & 1).wrapping_neg()),
             RTZ => 0,
             RTP => !neg & inexact_rem,
             _ => neg & inexact_rem,
         };
         let mag_bits = (above << F) + q + (up & 1);
         let finite = !is_nan & !is_inf & !to_zero;
-        let over = finite & mask(mag_bits >= inf_bits);
+        let over = finite & gt(mag_bits, inf_bits - 1);
         let to_infinity = if S {
             0
         } else {
@@ -380,13 +450,14 @@ pub(super) fn narrow_full_generic<const F: u32, const SIGNED: bool, const M: u8,
 
         let in_range = finite & !over;
         let sat = over & !to_infinity;
-        inexact += (is_clamped | (finite & (inexact_rem | over))) & 1;
-        saturated += sat & 1;
-        overflow += over & to_infinity & 1;
-        nan += is_nan & 1;
-        clamped += is_clamped & 1;
-        subnormal += in_range & mask(mag_bits.wrapping_sub(1) < (1 << F) - 1) & 1;
-        flushed += in_range & mask(mag != 0) & mask(mag_bits == 0) & 1;
+        inexact = inexact.wrapping_sub(is_clamped | (finite & (inexact_rem | over)));
+        saturated = saturated.wrapping_sub(sat);
+        overflow = overflow.wrapping_sub(over & to_infinity);
+        nan = nan.wrapping_sub(is_nan);
+        clamped = clamped.wrapping_sub(is_clamped);
+        subnormal =
+            subnormal.wrapping_sub(in_range & !gt(mag_bits, (1 << F) - 1) & gt(mag_bits, 0));
+        flushed = flushed.wrapping_sub(in_range & mask(mag != 0) & mask(mag_bits == 0));
 
         // The error in ULPs of the result is diff / 2^s, where the result's ULP is 2^s of
         // the input's last places, or 2^(s+1) when rounding carried into the next binade
@@ -418,6 +489,13 @@ pub(super) fn narrow_full_generic<const F: u32, const SIGNED: bool, const M: u8,
 #[inline(always)]
 fn mask(c: bool) -> u32 {
     (c as u32).wrapping_neg()
+}
+
+/// All ones when `a > b`, for values below 2^31 (a signed comparison: one vector
+/// instruction, where an unsigned one takes three).
+#[inline(always)]
+fn gt(a: u32, b: u32) -> u32 {
+    mask((a as i32) > (b as i32))
 }
 
 /// `a` where the mask `m` is set, else `b`.

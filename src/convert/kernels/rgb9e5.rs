@@ -80,12 +80,18 @@ pub(super) struct Rgb9e5Texel {
     /// errors are m * 2^-shift or 1 - m * 2^-shift and need an f64; only counted here.
     far_zero: u32,
     far_one: u32,
+    /// All ones unless the short pass met a channel that needs clamping.
+    ok: u32,
 }
 
-/// Any texel on the vector path: the channels clamped, the shared exponent from the
+/// A texel on the vector path: the channels clamped, the shared exponent from the
 /// largest, each mantissa rounded at that scale, and the counts. Integer operations only.
+///
+/// `FULL` takes any texel. Without it (the short pass) the clamping and its counts are
+/// left out and `ok` says whether the texel needed none (every channel ±0 or in
+/// (0, 65408]); only then are its word and counts right.
 #[inline(always)]
-pub(super) fn rgb9e5_texel<const M: u8>(rgb: [u32; 3]) -> Rgb9e5Texel {
+pub(super) fn rgb9e5_texel<const M: u8, const FULL: bool>(rgb: [u32; 3]) -> Rgb9e5Texel {
     let mut mags = [0u32; 3];
     let mut in_range = [0u32; 3];
     let mut t = Rgb9e5Texel {
@@ -99,8 +105,16 @@ pub(super) fn rgb9e5_texel<const M: u8>(rgb: [u32; 3]) -> Rgb9e5Texel {
         near_units: 0,
         far_zero: 0,
         far_one: 0,
+        ok: u32::MAX,
     };
     for i in 0..3 {
+        if !FULL {
+            let mag = rgb[i] & 0x7fff_ffff;
+            mags[i] = mag;
+            in_range[i] = u32::MAX;
+            t.ok &= mask((mag <= RGB9E5_MAX_F32) & ((rgb[i] >> 31 == 0) | (mag == 0)));
+            continue;
+        }
         let (c, nan, negative, over) = clamp_channel(rgb[i]);
         mags[i] = c;
         in_range[i] = !(nan | negative | over);
@@ -166,19 +180,21 @@ pub(super) struct Rgb9e5Pass {
     near_units: u32,
     far_zero: u32,
     far_one: u32,
+    /// Texels the short pass could not take (0 after the full pass).
+    exceptions: u32,
 }
 
 #[inline(always)]
-pub(super) fn rgb9e5_vector_generic<const M: u8, const STRIDE: usize>(
+pub(super) fn rgb9e5_vector_generic<const M: u8, const STRIDE: usize, const FULL: bool>(
     values: &[u32],
     out: &mut [u32],
 ) -> Rgb9e5Pass {
     // Plain local sums and maxima: what keeps the loop a vector loop.
     let (mut inexact, mut saturated, mut nan, mut clamped) = (0u32, 0u32, 0u32, 0u32);
     let (mut flushed, mut saturated_mag, mut near_units) = (0u32, 0u32, 0u32);
-    let (mut far_zero, mut far_one) = (0u32, 0u32);
+    let (mut far_zero, mut far_one, mut exceptions) = (0u32, 0u32, 0u32);
     for (v, d) in values.chunks_exact(STRIDE).zip(out.iter_mut()) {
-        let t = rgb9e5_texel::<M>([v[0], v[1], v[2]]);
+        let t = rgb9e5_texel::<M, FULL>([v[0], v[1], v[2]]);
         *d = t.word;
         inexact += t.inexact;
         saturated += t.saturated;
@@ -189,6 +205,7 @@ pub(super) fn rgb9e5_vector_generic<const M: u8, const STRIDE: usize>(
         near_units = near_units.max(t.near_units);
         far_zero += t.far_zero;
         far_one += t.far_one;
+        exceptions += !t.ok & 1;
     }
     Rgb9e5Pass {
         inexact,
@@ -200,6 +217,42 @@ pub(super) fn rgb9e5_vector_generic<const M: u8, const STRIDE: usize>(
         near_units,
         far_zero,
         far_one,
+        exceptions,
+    }
+}
+
+/// One pass over a block: the short one when `full` is false.
+fn rgb9e5_pass<const M: u8>(
+    values: &[u32],
+    stride: usize,
+    out: &mut [u32],
+    full: bool,
+) -> Rgb9e5Pass {
+    match (stride, full) {
+        (3, false) => vector_pass!(
+            avx2_vector::rgb9e5::<M, 3, false>,
+            rgb9e5_vector_generic::<M, 3, false>,
+            values,
+            out
+        ),
+        (3, true) => vector_pass!(
+            avx2_vector::rgb9e5::<M, 3, true>,
+            rgb9e5_vector_generic::<M, 3, true>,
+            values,
+            out
+        ),
+        (_, false) => vector_pass!(
+            avx2_vector::rgb9e5::<M, 4, false>,
+            rgb9e5_vector_generic::<M, 4, false>,
+            values,
+            out
+        ),
+        (_, true) => vector_pass!(
+            avx2_vector::rgb9e5::<M, 4, true>,
+            rgb9e5_vector_generic::<M, 4, true>,
+            values,
+            out
+        ),
     }
 }
 
@@ -209,22 +262,18 @@ pub(super) fn rgb9e5_block<const M: u8>(
     dst: &mut [u8],
     stats: &mut Stats,
 ) {
-    with_elements::<u32>(dst, |out| {
-        let pass = if stride == 3 {
-            vector_pass!(
-                avx2_vector::rgb9e5::<M, 3>,
-                rgb9e5_vector_generic::<M, 3>,
-                values,
-                out
-            )
-        } else {
-            vector_pass!(
-                avx2_vector::rgb9e5::<M, 4>,
-                rgb9e5_vector_generic::<M, 4>,
-                values,
-                out
-            )
-        };
+    with_elements::<u32, _>(dst, |out| {
+        // The short pass first when the first texels need no clamping (the usual case);
+        // a block where it meets one is done again by the full pass.
+        let looks_plain = values
+            .chunks_exact(stride)
+            .take(16)
+            .flat_map(|v| &v[..3])
+            .all(|&u| u & 0x7fff_ffff <= RGB9E5_MAX_F32 && (u >> 31 == 0 || u << 1 == 0));
+        let mut pass = rgb9e5_pass::<M>(values, stride, out, !looks_plain);
+        if pass.exceptions > 0 {
+            pass = rgb9e5_pass::<M>(values, stride, out, true);
+        }
         let mut err = pass.near_units as f64 * pow2(-26);
         if pass.saturated_mag != 0 {
             // A saturated channel is 65408 = 511 * 2^(31 - 24): shared exponent 31.

@@ -14,7 +14,7 @@ use crate::format::{F10, F11, F16, F32, Format, Rounding, round_f64};
 /// Widens a block straight into the output, then counts (and quiets) its NaNs in place:
 /// widening is exact, so NaN in = NaN out is all there is to count.
 pub(super) fn widen_into_f32(from: Format, src: &[u8], dst: &mut [u8], stats: &mut Stats) {
-    with_elements::<u32>(dst, |out| {
+    with_elements::<u32, _>(dst, |out| {
         if from == Format::Float(F16)
             && let Some(nan) = super::f16c::widen_f16(src, out)
         {
