@@ -431,6 +431,19 @@ mod avx2_vector {
     }
 
     #[target_feature(enable = "avx2")]
+    pub fn r11g11b10_full<const M: u8, const S: bool, const STRIDE: usize>(
+        values: &[u32],
+        out: &mut [u32],
+    ) -> (super::narrow::NarrowPass, super::narrow::NarrowPass) {
+        super::narrow::r11g11b10_full_generic::<M, S, STRIDE>(values, out)
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub fn widen_r11g11b10(src: &[u8], out: &mut [u32]) -> u32 {
+        super::widen::widen_r11g11b10_generic(src, out)
+    }
+
+    #[target_feature(enable = "avx2")]
     pub fn narrow_full<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
         values: &[u32],
         out: &mut [u16],

@@ -4,8 +4,8 @@
 //! against (and which the packed sources' texel loops use).
 
 use super::{
-    BLOCK, Lane, Ordinary, OrdinaryLane, RNE, RTP, RTZ, add_ordinary, avx2_vector, bit, flag, pick,
-    pow2, with_elements,
+    Lane, Ordinary, OrdinaryLane, RNE, RTP, RTZ, add_ordinary, avx2_vector, bit, flag, pick, pow2,
+    with_elements,
 };
 use crate::convert::summary::Stats;
 
@@ -239,6 +239,23 @@ pub(super) fn r11g11b10_short_generic<const M: u8, const STRIDE: usize>(
     (o, exceptions)
 }
 
+/// The full R11G11B10 pass: any texel, each channel through the full lane code of its
+/// format, counted per format (their largest errors are worked out differently).
+#[inline(always)]
+pub(super) fn r11g11b10_full_generic<const M: u8, const S: bool, const STRIDE: usize>(
+    values: &[u32],
+    out: &mut [u32],
+) -> (NarrowPass, NarrowPass) {
+    let (mut p11, mut p10) = (NarrowPass::default(), NarrowPass::default());
+    for (v, o) in values.chunks_exact(STRIDE).zip(out.iter_mut()) {
+        let r = full_lane::<6, false, M, S>(v[0], &mut p11);
+        let g = full_lane::<6, false, M, S>(v[1], &mut p11);
+        let b = full_lane::<5, false, M, S>(v[2], &mut p10);
+        *o = r | g << 11 | b << 22;
+    }
+    (p11, p10)
+}
+
 pub(super) fn r11g11b10_block<const M: u8, const S: bool>(
     values: &[u32],
     stride: usize,
@@ -278,37 +295,28 @@ pub(super) fn r11g11b10_block<const M: u8, const S: bool>(
             return;
         }
     }
-    // The channels round independently (§19.3.3), so each is taken out into its own
-    // array and narrowed there by the elementwise kernel, then the words are joined.
+    // Otherwise every texel through the full pass (the channels round independently,
+    // §19.3.3).
     let texels = values.len() / stride;
-    debug_assert!(texels <= BLOCK);
-    let mut planes = [[0u32; BLOCK]; 3];
-    for (t, v) in values.chunks_exact(stride).enumerate() {
-        for c in 0..3 {
-            planes[c][t] = v[c];
+    let (p11, p10) = with_elements::<u32, _>(dst, |out| {
+        if stride == 3 {
+            vector_pass!(
+                avx2_vector::r11g11b10_full::<M, S, 3>,
+                r11g11b10_full_generic::<M, S, 3>,
+                values,
+                out
+            )
+        } else {
+            vector_pass!(
+                avx2_vector::r11g11b10_full::<M, S, 4>,
+                r11g11b10_full_generic::<M, S, 4>,
+                values,
+                out
+            )
         }
-    }
-    let mut bits = [[0u16; BLOCK]; 3];
-    narrow_block::<6, false, M, S>(
-        &planes[0][..texels],
-        bytemuck::cast_slice_mut(&mut bits[0][..texels]),
-        stats,
-    );
-    narrow_block::<6, false, M, S>(
-        &planes[1][..texels],
-        bytemuck::cast_slice_mut(&mut bits[1][..texels]),
-        stats,
-    );
-    narrow_block::<5, false, M, S>(
-        &planes[2][..texels],
-        bytemuck::cast_slice_mut(&mut bits[2][..texels]),
-        stats,
-    );
-    with_elements::<u32, _>(dst, |out| {
-        for (t, o) in out.iter_mut().enumerate() {
-            *o = bits[0][t] as u32 | (bits[1][t] as u32) << 11 | (bits[2][t] as u32) << 22;
-        }
-    })
+    });
+    p11.into_stats::<6>(2 * texels, stats);
+    p10.into_stats::<5>(texels, stats);
 }
 
 /// What the full vector pass counted over a block: every counter of [`Stats`], and for
@@ -392,15 +400,25 @@ pub(super) fn narrow_full_generic<const F: u32, const SIGNED: bool, const M: u8,
     values: &[u32],
     out: &mut [u16],
 ) -> NarrowPass {
+    let mut p = NarrowPass::default();
+    for (&u, d) in values.iter().zip(out.iter_mut()) {
+        *d = full_lane::<F, SIGNED, M, S>(u, &mut p) as u16;
+    }
+    p
+}
+
+/// One lane of the full pass: its bits, counted into `p`.
+#[inline(always)]
+fn full_lane<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
+    u: u32,
+    p: &mut NarrowPass,
+) -> u32 {
     // Conditions are all-ones/all-zero masks (a count goes up by subtracting one), and
     // comparisons are signed where both sides are below 2^31 (one instruction each), never
     // `bool`s and branches: that is what keeps this loop a short vector loop.
-    let (mut inexact, mut saturated, mut overflow, mut nan) = (0u32, 0u32, 0u32, 0u32);
-    let (mut clamped, mut subnormal, mut flushed) = (0u32, 0u32, 0u32);
-    let (mut max_units, mut max_saturated) = (0u32, 0u32);
-    let (mut max_far_zero, mut min_far_one) = (0u32, u32::MAX);
     let inf_bits = 31u32 << F;
-    for (&u, d) in values.iter().zip(out.iter_mut()) {
+    let bits;
+    {
         let neg = mask(u >> 31 != 0);
         let mag = u & 0x7fff_ffff;
         let frac = mag & 0x7f_ffff;
@@ -446,18 +464,23 @@ pub(super) fn narrow_full_generic<const F: u32, const SIGNED: bool, const M: u8,
         let nan_bits = inf_bits | (frac >> (23 - F)) | (1 << (F - 1));
         let sign_out = if SIGNED { (u >> 31) << (F + 5) } else { 0 };
         let special = sel(is_nan, nan_bits, sel(is_inf, inf_bits, result));
-        *d = (!to_zero & (sign_out | special)) as u16;
+        bits = !to_zero & (sign_out | special);
 
         let in_range = finite & !over;
         let sat = over & !to_infinity;
-        inexact = inexact.wrapping_sub(is_clamped | (finite & (inexact_rem | over)));
-        saturated = saturated.wrapping_sub(sat);
-        overflow = overflow.wrapping_sub(over & to_infinity);
-        nan = nan.wrapping_sub(is_nan);
-        clamped = clamped.wrapping_sub(is_clamped);
-        subnormal =
-            subnormal.wrapping_sub(in_range & !gt(mag_bits, (1 << F) - 1) & gt(mag_bits, 0));
-        flushed = flushed.wrapping_sub(in_range & mask(mag != 0) & mask(mag_bits == 0));
+        p.inexact = p
+            .inexact
+            .wrapping_sub(is_clamped | (finite & (inexact_rem | over)));
+        p.saturated = p.saturated.wrapping_sub(sat);
+        p.overflow = p.overflow.wrapping_sub(over & to_infinity);
+        p.nan = p.nan.wrapping_sub(is_nan);
+        p.clamped = p.clamped.wrapping_sub(is_clamped);
+        p.subnormal = p
+            .subnormal
+            .wrapping_sub(in_range & !gt(mag_bits, (1 << F) - 1) & gt(mag_bits, 0));
+        p.flushed = p
+            .flushed
+            .wrapping_sub(in_range & mask(mag != 0) & mask(mag_bits == 0));
 
         // The error in ULPs of the result is diff / 2^s, where the result's ULP is 2^s of
         // the input's last places, or 2^(s+1) when rounding carried into the next binade
@@ -465,24 +488,12 @@ pub(super) fn narrow_full_generic<const F: u32, const SIGNED: bool, const M: u8,
         let diff = sel(up, (1u32 << s) - rem, rem);
         let carried = up & mask(q + 1 == 2 << F) & 1;
         let units = diff << (26 - s - carried);
-        max_units = max_units.max(in_range & !far & units);
-        max_saturated = max_saturated.max(sat & mag);
-        max_far_zero = max_far_zero.max(in_range & far & !up & mag);
-        min_far_one = min_far_one.min(sel(in_range & far & up, mag, u32::MAX));
+        p.max_units = p.max_units.max(in_range & !far & units);
+        p.max_saturated = p.max_saturated.max(sat & mag);
+        p.max_far_zero = p.max_far_zero.max(in_range & far & !up & mag);
+        p.min_far_one = p.min_far_one.min(sel(in_range & far & up, mag, u32::MAX));
     }
-    NarrowPass {
-        inexact,
-        saturated,
-        overflow,
-        nan,
-        clamped,
-        subnormal,
-        flushed,
-        max_units,
-        max_saturated,
-        max_far_zero,
-        min_far_one,
-    }
+    bits
 }
 
 /// All ones when `c`, else 0.
