@@ -204,3 +204,29 @@ fn many_random_bit_patterns() {
         check(to, 3, &words);
     }
 }
+
+#[test]
+fn blocks_reaching_into_the_subnormals() {
+    // Texture-like values scaled down so that many land among f16's subnormals (and
+    // some round to zero), with no NaN, INF or overflow: whole blocks the short passes
+    // can take, their subnormal and flushed counts and errors included.
+    let mut rng = Rng(27);
+    let words: Vec<u32> = (0..30_011)
+        .map(|i| {
+            let u = (rng.next() >> 40) as f32 / (1u64 << 24) as f32;
+            // From 2^-25 (which f16 flushes to zero or rounds to its smallest
+            // subnormal) up to 2: what the short passes take, subnormals included.
+            let x = (1.0 + u) * 2f32.powi(-((rng.next() % 26) as i32));
+            let x = if i % 97 == 0 { 0.0 } else { x };
+            let x = if i % 5 == 0 { -x } else { x };
+            x.to_bits()
+        })
+        .collect();
+    check(Format::Float(F16), 1, &words);
+    let positive: Vec<u32> = words.iter().map(|w| w & 0x7fff_ffff).collect();
+    check(Format::Float(F11), 1, &positive);
+    check(Format::R11G11B10, 3, &positive[..30_000]);
+    for w in words.chunks(2).step_by(37) {
+        check(Format::Float(F16), 1, w);
+    }
+}

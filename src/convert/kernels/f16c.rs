@@ -1,18 +1,21 @@
-//! The short pass of f32 -> f16 with the F16C conversion instruction (`vcvtps2ph`).
+//! f32 -> f16 with the F16C conversion instructions (`vcvtps2ph`, `vcvtph2ps`): the short
+//! and the full pass of the f16 target, and the f16 -> f32 widening.
 //!
-//! Why `std::arch` here: the portable short pass (`narrow::narrow_vector_generic`) needs a
-//! dozen integer operations per lane to round, and the counts another dozen, which keeps
-//! f32 -> f16 well below the speed of memory on one core. `vcvtps2ph` rounds eight lanes
-//! in one instruction, in any of the four IEEE modes (its immediate), and `vcvtph2ps`
-//! widens the result back exactly, so the error of a lane is the difference of two f32
-//! patterns: the whole pass is a handful of instructions per eight lanes.
+//! Why `std::arch` here: the portable passes (`narrow::narrow_vector_generic` and
+//! `narrow::narrow_full_generic`) need a dozen or more integer operations per lane to
+//! round, and the counts as many again, which keeps f32 -> f16 below the speed of memory
+//! on one core. `vcvtps2ph` rounds eight lanes in one instruction, in any of the four IEEE
+//! modes (its immediate), and `vcvtph2ps` widens the result back exactly, so the error of
+//! a lane is the difference of two f32 values: the short pass is a couple of dozen
+//! instructions per eight lanes.
 //!
-//! Only ordinary lanes are counted (±0, or normal inputs whose result is a normal f16 up
-//! to the largest finite: there IEEE rounding and the core's rounding agree bit for bit).
-//! The caller takes the full pass when any lane is not ordinary, exactly as it does after
-//! the portable short pass, and the unit tests below check that both short passes give
-//! the same bits and counts. The runtime check falls back to the portable pass on CPUs
-//! (and targets) without F16C.
+//! The short pass takes ±0 and inputs from 2^-25 up to f16's largest finite value
+//! ([`short_range`]): there IEEE rounding and the core's rounding agree bit for bit, and
+//! the error is exact in f32. The caller takes the full pass (also here, with F16C) when
+//! any lane is outside, exactly as it does after the portable short pass, and the unit
+//! tests below check both passes against the portable ones (which the integration tests
+//! hold to the per-element core). The runtime check falls back to the portable passes on
+//! CPUs (and targets) without F16C.
 
 use super::Ordinary;
 use super::narrow::NarrowPass;
@@ -30,8 +33,17 @@ pub(super) fn available() -> bool {
     }
 }
 
-/// The short f16 pass in rounding mode `M`: every lane gets an output, the counts and the
-/// returned number of exceptions are those of `narrow::narrow_vector_generic::<10, true, M>`.
+/// Whether the F16C short pass takes `u`: ±0, or 2^-25 <= |u| <= 65504 (f16's normal
+/// range, and its subnormal one down to where the error still fits an f32).
+#[inline(always)]
+pub(super) fn short_range(u: u32) -> bool {
+    let mag = u & 0x7fff_ffff;
+    mag == 0 || (102 << 23..=(142 << 23) | (0x3ff << 13)).contains(&mag)
+}
+
+/// The short f16 pass in rounding mode `M`: every lane gets an output; returns the counts
+/// of the lanes in [`short_range`] and the number of the others (the exceptions). With no
+/// exception, the counts are the block's.
 pub(super) fn narrow_ordinary<const M: u8>(values: &[u32], out: &mut [u16]) -> (Ordinary, u32) {
     #[cfg(target_arch = "x86_64")]
     if available() {
@@ -77,35 +89,55 @@ mod x86 {
     use super::super::{Ordinary, RNE, RTN, RTP, RTZ};
     use super::NarrowPass;
 
-    /// f16's smallest normal and largest finite value as f32 patterns.
-    const MIN_NORMAL: i32 = 113 << 23;
+    /// 2^-25 (the short pass's smallest input) and f16's largest finite value as f32
+    /// patterns.
+    const SHORT_MIN: i32 = 102 << 23;
     const MAX_FINITE: i32 = (142 << 23) | (0x3ff << 13);
 
-    /// Eight lanes: the f16 patterns, the ordinary mask, the inexact mask (within the
-    /// ordinary lanes) and each lane's error in units of 2^-26 ULPs.
+    /// Eight lanes: the f16 patterns, the mask of lanes the short pass takes, and (within
+    /// those) the inexact, subnormal and flushed masks and each lane's error in units of
+    /// 2^-26 ULPs.
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
-    fn eight<const M: u8>(x: __m256i) -> (__m128i, __m256i, __m256i, __m256i) {
+    fn eight<const M: u8>(x: __m256i) -> (__m128i, __m256i, [__m256i; 4]) {
+        let zero = _mm256_setzero_si256();
         let mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
         let h = to_f16::<M>(x);
+        let hm = _mm256_and_si256(_mm256_cvtepu16_epi32(h), _mm256_set1_epi32(0x7fff));
         let back = _mm256_castps_si256(_mm256_cvtph_ps(h));
         let back_mag = _mm256_and_si256(back, _mm256_set1_epi32(0x7fff_ffff));
-        // In the ordinary range both are normal f32 in the same binade, or the result in
-        // the next one up (a carry), so the pattern difference counts the input's last
-        // places exactly; the result's ULP is 2^13 of them, 2^14 after a carry.
-        let diff = _mm256_abs_epi32(_mm256_sub_epi32(back_mag, mag));
-        let binade = _mm256_srli_epi32::<23>(_mm256_xor_si256(back_mag, mag));
-        let carried = _mm256_min_epu32(binade, _mm256_set1_epi32(1));
-        let units = _mm256_sllv_epi32(diff, _mm256_sub_epi32(_mm256_set1_epi32(13), carried));
-        // Ordinary: |x| in [MIN_NORMAL, MAX_FINITE] (one unsigned comparison), or ±0.
-        let t = _mm256_sub_epi32(mag, _mm256_set1_epi32(MIN_NORMAL));
-        let span = _mm256_set1_epi32(MAX_FINITE - MIN_NORMAL);
+        // The short pass takes ±0 and |x| in [2^-25, MAX_FINITE] (one unsigned
+        // comparison): no NaN, INF or overflow, and the error exact in f32, as in the full
+        // pass below (|result - x| is exact, and scaling it by 2^(26 - ulp exponent) too).
+        let t = _mm256_sub_epi32(mag, _mm256_set1_epi32(SHORT_MIN));
+        let span = _mm256_set1_epi32(MAX_FINITE - SHORT_MIN);
         let in_range = _mm256_cmpeq_epi32(_mm256_min_epu32(t, span), t);
-        let zero = _mm256_cmpeq_epi32(mag, _mm256_setzero_si256());
-        let ok = _mm256_or_si256(in_range, zero);
-        let exact = _mm256_cmpeq_epi32(diff, _mm256_setzero_si256());
+        let mag_zero = _mm256_cmpeq_epi32(mag, zero);
+        let ok = _mm256_or_si256(in_range, mag_zero);
+        let exact = _mm256_cmpeq_epi32(back_mag, mag);
         let inexact = _mm256_andnot_si256(exact, ok);
-        (h, ok, inexact, _mm256_and_si256(units, ok))
+        let h_zero = _mm256_cmpeq_epi32(hm, zero);
+        let below_normal = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x400), hm);
+        let subnormal = _mm256_and_si256(ok, _mm256_andnot_si256(h_zero, below_normal));
+        let flushed = _mm256_and_si256(in_range, h_zero);
+        let diff = _mm256_and_si256(
+            _mm256_castps_si256(_mm256_sub_ps(
+                _mm256_castsi256_ps(back_mag),
+                _mm256_castsi256_ps(mag),
+            )),
+            _mm256_set1_epi32(0x7fff_ffff),
+        );
+        let e_h = _mm256_max_epi32(_mm256_srli_epi32::<10>(hm), _mm256_set1_epi32(1));
+        let scale = _mm256_slli_epi32::<23>(_mm256_sub_epi32(_mm256_set1_epi32(178), e_h));
+        let units = _mm256_castps_si256(_mm256_mul_ps(
+            _mm256_castsi256_ps(diff),
+            _mm256_castsi256_ps(scale),
+        ));
+        (
+            h,
+            ok,
+            [inexact, subnormal, flushed, _mm256_and_si256(units, ok)],
+        )
     }
 
     fn lanes_sum(v: __m256i) -> u32 {
@@ -355,38 +387,42 @@ mod x86 {
         let (values, out) = (&values[..n], &mut out[..n]);
         // Counts go down by one per lane (the masks are -1), so they are negated sums.
         let mut oks = _mm256_setzero_si256();
-        let mut inexact = _mm256_setzero_si256();
+        let mut counts = [_mm256_setzero_si256(); 3];
         let mut max_units = _mm256_setzero_si256();
+        let mut add = |ok: __m256i, lanes: [__m256i; 4]| {
+            oks = _mm256_sub_epi32(oks, ok);
+            for (c, m) in counts.iter_mut().zip(&lanes[..3]) {
+                *c = _mm256_sub_epi32(*c, *m);
+            }
+            // Non-negative f32 patterns order as integers.
+            max_units = _mm256_max_epi32(max_units, lanes[3]);
+        };
         let mut vs = values.chunks_exact(8);
         let mut os = out.chunks_exact_mut(8);
         for (v, o) in (&mut vs).zip(&mut os) {
             let words: [u32; 8] = v.try_into().expect("eight lanes");
-            let (h, ok, inex, units) = eight::<M>(bytemuck::cast(words));
+            let (h, ok, lanes) = eight::<M>(bytemuck::cast(words));
             o.copy_from_slice(&bytemuck::cast::<__m128i, [u16; 8]>(h));
-            oks = _mm256_sub_epi32(oks, ok);
-            inexact = _mm256_sub_epi32(inexact, inex);
-            max_units = _mm256_max_epu32(max_units, units);
+            add(ok, lanes);
         }
-        // The tail, padded with zeros (ordinary and exact: they change no count but oks).
+        // The tail, padded with zeros (taken and exact: they change no count but oks).
         let rest = vs.remainder();
         let mut padding = 0;
         if !rest.is_empty() {
             let mut words = [0u32; 8];
             words[..rest.len()].copy_from_slice(rest);
-            let (h, ok, inex, units) = eight::<M>(bytemuck::cast(words));
+            let (h, ok, lanes) = eight::<M>(bytemuck::cast(words));
             let halves = bytemuck::cast::<__m128i, [u16; 8]>(h);
             os.into_remainder().copy_from_slice(&halves[..rest.len()]);
-            oks = _mm256_sub_epi32(oks, ok);
-            inexact = _mm256_sub_epi32(inexact, inex);
-            max_units = _mm256_max_epu32(max_units, units);
+            add(ok, lanes);
             padding = 8 - rest.len() as u32;
         }
         let ordinary = lanes_sum(oks) - padding;
         let o = Ordinary {
-            inexact: lanes_sum(inexact),
-            flushed: 0,
-            subnormal: 0,
-            max_units: lanes_max(max_units),
+            inexact: lanes_sum(counts[0]),
+            subnormal: lanes_sum(counts[1]),
+            flushed: lanes_sum(counts[2]),
+            max_units: f32::from_bits(lanes_max(max_units)) as u32,
             max_err_bits: 0,
         };
         (o, n as u32 - ordinary)
@@ -397,6 +433,7 @@ mod x86 {
 mod tests {
     use super::super::{RNE, RTN, RTP, RTZ};
     use super::*;
+    use crate::convert::summary::Stats;
 
     fn random_patterns(n: usize, mut state: u64) -> Vec<u32> {
         (0..n)
@@ -409,28 +446,32 @@ mod tests {
                     // Inside f16's range, both signs.
                     0 | 1 => (r & 0x8000_0000) | (0x3880_0000 + r % 0x0f00_0000),
                     // Just around its edges.
-                    2 => (r & 0x8000_0000) | (0x3800_0000 + r % 0x1000_0000),
+                    2 => (r & 0x8000_0000) | (0x3000_0000 + r % 0x1800_0000),
                     _ => r,
                 }
             })
             .collect()
     }
 
+    /// The short pass against the portable full pass: the same bits on every lane it
+    /// takes, and the same counts when it takes them all.
     fn same_as_portable<const M: u8>(values: &[u32]) {
         let mut a = vec![0u16; values.len()];
         let mut b = vec![0u16; values.len()];
-        let (oa, ea) = narrow_ordinary::<M>(values, &mut a);
-        let (ob, eb) = super::super::narrow::narrow_vector_generic::<10, true, M>(values, &mut b);
-        assert_eq!(ea, eb, "exceptions, mode {M}");
-        assert_eq!(
-            (oa.inexact, oa.flushed, oa.subnormal, oa.max_units),
-            (ob.inexact, ob.flushed, ob.subnormal, ob.max_units),
-            "counts, mode {M}"
-        );
+        let (o, exceptions) = narrow_ordinary::<M>(values, &mut a);
+        let full = super::super::narrow::narrow_full_generic::<10, true, M, false>(values, &mut b);
+        let outside = values.iter().filter(|&&v| !short_range(v)).count();
+        assert_eq!(exceptions as usize, outside, "exceptions, mode {M}");
         for (i, &v) in values.iter().enumerate() {
-            if super::super::narrow::is_ordinary::<10, true>(v) {
+            if short_range(v) {
                 assert_eq!(a[i], b[i], "lane {i} ({v:#010x}), mode {M}");
             }
+        }
+        if exceptions == 0 {
+            let (mut got, mut want) = (Stats::default(), Stats::default());
+            super::super::add_ordinary(&mut got, values.len() as u32, o);
+            full.into_stats::<10>(values.len(), &mut want);
+            assert_eq!(got, want, "counts, mode {M}");
         }
     }
 
@@ -509,12 +550,14 @@ mod tests {
             same_as_portable::<RTP>(v);
             same_as_portable::<RTN>(v);
         }
-        // Only ordinary lanes: the counts then cover every lane.
-        let ordinary: Vec<u32> = values
-            .iter()
-            .copied()
-            .filter(|&v| super::super::narrow::is_ordinary::<10, true>(v))
-            .collect();
+        // Only lanes the short pass takes: the counts then cover every lane. Blocks of
+        // a few values too, so each lane's error is the maximum once.
+        let ordinary: Vec<u32> = values.iter().copied().filter(|&v| short_range(v)).collect();
+        for chunk in ordinary.chunks(3).step_by(101) {
+            same_as_portable::<RNE>(chunk);
+            same_as_portable::<RTP>(chunk);
+            same_as_portable::<RTN>(chunk);
+        }
         same_as_portable::<RNE>(&ordinary);
         same_as_portable::<RTZ>(&ordinary);
         same_as_portable::<RTP>(&ordinary);

@@ -176,9 +176,16 @@ pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const 
     stats: &mut Stats,
 ) {
     with_elements::<u16, _>(dst, |out| {
-        let looks_ordinary = values.iter().take(16).all(|&u| is_ordinary::<F, SIGNED>(u));
+        let f16c = F == 10 && super::f16c::available();
+        let looks_ordinary = values.iter().take(16).all(|&u| {
+            if f16c {
+                super::f16c::short_range(u)
+            } else {
+                is_ordinary::<F, SIGNED>(u)
+            }
+        });
         if looks_ordinary {
-            let (o, exceptions) = if F == 10 && super::f16c::available() {
+            let (o, exceptions) = if f16c {
                 super::f16c::narrow_ordinary::<M>(values, out)
             } else {
                 vector_pass!(
