@@ -6,9 +6,14 @@
 //! instructions where the CPU has them, through the `half` crate); the target side then
 //! works from f32 patterns only. f64 sources go through the core itself.
 //!
+//! Every block takes a vector pass whatever it holds: a short pass when its values are
+//! ordinary for the target, a full pass (NaN, INF, overflow, saturation, negatives into
+//! unsigned formats, subnormal and flushed results, every count exact) otherwise; no lane
+//! falls back to per-value code.
+//!
 //! Dispatch and the shared lane machinery live here; `widen` holds the exact widening
 //! to f32 (and the f32/f64 targets), `narrow` the f16/f11/f10 and R11G11B10 targets,
-//! `rgb9e5` the shared-exponent target.
+//! `rgb9e5` the shared-exponent target, and `f16c` the F16C passes of f32 <-> f16.
 
 use super::Conversion;
 use super::element;
