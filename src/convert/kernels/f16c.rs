@@ -94,9 +94,9 @@ mod x86 {
     const SHORT_MIN: i32 = 102 << 23;
     const MAX_FINITE: i32 = (142 << 23) | (0x3ff << 13);
 
-    /// Eight lanes: the f16 patterns, the mask of lanes the short pass takes, and (within
-    /// those) the inexact, subnormal and flushed masks and each lane's error in units of
-    /// 2^-26 ULPs.
+    /// Eight lanes: the f16 patterns, the mask of lanes the short pass takes, and the
+    /// exact, subnormal and flushed masks and each lane's error in units of 2^-26 ULPs
+    /// (meaningful where the lane is taken).
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     fn eight<const M: u8>(x: __m256i) -> (__m128i, __m256i, [__m256i; 4]) {
@@ -114,12 +114,12 @@ mod x86 {
         let in_range = _mm256_cmpeq_epi32(_mm256_min_epu32(t, span), t);
         let mag_zero = _mm256_cmpeq_epi32(mag, zero);
         let ok = _mm256_or_si256(in_range, mag_zero);
+        // The counts are only used when every lane was taken, so they need no masking.
         let exact = _mm256_cmpeq_epi32(back_mag, mag);
-        let inexact = _mm256_andnot_si256(exact, ok);
         let h_zero = _mm256_cmpeq_epi32(hm, zero);
         let below_normal = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x400), hm);
-        let subnormal = _mm256_and_si256(ok, _mm256_andnot_si256(h_zero, below_normal));
-        let flushed = _mm256_and_si256(in_range, h_zero);
+        let subnormal = _mm256_andnot_si256(h_zero, below_normal);
+        let flushed = _mm256_andnot_si256(mag_zero, h_zero);
         let diff = _mm256_and_si256(
             _mm256_castps_si256(_mm256_sub_ps(
                 _mm256_castsi256_ps(back_mag),
@@ -133,11 +133,7 @@ mod x86 {
             _mm256_castsi256_ps(diff),
             _mm256_castsi256_ps(scale),
         ));
-        (
-            h,
-            ok,
-            [inexact, subnormal, flushed, _mm256_and_si256(units, ok)],
-        )
+        (h, ok, [exact, subnormal, flushed, units])
     }
 
     fn lanes_sum(v: __m256i) -> u32 {
@@ -405,7 +401,7 @@ mod x86 {
             o.copy_from_slice(&bytemuck::cast::<__m128i, [u16; 8]>(h));
             add(ok, lanes);
         }
-        // The tail, padded with zeros (taken and exact: they change no count but oks).
+        // The tail, padded with zeros (taken, exact, not subnormal or flushed).
         let rest = vs.remainder();
         let mut padding = 0;
         if !rest.is_empty() {
@@ -418,8 +414,10 @@ mod x86 {
             padding = 8 - rest.len() as u32;
         }
         let ordinary = lanes_sum(oks) - padding;
+        // Padding lanes are exact zeros: inexact = every lane run - the exact ones.
+        let lanes_run = n as u32 + padding;
         let o = Ordinary {
-            inexact: lanes_sum(counts[0]),
+            inexact: lanes_run - lanes_sum(counts[0]),
             subnormal: lanes_sum(counts[1]),
             flushed: lanes_sum(counts[2]),
             max_units: f32::from_bits(lanes_max(max_units)) as u32,
