@@ -421,7 +421,6 @@ mod x86 {
             subnormal: lanes_sum(counts[1]),
             flushed: lanes_sum(counts[2]),
             max_units: f32::from_bits(lanes_max(max_units)) as u32,
-            max_err_bits: 0,
         };
         (o, n as u32 - ordinary)
     }

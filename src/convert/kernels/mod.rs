@@ -382,8 +382,6 @@ struct Ordinary {
     subnormal: u32,
     /// The largest error in units of 2^-26 ULPs (f16, f11, f10 and R11G11B10).
     max_units: u32,
-    /// For RGB9E5: the largest error itself, as the bits of a non-negative f64.
-    max_err_bits: i64,
 }
 
 impl Ordinary {
@@ -472,7 +470,7 @@ fn add_ordinary(stats: &mut Stats, n: u32, o: Ordinary) {
         inexact: o.inexact as u64,
         flushed_to_zero: o.flushed as u64,
         subnormal_out: o.subnormal as u64,
-        max_ulp_error: (o.max_units as f64 * pow2(-26)).max(f64::from_bits(o.max_err_bits as u64)),
+        max_ulp_error: o.max_units as f64 * pow2(-26),
         ..Stats::default()
     });
 }
