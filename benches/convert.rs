@@ -1,19 +1,23 @@
 //! In-process throughput of the convert kernels, against baselines measured in the same
-//! run: memcpy of the same f32 buffer, and the `half` crate's slice conversion.
+//! run: memcpy of the same f32 buffer, and the `half` crate's slice conversions.
 //!
-//! `cargo bench --bench convert [-- N] [-- mixed]`: N million f32 values (default 32),
-//! texture-like data unless `mixed` asks for the adversarial set.
-//! Each figure is the best of several runs; ratios are memcpy time / kernel time for the
-//! same number of f32 values, so 1.0x means "as fast as copying the f32 data".
+//! `cargo bench --bench convert [-- N] [--only TEXT]`: N million f32 values (default 16),
+//! only the kernels whose label contains TEXT if asked. Every kernel
+//! runs on one thread and on all threads, over two data sets: texture-like values
+//! (`typical`) and uniformly random bit patterns (`random`: NaN, INF, subnormals,
+//! negatives and overflow everywhere, the worst case for a kernel with a slow path).
+//! Each figure is the best of several runs; "x memcpy" is memcpy time / kernel time for
+//! the same number of f32 values (memcpy is timed at the start and the end, the best
+//! kept), and random rows also print their speed as a fraction of the typical row.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use d3dfloat::convert::{Conversion, kernels, raw};
-use d3dfloat::format::{F16, F32, Format, RoundOptions, Rounding};
-use half::slice::HalfFloatSliceExt;
+use d3dfloat::format::{F11, F16, F32, Format, RoundOptions, Rounding};
+use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 
-const RUNS: usize = 5;
+const RUNS: usize = 7;
 
 fn best(mut f: impl FnMut()) -> Duration {
     f(); // Warm up: page in the buffers.
@@ -27,24 +31,24 @@ fn best(mut f: impl FnMut()) -> Duration {
         .unwrap()
 }
 
-/// Texture-like data (`typical`): values in [0, 100), one in 16 zero, one in 16 in
-/// [1e-4, 1e-2); or an adversarial `mixed` set where one value in 8 is out of the small
-/// formats' normal range (1e-6-scale, up to 1e5) or negative, so those lanes take the
-/// exact lane code. As little-endian bytes.
-fn sample_f32(n: usize, mixed: bool) -> Vec<u8> {
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// Texture-like data: values in [0, 100), one in 16 zero, one in 16 in [1e-4, 1e-2).
+/// As little-endian bytes.
+fn typical_f32(n: usize) -> Vec<u8> {
     let mut state = 0x1234_5678_9abc_def0u64;
     let mut out = Vec::with_capacity(n * 4);
     for _ in 0..n {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let u = (state >> 40) as f32 / (1u64 << 24) as f32;
-        let x = match (mixed, state % 16) {
-            (false, 0) => 0.0,
-            (false, 1) => 1e-4 + u * 1e-2,
-            (true, 0) => u * 1e-6,
-            (true, 1) => u * 1e5,
-            (true, 2) => -u,
+        let r = xorshift(&mut state);
+        let u = (r >> 40) as f32 / (1u64 << 24) as f32;
+        let x = match r % 16 {
+            0 => 0.0,
+            1 => 1e-4 + u * 1e-2,
             _ => u * 100.0,
         };
         out.extend_from_slice(&x.to_le_bytes());
@@ -52,36 +56,72 @@ fn sample_f32(n: usize, mixed: bool) -> Vec<u8> {
     out
 }
 
+/// `bytes` uniformly random bytes: random bit patterns of any format.
+fn random_bytes(bytes: usize) -> Vec<u8> {
+    let mut state = 0x0fed_cba9_8765_4321u64;
+    let mut out = Vec::with_capacity(bytes + 8);
+    while out.len() < bytes {
+        out.extend_from_slice(&xorshift(&mut state).to_le_bytes());
+    }
+    out.truncate(bytes);
+    out
+}
+
 struct Bench {
     n: usize,
-    memcpy: Duration,
+    /// Rows to print once memcpy has been timed again at the end: name, time, suffix.
+    rows: Vec<(String, Duration, String)>,
+    /// `--only TEXT`: time just the kernels whose label contains TEXT.
+    only: String,
+    /// Single-thread times of the typical rows, by label, for the random rows' ratio.
+    typical: Vec<(String, Duration)>,
 }
 
 impl Bench {
-    fn report(&self, name: &str, t: Duration) {
-        let gvals = self.n as f64 / t.as_secs_f64() / 1e9;
-        println!(
-            "{name:<44} {:>8.2} ms {:>6.2} Gvalues/s {:>6.2}x memcpy",
-            t.as_secs_f64() * 1e3,
-            gvals,
-            self.memcpy.as_secs_f64() / t.as_secs_f64()
-        );
+    fn report(&mut self, name: &str, t: Duration, extra: &str) {
+        self.rows.push((name.to_string(), t, extra.to_string()));
+    }
+
+    fn print(&self, memcpy: Duration) {
+        for (name, t, extra) in &self.rows {
+            let gvals = self.n as f64 / t.as_secs_f64() / 1e9;
+            println!(
+                "{name:<48} {:>8.2} ms {:>6.2} Gvalues/s {:>6.2}x memcpy{extra}",
+                t.as_secs_f64() * 1e3,
+                gvals,
+                memcpy.as_secs_f64() / t.as_secs_f64()
+            );
+        }
     }
 
     /// Single thread through the kernel, then all cores through the parallel driver.
-    fn kernel(&self, conv: &Conversion, src: &[u8], label: &str) -> Vec<u8> {
+    fn kernel(&mut self, conv: &Conversion, src: &[u8], label: &str, data: &str) -> Vec<u8> {
         let mut dst = vec![0u8; conv.dst_len(src.len())];
-        let t = best(|| {
+        if !self.only.is_empty() && !label.contains(&self.only) {
+            // Not asked for: converted once, for the rows that unpack its output.
+            kernels::convert_slice(conv, src, &mut dst);
+            return dst;
+        }
+        let t1 = best(|| {
             black_box(kernels::convert_slice(conv, black_box(src), &mut dst));
         });
-        self.report(&format!("{label} (1 thread)"), t);
-        let t = best(|| {
+        let tn = best(|| {
             black_box(raw::convert_parallel(conv, black_box(src), &mut dst));
         });
-        self.report(
-            &format!("{label} ({} threads)", rayon::current_num_threads()),
-            t,
-        );
+        let threads = rayon::current_num_threads();
+        if data == "typical" {
+            self.typical.push((label.to_string(), t1));
+            self.report(&format!("{label} [{data}] (1 thread)"), t1, "");
+        } else {
+            let extra = self
+                .typical
+                .iter()
+                .find(|(l, _)| l == label)
+                .map(|(_, t)| format!("  {:>5.2}x typical", t.as_secs_f64() / t1.as_secs_f64()))
+                .unwrap_or_default();
+            self.report(&format!("{label} [{data}] (1 thread)"), t1, &extra);
+        }
+        self.report(&format!("{label} [{data}] ({threads} threads)"), tn, "");
         dst
     }
 }
@@ -98,7 +138,7 @@ fn write_sample(args: &[String]) -> bool {
     };
     let path = &args[i + 1];
     let mib: usize = args[i + 2].parse().expect("MiB");
-    let chunk = sample_f32(1 << 20, false);
+    let chunk = typical_f32(1 << 20);
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
     for k in 0..mib / 4 {
         // Vary the chunks a little so no two MiB are the same.
@@ -111,6 +151,109 @@ fn write_sample(args: &[String]) -> bool {
     true
 }
 
+fn memcpy_time(src: &[u8]) -> Duration {
+    let mut copy = vec![0u8; src.len()];
+    best(|| {
+        copy.copy_from_slice(black_box(src));
+        black_box(&copy);
+    })
+}
+
+/// The packed sources of a data set: the typical ones are packed by the kernels from the
+/// typical f32 values, the random ones are random words.
+fn run_set(b: &mut Bench, data: &str, src: &[u8]) {
+    let n = b.n;
+    let f32f = Format::Float(F32);
+    let f16f = Format::Float(F16);
+    let rne = Rounding::NearestEven;
+
+    let floats: &[f32] = bytemuck::cast_slice(src);
+    let mut halves = vec![half::f16::ZERO; n];
+    let t = best(|| {
+        halves.convert_from_f32_slice(black_box(floats));
+        black_box(&halves);
+    });
+    b.report(
+        &format!("half crate f32 -> f16 slice [{data}] (1 thread)"),
+        t,
+        "",
+    );
+
+    for (mode, name) in [
+        (Rounding::NearestEven, "rne"),
+        (Rounding::TowardZero, "rtz"),
+        (Rounding::TowardPositive, "rtp"),
+        (Rounding::TowardNegative, "rtn"),
+    ] {
+        b.kernel(
+            &conv(f32f, f16f, 1, mode),
+            src,
+            &format!("f32 -> f16 {name}"),
+            data,
+        );
+    }
+    let mut sat = conv(f32f, f16f, 1, rne);
+    sat.opts.saturate = true;
+    b.kernel(&sat, src, "f32 -> f16 rne --saturate", data);
+    b.kernel(
+        &conv(f32f, Format::Float(F11), 1, rne),
+        src,
+        "f32 -> f11 rne",
+        data,
+    );
+    let rg = b.kernel(
+        &conv(f32f, Format::R11G11B10, 3, rne),
+        src,
+        "f32x3 -> r11g11b10 rne",
+        data,
+    );
+    let e5 = b.kernel(
+        &conv(f32f, Format::Rgb9e5, 3, rne),
+        src,
+        "f32x3 -> rgb9e5 rne",
+        data,
+    );
+
+    let (h, rg, e5) = if data == "typical" {
+        let h: Vec<u8> = halves
+            .iter()
+            .flat_map(|x| x.to_bits().to_le_bytes())
+            .collect();
+        (h, rg, e5)
+    } else {
+        (
+            random_bytes(n * 2),
+            random_bytes(rg.len()),
+            random_bytes(e5.len()),
+        )
+    };
+    let bits: &[u16] = bytemuck::cast_slice(&h);
+    let mut widened = vec![0f32; n];
+    let t = best(|| {
+        bits.reinterpret_cast::<half::f16>()
+            .convert_to_f32_slice(&mut widened);
+        black_box(&widened);
+    });
+    b.report(
+        &format!("half crate f16 -> f32 slice [{data}] (1 thread)"),
+        t,
+        "",
+    );
+    b.kernel(&conv(f16f, f32f, 1, rne), &h, "f16 -> f32", data);
+    b.kernel(
+        &conv(Format::R11G11B10, f32f, 3, rne),
+        &rg,
+        "r11g11b10 -> f32x3",
+        data,
+    );
+    b.kernel(
+        &conv(Format::Rgb9e5, f32f, 3, rne),
+        &e5,
+        "rgb9e5 -> f32x3",
+        data,
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if write_sample(&args) {
@@ -119,66 +262,36 @@ fn main() {
     let millions: usize = std::env::args()
         .skip(1)
         .find_map(|a| a.parse().ok())
-        .unwrap_or(32);
+        .unwrap_or(16);
     let n = millions * 1_000_000 / 12 * 12;
-    let mixed = std::env::args().any(|a| a == "mixed");
-    let src = sample_f32(n, mixed);
-    let mut copy = vec![0u8; src.len()];
-    let memcpy = best(|| {
-        copy.copy_from_slice(black_box(&src));
-        black_box(&copy);
-    });
-    let b = Bench { n, memcpy };
+    let typical = typical_f32(n);
+    let random = random_bytes(n * 4);
+    let first = memcpy_time(&typical);
+    let mut b = Bench {
+        n,
+        rows: Vec::new(),
+        only: args
+            .iter()
+            .position(|a| a == "--only")
+            .map(|i| args[i + 1].clone())
+            .unwrap_or_default(),
+        typical: Vec::new(),
+    };
     println!(
-        "{n} f32 values ({} MiB, {} data); f16c: {}",
-        src.len() >> 20,
-        if mixed { "mixed" } else { "typical" },
-        cfg!(target_arch = "x86_64") && std::is_x86_feature_detected!("f16c")
+        "{n} f32 values ({} MiB); f16c: {}; {} threads",
+        typical.len() >> 20,
+        cfg!(target_arch = "x86_64") && std::is_x86_feature_detected!("f16c"),
+        rayon::current_num_threads()
     );
-    b.report("memcpy of the f32 buffer (baseline)", memcpy);
-
-    let floats: &[f32] = bytemuck::cast_slice(&src);
-    let mut halves = vec![half::f16::ZERO; n];
-    let t = best(|| {
-        halves.convert_from_f32_slice(black_box(floats));
-        black_box(&halves);
-    });
-    b.report("half crate f32 -> f16 slice (1 thread)", t);
-
-    let f32f = Format::Float(F32);
-    let f16f = Format::Float(F16);
-    let h = b.kernel(
-        &conv(f32f, f16f, 1, Rounding::NearestEven),
-        &src,
-        "f32 -> f16 rne",
+    run_set(&mut b, "typical", &typical);
+    run_set(&mut b, "random", &random);
+    let again = memcpy_time(&typical);
+    let memcpy = first.min(again);
+    b.print(memcpy);
+    println!(
+        "memcpy of the f32 buffer: {:.2} ms at the start, {:.2} ms at the end; ratios use {:.2} ms",
+        first.as_secs_f64() * 1e3,
+        again.as_secs_f64() * 1e3,
+        memcpy.as_secs_f64() * 1e3
     );
-    b.kernel(
-        &conv(f32f, f16f, 1, Rounding::TowardZero),
-        &src,
-        "f32 -> f16 rtz",
-    );
-    let f11 = Format::Float(d3dfloat::format::F11);
-    b.kernel(
-        &conv(f32f, f11, 1, Rounding::NearestEven),
-        &src,
-        "f32 -> f11 rne",
-    );
-    let rg = b.kernel(
-        &conv(f32f, Format::R11G11B10, 3, Rounding::NearestEven),
-        &src,
-        "f32x3 -> r11g11b10 rne",
-    );
-    let e5 = b.kernel(
-        &conv(f32f, Format::Rgb9e5, 3, Rounding::NearestEven),
-        &src,
-        "f32x3 -> rgb9e5 rne",
-    );
-    let rne = Rounding::NearestEven;
-    b.kernel(&conv(f16f, f32f, 1, rne), &h, "f16 -> f32");
-    b.kernel(
-        &conv(Format::R11G11B10, f32f, 3, rne),
-        &rg,
-        "r11g11b10 -> f32x3",
-    );
-    b.kernel(&conv(Format::Rgb9e5, f32f, 3, rne), &e5, "rgb9e5 -> f32x3");
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Whole-process benchmark of `d3dfloat convert` on a large raw f32 file, with `cat` of the
-# same file as the baseline in the same run, and peak memory (max RSS) of each.
+# same file as the baseline in the same run, and peak memory (max RSS) of each: first on
+# every core, then on one core (`taskset -c 0` for both d3dfloat and cat), which is what
+# a pipeline running many conversions side by side gets.
 #
 #   cargo build --release && benches/convert_process.sh [SIZE_MIB]    (default 1024)
 #
@@ -34,29 +36,46 @@ best_of() {
     shift
     for _ in 1 2 3; do
         rm -f "$OUT"
-        /usr/bin/time -f '%e %M' -o "$DIR/time.log" "$@" > /dev/null 2>&1
-        local log
-        log=$(tail -1 "$DIR/time.log")
-        local t=${log% *} kib=${log#* }
+        # Wall time in nanoseconds around the run (time's %e has 10 ms steps), peak RSS
+        # from time's %M.
+        local t0 t1
+        t0=$(date +%s%N)
+        /usr/bin/time -f '%M' -o "$DIR/time.log" "$@" > /dev/null 2>&1
+        t1=$(date +%s%N)
+        local kib t
+        kib=$(tail -1 "$DIR/time.log")
+        t=$(awk "BEGIN{print ($t1 - $t0) / 1e9}")
         if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
         [ "$kib" -gt "$rss" ] && rss=$kib
     done
-    printf '%-40s %7.2f s %8.0f MiB/s  peak RSS %5d MiB\n' "$label" "$best" \
+    printf '%-40s %7.3f s %8.0f MiB/s  peak RSS %5d MiB\n' "$label" "$best" \
         "$(awk "BEGIN{print $SIZE_MIB / ($best > 0 ? $best : 0.001)}")" $((rss / 1024))
     LAST=$best
 }
 
-echo "input: $IN ($SIZE_MIB MiB of f32), $(nproc) cores"
-best_of "cat IN > OUT (baseline)" sh -c "cat '$IN' > '$OUT'"
-CAT=$LAST
-for data in "$IN" "$IN.random"; do
-    echo "-- $(basename "$data")"
-    for to in f16 r11g11b10 rgb9e5; do
-        # Packed targets read RGBA texels (16 bytes): 2^k MiB is a whole number of them.
-        best_of "d3dfloat convert f32 -> $to" "$BIN" convert --no-progress --from f32 \
-            --to "$to" --channels 4 "$data" -o "$OUT"
-        awk "BEGIN{printf \"  = %.2fx the speed of cat\n\", $CAT / $LAST}"
+# run_all PREFIX...: cat, then every conversion of both inputs, each under PREFIX.
+run_all() {
+    best_of "cat IN > OUT (baseline)" "$@" sh -c "cat '$IN' > '$OUT'"
+    local cat=$LAST
+    for data in "$IN" "$IN.random"; do
+        echo "-- $(basename "$data")"
+        for to in f16 r11g11b10 rgb9e5; do
+            # Packed targets read RGBA texels (16 bytes): 2^k MiB is a whole number of them.
+            best_of "d3dfloat convert f32 -> $to" "$@" "$BIN" convert --no-progress --from f32 \
+                --to "$to" --channels 4 "$data" -o "$OUT"
+            awk "BEGIN{printf \"  = %.2fx the speed of cat\n\", $cat / $LAST}"
+        done
     done
-done
+}
+
+echo "input: $IN ($SIZE_MIB MiB of f32), $(nproc) cores"
+echo "== every core"
+run_all env
+if command -v taskset > /dev/null; then
+    echo "== one core (taskset -c 0, cat too)"
+    run_all taskset -c 0
+else
+    echo "== one core: skipped (no taskset)"
+fi
 rm -f "$OUT"
 rm -f "$DIR/time.log"

@@ -1,9 +1,11 @@
 //! Narrowing f32 patterns to f16, f11 and f10 (and R11G11B10, whose channels are f11 and
-//! f10): a vector pass for the ordinary lanes, the exact branch-free lane code for the rest.
+//! f10): a short vector pass for blocks of ordinary values, a full vector pass for any
+//! other block, and the exact branch-free lane code ([`narrow`]) they are both checked
+//! against (and which the packed sources' texel loops use).
 
 use super::{
-    BLOCK, Lane, Ordinary, OrdinaryLane, RNE, RTP, RTZ, Tally, add_ordinary, avx2_vector, bit,
-    flag, pick, pow2, with_elements,
+    Lane, Ordinary, OrdinaryLane, RNE, RTP, RTZ, add_ordinary, avx2_vector, bit, flag, pick, pow2,
+    with_elements,
 };
 use crate::convert::summary::Stats;
 
@@ -73,15 +75,25 @@ pub(super) fn narrow<const F: u32, const SIGNED: bool, const M: u8, const S: boo
         )
         | bit(in_range && mag != 0 && mag_bits == 0, flag::FLUSHED);
 
-    // |result - input| in ULPs of the result, with the core's own operations: both sides
-    // scaled by 2^-ulp_exp (exact), then one subtraction.
+    let measured = finite && !(overflow && to_infinity);
+    let err = if measured {
+        error_of::<F>(result, mag)
+    } else {
+        0.0
+    };
+    (bits as u64, flags, err)
+}
+
+/// |result - input| in ULPs of the result (`result` a finite magnitude pattern, `mag` the
+/// input's f32 magnitude), with the core's own operations: both sides scaled by
+/// 2^-ulp_exp (exact), then one subtraction.
+#[inline(always)]
+pub(super) fn error_of<const F: u32>(result: u32, mag: u32) -> f64 {
     let exp_out = result >> F;
     let sig = (result & ((1 << F) - 1)) | (((exp_out != 0) as u32) << F);
     let ulp_exp = exp_out.max(1) as i32 - 15 - F as i32;
     let magnitude = f32::from_bits(mag) as f64;
-    let err = (sig as f64 - magnitude * pow2(-ulp_exp)).abs();
-    let measured = finite && !(overflow && to_infinity);
-    (bits as u64, flags, if measured { err } else { 0.0 })
+    (sig as f64 - magnitude * pow2(-ulp_exp)).abs()
 }
 
 /// The bits of f32 pattern `u` in a 5-exponent-bit, bias-15 format with `F` fraction bits,
@@ -154,32 +166,101 @@ pub(super) fn narrow_vector_generic<const F: u32, const SIGNED: bool, const M: u
     (o, exceptions)
 }
 
-/// f32 values to f16/f11/f10: the vector pass, then the exact lane code for what it left.
+/// f32 values to f16/f11/f10. Blocks of ordinary values (the usual case) take the short
+/// vector pass (F16C for f16 where the CPU has it); a block with anything else in it takes
+/// the full vector pass, which handles every lane itself. The first lanes decide which to
+/// try first, so data full of exceptions does not pay for both.
 pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
     values: &[u32],
     dst: &mut [u8],
     stats: &mut Stats,
 ) {
-    with_elements::<u16>(dst, |out| {
-        let (o, exceptions) = vector_pass!(
-            avx2_vector::narrow::<F, SIGNED, M>,
-            narrow_vector_generic::<F, SIGNED, M>,
+    with_elements::<u16, _>(dst, |out| {
+        let f16c = F == 10 && super::f16c::available();
+        let looks_ordinary = values.iter().take(16).all(|&u| {
+            if f16c {
+                super::f16c::short_range(u)
+            } else {
+                is_ordinary::<F, SIGNED>(u)
+            }
+        });
+        if looks_ordinary {
+            let (o, exceptions) = if f16c {
+                super::f16c::narrow_ordinary::<M>(values, out)
+            } else {
+                vector_pass!(
+                    avx2_vector::narrow::<F, SIGNED, M>,
+                    narrow_vector_generic::<F, SIGNED, M>,
+                    values,
+                    out
+                )
+            };
+            if exceptions == 0 {
+                add_ordinary(stats, values.len() as u32, o);
+                return;
+            }
+        }
+        if F == 10
+            && let Some(pass) = super::f16c::narrow_full::<M, S>(values, out)
+        {
+            pass.into_stats::<F>(values.len(), stats);
+            return;
+        }
+        let pass = vector_pass!(
+            avx2_vector::narrow_full::<F, SIGNED, M, S>,
+            narrow_full_generic::<F, SIGNED, M, S>,
             values,
             out
         );
-        add_ordinary(stats, values.len() as u32 - exceptions, o);
-        if exceptions > 0 {
-            let mut tally = Tally::default();
-            for (&u, d) in values.iter().zip(out.iter_mut()) {
-                if !is_ordinary::<F, SIGNED>(u) {
-                    let (bits, flags, err) = narrow::<F, SIGNED, M, S>(u);
-                    *d = bits as u16;
-                    tally.add(flags, err);
-                }
-            }
-            tally.into_stats(stats);
-        }
+        pass.into_stats::<F>(values.len(), stats);
     })
+}
+
+/// The short R11G11B10 pass: each texel's channels through the ordinary lane code of
+/// f11, f11 and f10, joined into the word. Counts (the errors of both formats are in
+/// 2^-26 ULPs of their own results, so one maximum serves) are right when no texel was
+/// an exception; returns them and the number of exceptions.
+#[inline(always)]
+pub(super) fn r11g11b10_short_generic<const M: u8, const STRIDE: usize>(
+    values: &[u32],
+    out: &mut [u32],
+) -> (Ordinary, u32) {
+    let (mut inexact, mut max_units, mut exceptions) = (0u32, 0u32, 0u32);
+    for (v, o) in values.chunks_exact(STRIDE).zip(out.iter_mut()) {
+        let r = narrow_ordinary_lane::<6, false, M>(v[0]);
+        let g = narrow_ordinary_lane::<6, false, M>(v[1]);
+        let b = narrow_ordinary_lane::<5, false, M>(v[2]);
+        *o = r.bits | g.bits << 11 | b.bits << 22;
+        let ok = is_ordinary::<6, false>(v[0])
+            & is_ordinary::<6, false>(v[1])
+            & is_ordinary::<5, false>(v[2]);
+        exceptions += !ok as u32;
+        inexact += r.inexact + g.inexact + b.inexact;
+        max_units = max_units.max(r.units).max(g.units).max(b.units);
+    }
+    let o = Ordinary {
+        inexact,
+        max_units,
+        ..Ordinary::default()
+    };
+    (o, exceptions)
+}
+
+/// The full R11G11B10 pass: any texel, each channel through the full lane code of its
+/// format, counted per format (their largest errors are worked out differently).
+#[inline(always)]
+pub(super) fn r11g11b10_full_generic<const M: u8, const S: bool, const STRIDE: usize>(
+    values: &[u32],
+    out: &mut [u32],
+) -> (NarrowPass, NarrowPass) {
+    let (mut p11, mut p10) = (NarrowPass::default(), NarrowPass::default());
+    for (v, o) in values.chunks_exact(STRIDE).zip(out.iter_mut()) {
+        let r = full_lane::<6, false, M, S>(v[0], &mut p11);
+        let g = full_lane::<6, false, M, S>(v[1], &mut p11);
+        let b = full_lane::<5, false, M, S>(v[2], &mut p10);
+        *o = r | g << 11 | b << 22;
+    }
+    (p11, p10)
 }
 
 pub(super) fn r11g11b10_block<const M: u8, const S: bool>(
@@ -188,35 +269,255 @@ pub(super) fn r11g11b10_block<const M: u8, const S: bool>(
     dst: &mut [u8],
     stats: &mut Stats,
 ) {
-    // The channels round independently (§19.3.3), so each is taken out into its own
-    // array and narrowed there by the elementwise kernel, then the words are joined.
-    let texels = values.len() / stride;
-    debug_assert!(texels <= BLOCK);
-    let mut planes = [[0u32; BLOCK]; 3];
-    for (t, v) in values.chunks_exact(stride).enumerate() {
-        for c in 0..3 {
-            planes[c][t] = v[c];
+    // Texel by texel when the first texels are ordinary (the usual case): one vector
+    // loop, no copies. A block where that meets anything else is done again below.
+    let looks_ordinary = values.chunks_exact(stride).take(16).all(|v| {
+        is_ordinary::<6, false>(v[0])
+            && is_ordinary::<6, false>(v[1])
+            && is_ordinary::<5, false>(v[2])
+    });
+    if looks_ordinary {
+        let done = with_elements::<u32, _>(dst, |out| {
+            let (o, exceptions) = if stride == 3 {
+                vector_pass!(
+                    avx2_vector::r11g11b10::<M, 3>,
+                    r11g11b10_short_generic::<M, 3>,
+                    values,
+                    out
+                )
+            } else {
+                vector_pass!(
+                    avx2_vector::r11g11b10::<M, 4>,
+                    r11g11b10_short_generic::<M, 4>,
+                    values,
+                    out
+                )
+            };
+            if exceptions == 0 {
+                add_ordinary(stats, out.len() as u32 * 3, o);
+            }
+            exceptions == 0
+        });
+        if done {
+            return;
         }
     }
-    let mut bits = [[0u16; BLOCK]; 3];
-    narrow_block::<6, false, M, S>(
-        &planes[0][..texels],
-        bytemuck::cast_slice_mut(&mut bits[0][..texels]),
-        stats,
-    );
-    narrow_block::<6, false, M, S>(
-        &planes[1][..texels],
-        bytemuck::cast_slice_mut(&mut bits[1][..texels]),
-        stats,
-    );
-    narrow_block::<5, false, M, S>(
-        &planes[2][..texels],
-        bytemuck::cast_slice_mut(&mut bits[2][..texels]),
-        stats,
-    );
-    with_elements::<u32>(dst, |out| {
-        for (t, o) in out.iter_mut().enumerate() {
-            *o = bits[0][t] as u32 | (bits[1][t] as u32) << 11 | (bits[2][t] as u32) << 22;
+    // Otherwise every texel through the full pass (the channels round independently,
+    // §19.3.3).
+    let texels = values.len() / stride;
+    let (p11, p10) = with_elements::<u32, _>(dst, |out| {
+        if stride == 3 {
+            vector_pass!(
+                avx2_vector::r11g11b10_full::<M, S, 3>,
+                r11g11b10_full_generic::<M, S, 3>,
+                values,
+                out
+            )
+        } else {
+            vector_pass!(
+                avx2_vector::r11g11b10_full::<M, S, 4>,
+                r11g11b10_full_generic::<M, S, 4>,
+                values,
+                out
+            )
         }
-    })
+    });
+    p11.into_stats::<6>(2 * texels, stats);
+    p10.into_stats::<5>(texels, stats);
+}
+
+/// What the full vector pass counted over a block: every counter of [`Stats`], and for
+/// the largest error the parts that whole 2^-26 ULPs cannot hold, each kept as the one
+/// input that decides it (the error is monotonic in the input within each part).
+#[derive(Clone, Copy)]
+pub(super) struct NarrowPass {
+    pub(super) inexact: u32,
+    pub(super) saturated: u32,
+    pub(super) overflow: u32,
+    pub(super) nan: u32,
+    pub(super) clamped: u32,
+    pub(super) subnormal: u32,
+    pub(super) flushed: u32,
+    /// The largest error of the lanes rounded within 25 bits of their result's last
+    /// place, in units of 2^-26 ULPs (exact there).
+    pub(super) max_units: u32,
+    /// The largest input magnitude (f32 bits) that saturated to the largest finite value:
+    /// the error there is input - max, growing with the input.
+    pub(super) max_saturated: u32,
+    /// The largest input magnitude more than 25 bits below the smallest subnormal's place
+    /// that rounded to 0 (error: the input itself) ...
+    pub(super) max_far_zero: u32,
+    /// ... and the smallest one that rounded up to the smallest subnormal (error: 1 - input
+    /// in ULPs, shrinking as the input grows). `u32::MAX` when there is none.
+    pub(super) min_far_one: u32,
+}
+
+impl Default for NarrowPass {
+    fn default() -> Self {
+        NarrowPass {
+            inexact: 0,
+            saturated: 0,
+            overflow: 0,
+            nan: 0,
+            clamped: 0,
+            subnormal: 0,
+            flushed: 0,
+            max_units: 0,
+            max_saturated: 0,
+            max_far_zero: 0,
+            min_far_one: u32::MAX,
+        }
+    }
+}
+
+impl NarrowPass {
+    /// Adds the block's counts for `n` values, the largest error computed as the core does.
+    pub(super) fn into_stats<const F: u32>(self, n: usize, stats: &mut Stats) {
+        let mut err = self.max_units as f64 * pow2(-26);
+        let inf_bits = 31u32 << F;
+        if self.saturated > 0 {
+            err = err.max(error_of::<F>(inf_bits - 1, self.max_saturated));
+        }
+        err = err.max(error_of::<F>(0, self.max_far_zero));
+        if self.min_far_one != u32::MAX {
+            err = err.max(error_of::<F>(1, self.min_far_one));
+        }
+        stats.merge(&Stats {
+            values: n as u64,
+            inexact: self.inexact as u64,
+            saturated: self.saturated as u64,
+            overflow_to_infinity: self.overflow as u64,
+            nan_in: self.nan as u64,
+            nan_out: self.nan as u64,
+            clamped_negative: self.clamped as u64,
+            subnormal_out: self.subnormal as u64,
+            flushed_to_zero: self.flushed as u64,
+            max_ulp_error: err,
+        });
+    }
+}
+
+/// Every lane of a block, whatever it holds (NaN, INF, overflow, saturation, negatives
+/// into unsigned formats, subnormal and flushed results): the same answers and counts as
+/// [`narrow`] lane by lane, with integer operations only, so it vectorises. The error is
+/// kept as whole 2^-26 ULPs where it is one, and through [`NarrowPass`]'s extremes where
+/// it is not.
+#[inline(always)]
+pub(super) fn narrow_full_generic<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
+    values: &[u32],
+    out: &mut [u16],
+) -> NarrowPass {
+    let mut p = NarrowPass::default();
+    for (&u, d) in values.iter().zip(out.iter_mut()) {
+        *d = full_lane::<F, SIGNED, M, S>(u, &mut p) as u16;
+    }
+    p
+}
+
+/// One lane of the full pass: its bits, counted into `p`.
+#[inline(always)]
+fn full_lane<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
+    u: u32,
+    p: &mut NarrowPass,
+) -> u32 {
+    // Conditions are all-ones/all-zero masks (a count goes up by subtracting one), and
+    // comparisons are signed where both sides are below 2^31 (one instruction each), never
+    // `bool`s and branches: that is what keeps this loop a short vector loop.
+    let inf_bits = 31u32 << F;
+    let bits;
+    {
+        let neg = mask(u >> 31 != 0);
+        let mag = u & 0x7fff_ffff;
+        let frac = mag & 0x7f_ffff;
+        let exp_field = mag >> 23;
+        let is_nan = gt(mag, 0x7f80_0000);
+        let is_inf = mask(mag == 0x7f80_0000);
+        let to_zero = if SIGNED { 0 } else { neg & !is_nan };
+        let is_clamped = to_zero & mask(mag != 0);
+
+        // As in `narrow`: the significand m shifted right by s to the result's last place.
+        let m = frac | (mask(exp_field != 0) & (1 << 23));
+        let biased = exp_field.max(1);
+        // How many binades the input lies below the smallest normal, and above it.
+        let below = 113 - biased.min(113);
+        let above = biased - biased.min(113);
+        let s_full = (23 - F) + below;
+        let far = gt(s_full, 25);
+        let s = s_full.min(25);
+        let q = m >> s;
+        let rem = m & ((1u32 << s) - 1);
+        let half = (1u32 << s) >> 1;
+        let inexact_rem = mask(rem != 0);
+        let up = match M {
+            RNE => gt(rem, half) | (mask(rem == half) & (q & 1).wrapping_neg()),
+            RTZ => 0,
+            RTP => !neg & inexact_rem,
+            _ => neg & inexact_rem,
+        };
+        let mag_bits = (above << F) + q + (up & 1);
+        let finite = !is_nan & !is_inf & !to_zero;
+        let over = finite & gt(mag_bits, inf_bits - 1);
+        let to_infinity = if S {
+            0
+        } else {
+            match M {
+                RNE => u32::MAX,
+                RTZ => 0,
+                RTP => !neg,
+                _ => neg,
+            }
+        };
+        let result = sel(over, sel(to_infinity, inf_bits, inf_bits - 1), mag_bits);
+        let nan_bits = inf_bits | (frac >> (23 - F)) | (1 << (F - 1));
+        let sign_out = if SIGNED { (u >> 31) << (F + 5) } else { 0 };
+        let special = sel(is_nan, nan_bits, sel(is_inf, inf_bits, result));
+        bits = !to_zero & (sign_out | special);
+
+        let in_range = finite & !over;
+        let sat = over & !to_infinity;
+        p.inexact = p
+            .inexact
+            .wrapping_sub(is_clamped | (finite & (inexact_rem | over)));
+        p.saturated = p.saturated.wrapping_sub(sat);
+        p.overflow = p.overflow.wrapping_sub(over & to_infinity);
+        p.nan = p.nan.wrapping_sub(is_nan);
+        p.clamped = p.clamped.wrapping_sub(is_clamped);
+        p.subnormal = p
+            .subnormal
+            .wrapping_sub(in_range & !gt(mag_bits, (1 << F) - 1) & gt(mag_bits, 0));
+        p.flushed = p
+            .flushed
+            .wrapping_sub(in_range & mask(mag != 0) & mask(mag_bits == 0));
+
+        // The error in ULPs of the result is diff / 2^s, where the result's ULP is 2^s of
+        // the input's last places, or 2^(s+1) when rounding carried into the next binade
+        // of normals (a carry out of the subnormals keeps the ULP).
+        let diff = sel(up, (1u32 << s) - rem, rem);
+        let carried = up & mask(q + 1 == 2 << F) & 1;
+        let units = diff << (26 - s - carried);
+        p.max_units = p.max_units.max(in_range & !far & units);
+        p.max_saturated = p.max_saturated.max(sat & mag);
+        p.max_far_zero = p.max_far_zero.max(in_range & far & !up & mag);
+        p.min_far_one = p.min_far_one.min(sel(in_range & far & up, mag, u32::MAX));
+    }
+    bits
+}
+
+/// All ones when `c`, else 0.
+#[inline(always)]
+fn mask(c: bool) -> u32 {
+    (c as u32).wrapping_neg()
+}
+
+/// All ones when `a > b`, for values below 2^31 (a signed comparison: one vector
+/// instruction, where an unsigned one takes three).
+#[inline(always)]
+fn gt(a: u32, b: u32) -> u32 {
+    mask((a as i32) > (b as i32))
+}
+
+/// `a` where the mask `m` is set, else `b`.
+#[inline(always)]
+fn sel(m: u32, a: u32, b: u32) -> u32 {
+    (a & m) | (b & !m)
 }

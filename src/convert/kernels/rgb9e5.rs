@@ -1,30 +1,13 @@
 //! The RGB9E5 target (§19.3.2.2): clamp, one shared exponent from the largest channel,
-//! each mantissa rounded at that scale. A vector pass for ordinary texels, the exact
-//! branch-free texel code for the rest.
+//! each mantissa rounded at that scale. One vector pass takes every texel, whatever its
+//! channels hold (NaN, INF, negatives, values past 65408, subnormals); the per-element
+//! core (`convert::element`) is the reference the tests hold it to.
 
-use super::{
-    Ordinary, RNE, RTP, Tally, add_ordinary, avx2_vector, bit, flag, pick, pow2, with_elements,
-};
+use super::{RNE, RTP, avx2_vector, pow2, with_elements};
 use crate::convert::summary::Stats;
 use crate::format::packed::{
     RGB9E5_EXP_BIAS, RGB9E5_EXPONENT_SHIFT, RGB9E5_MANTISSA_BITS, RGB9E5_MAX_MANTISSA,
 };
-
-#[inline(always)]
-pub(super) fn rgb9e5_generic<const M: u8>(
-    values: &[u32],
-    stride: usize,
-    out: &mut [u32],
-    tally: &mut Tally,
-) {
-    for (v, o) in values.chunks_exact(stride).zip(out.iter_mut()) {
-        let (w, flags, errs) = rgb9e5_pack::<M>([v[0], v[1], v[2]]);
-        for i in 0..3 {
-            tally.add(flags[i], errs[i]);
-        }
-        *o = w;
-    }
-}
 
 /// 65408.0 as f32: the largest RGB9E5 channel value.
 pub(super) const RGB9E5_MAX_F32: u32 = 0x477f_8000;
@@ -60,77 +43,90 @@ fn shared_exponent<const M: u8>(mags: [u32; 3]) -> i32 {
     first_e + (rgb9e5_mantissa::<M>(largest, first_e).0 > RGB9E5_MAX_MANTISSA) as i32
 }
 
-/// Three f32 patterns to an RGB9E5 word by §19.3.2.2, as `rgb9e5_encode` does it: clamp
-/// to [0, 65408], shared exponent from the largest channel (IEEE exponent + 1 + 15), and
-/// one step up when the largest mantissa rounds to 512.
+/// One channel clamped to [0, 65408] (§19.3.2.2): NaN and negatives (-INF included) to 0,
+/// anything larger (+INF included) to 65408, as a non-negative f32 pattern; with whether
+/// it was NaN, negative or over the range, as masks.
 #[inline(always)]
-pub(super) fn rgb9e5_pack<const M: u8>(rgb: [u32; 3]) -> (u32, [u32; 3], [f64; 3]) {
-    let mut flags = [0u32; 3];
-    let mut clamped = [0u32; 3];
-    for i in 0..3 {
-        let mag = rgb[i] & 0x7fff_ffff;
-        let nan = mag > 0x7f80_0000;
-        let negative = !nan && rgb[i] >> 31 != 0 && mag != 0;
-        let over = !nan && !negative && mag > RGB9E5_MAX_F32;
-        clamped[i] = pick(nan || negative, 0, pick(over, RGB9E5_MAX_F32, mag));
-        flags[i] = bit(nan, flag::NAN_IN | flag::INEXACT)
-            | bit(negative, flag::CLAMPED | flag::INEXACT)
-            | bit(over, flag::SATURATED | flag::INEXACT);
-    }
-    let big_e = shared_exponent::<M>(clamped);
-    let mut word = (big_e as u32) << RGB9E5_EXPONENT_SHIFT;
-    let mut errs = [0f64; 3];
-    for i in 0..3 {
-        let (q, rem) = rgb9e5_mantissa::<M>(clamped[i], big_e);
-        word |= q << (RGB9E5_MANTISSA_BITS * i as u32);
-        let plain = flags[i] == 0;
-        flags[i] |=
-            bit(plain && rem != 0, flag::INEXACT) | bit(plain && rem != 0 && q == 0, flag::FLUSHED);
-        let input = f32::from_bits(rgb[i]);
-        let measured = flags[i] & (flag::NAN_IN | flag::CLAMPED) == 0 && input.is_finite();
-        let err = (q as f64 - input as f64 * pow2(24 - big_e)).abs();
-        errs[i] = if measured { err } else { 0.0 };
-    }
-    (word, flags, errs)
+fn clamp_channel(u: u32) -> (u32, u32, u32, u32) {
+    let mag = u & 0x7fff_ffff;
+    let nan = mask(mag > 0x7f80_0000);
+    let negative = !nan & mask(u >> 31 != 0) & mask(mag != 0);
+    let over = !nan & !negative & mask(mag > RGB9E5_MAX_F32);
+    let zero = nan | negative;
+    let clamped = (!zero & !over & mag) | (over & RGB9E5_MAX_F32);
+    (clamped, nan, negative, over)
 }
 
-/// What the RGB9E5 vector pass found in one texel.
+#[inline(always)]
+fn mask(c: bool) -> u32 {
+    (c as u32).wrapping_neg()
+}
+
+/// What the RGB9E5 vector pass found in one texel (counts over its three channels).
 #[derive(Clone, Copy)]
 pub(super) struct Rgb9e5Texel {
     word: u32,
-    ok: bool,
     inexact: u32,
+    saturated: u32,
+    nan: u32,
+    clamped: u32,
     flushed: u32,
-    /// The largest error of the channels within 25 bits of the shared exponent, in units
-    /// of 2^-26 ULPs (exact: the discarded part over 2^shift).
+    /// The largest finite input that saturated (its error grows with it), or 0.
+    saturated_mag: u32,
+    /// The largest error of the in-range channels within 25 bits of the shared exponent,
+    /// in units of 2^-26 ULPs (exact: the discarded part over 2^shift).
     near_units: u32,
-    /// Channels further below the shared exponent (mantissa 0 or 1), whose errors are
-    /// m * 2^-shift or 1 - m * 2^-shift and need an f64; only counted here.
+    /// In-range channels further below the shared exponent (mantissa 0 or 1), whose
+    /// errors are m * 2^-shift or 1 - m * 2^-shift and need an f64; only counted here.
     far_zero: u32,
     far_one: u32,
+    /// All ones unless the short pass met a channel that needs clamping.
+    ok: u32,
 }
 
-/// An RGB9E5 texel on the vector path: every channel ±0 or in (0, 65408] (no NaN,
-/// negative or saturated channel) makes it ordinary. Integer operations only.
+/// A texel on the vector path: the channels clamped, the shared exponent from the
+/// largest, each mantissa rounded at that scale, and the counts. Integer operations only.
+///
+/// `FULL` takes any texel. Without it (the short pass) the clamping and its counts are
+/// left out and `ok` says whether the texel needed none (every channel ±0 or in
+/// (0, 65408]); only then are its word and counts right.
 #[inline(always)]
-pub(super) fn rgb9e5_ordinary_texel<const M: u8>(rgb: [u32; 3]) -> Rgb9e5Texel {
-    let mut ok = true;
+pub(super) fn rgb9e5_texel<const M: u8, const FULL: bool>(rgb: [u32; 3]) -> Rgb9e5Texel {
     let mut mags = [0u32; 3];
-    for i in 0..3 {
-        let mag = rgb[i] & 0x7fff_ffff;
-        ok &= (mag <= RGB9E5_MAX_F32) & ((rgb[i] >> 31 == 0) | (mag == 0));
-        mags[i] = mag;
-    }
-    let big_e = shared_exponent::<M>(mags);
+    let mut in_range = [0u32; 3];
     let mut t = Rgb9e5Texel {
-        word: (big_e as u32) << RGB9E5_EXPONENT_SHIFT,
-        ok,
+        word: 0,
         inexact: 0,
+        saturated: 0,
+        nan: 0,
+        clamped: 0,
         flushed: 0,
+        saturated_mag: 0,
         near_units: 0,
         far_zero: 0,
         far_one: 0,
+        ok: u32::MAX,
     };
+    for i in 0..3 {
+        if !FULL {
+            let mag = rgb[i] & 0x7fff_ffff;
+            mags[i] = mag;
+            in_range[i] = u32::MAX;
+            t.ok &= mask((mag <= RGB9E5_MAX_F32) & ((rgb[i] >> 31 == 0) | (mag == 0)));
+            continue;
+        }
+        let (c, nan, negative, over) = clamp_channel(rgb[i]);
+        mags[i] = c;
+        in_range[i] = !(nan | negative | over);
+        t.inexact += (nan | negative | over) & 1;
+        t.saturated += over & 1;
+        t.nan += nan & 1;
+        t.clamped += negative & 1;
+        let finite = mask(rgb[i] & 0x7fff_ffff < 0x7f80_0000);
+        t.saturated_mag = t.saturated_mag.max(over & finite & rgb[i]);
+    }
+    let big_e = shared_exponent::<M>(mags);
+    t.word = (big_e as u32) << RGB9E5_EXPONENT_SHIFT;
     for (i, &mag) in mags.iter().enumerate() {
         let exp_field = (mag >> 23) as i32;
         // The channel's value is m * 2^-shift ULPs of the shared exponent.
@@ -141,20 +137,22 @@ pub(super) fn rgb9e5_ordinary_texel<const M: u8>(rgb: [u32; 3]) -> Rgb9e5Texel {
         let s = shift.clamp(0, 25) as u32;
         // q << s <= m + 2^s <= 2^26: no overflow.
         let units = (q << s).abs_diff(m) << (26 - s);
-        let near = (shift <= 25) | (mag == 0);
-        t.near_units = t.near_units.max(if near { units } else { 0 });
-        t.far_zero += (!near & (q == 0)) as u32;
-        t.far_one += (!near & (q != 0)) as u32;
-        t.inexact += (rem != 0) as u32;
-        t.flushed += ((q == 0) & (rem != 0)) as u32;
+        let near = mask((shift <= 25) | (mag == 0));
+        let plain = in_range[i];
+        t.near_units = t.near_units.max(plain & near & units);
+        t.far_zero += plain & !near & mask(q == 0) & 1;
+        t.far_one += plain & !near & mask(q != 0) & 1;
+        t.inexact += plain & mask(rem != 0) & 1;
+        t.flushed += plain & mask((q == 0) & (rem != 0)) & 1;
     }
     t
 }
 
-/// The exact largest error of an ordinary texel's far channels, as the core computes it
-/// (one rounding of the exact difference, scaled by powers of two).
+/// The exact largest error of a texel's far channels, as the core computes it (one
+/// rounding of the exact difference, scaled by powers of two). Clamped channels are
+/// never far (0 and 65408), so the clamped texel is all it needs.
 pub(super) fn rgb9e5_far_error<const M: u8>(rgb: [u32; 3]) -> f64 {
-    let mags = rgb.map(|u| u & 0x7fff_ffff);
+    let mags = rgb.map(|u| clamp_channel(u).0);
     let big_e = shared_exponent::<M>(mags);
     let mut max_err = 0f64;
     for mag in mags {
@@ -173,30 +171,89 @@ pub(super) fn rgb9e5_far_error<const M: u8>(rgb: [u32; 3]) -> f64 {
 /// Counts of the RGB9E5 vector pass over a block.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Rgb9e5Pass {
-    ordinary: Ordinary,
-    exceptions: u32,
+    inexact: u32,
+    saturated: u32,
+    nan: u32,
+    clamped: u32,
+    flushed: u32,
+    saturated_mag: u32,
+    near_units: u32,
     far_zero: u32,
     far_one: u32,
+    /// Texels the short pass could not take (0 after the full pass).
+    exceptions: u32,
 }
 
 #[inline(always)]
-pub(super) fn rgb9e5_vector_generic<const M: u8, const STRIDE: usize>(
+pub(super) fn rgb9e5_vector_generic<const M: u8, const STRIDE: usize, const FULL: bool>(
     values: &[u32],
     out: &mut [u32],
 ) -> Rgb9e5Pass {
-    let mut p = Rgb9e5Pass::default();
+    // Plain local sums and maxima: what keeps the loop a vector loop.
+    let (mut inexact, mut saturated, mut nan, mut clamped) = (0u32, 0u32, 0u32, 0u32);
+    let (mut flushed, mut saturated_mag, mut near_units) = (0u32, 0u32, 0u32);
+    let (mut far_zero, mut far_one, mut exceptions) = (0u32, 0u32, 0u32);
     for (v, d) in values.chunks_exact(STRIDE).zip(out.iter_mut()) {
-        let t = rgb9e5_ordinary_texel::<M>([v[0], v[1], v[2]]);
+        let t = rgb9e5_texel::<M, FULL>([v[0], v[1], v[2]]);
         *d = t.word;
-        let keep = |x: u32| if t.ok { x } else { 0 };
-        p.ordinary.inexact += keep(t.inexact);
-        p.ordinary.flushed += keep(t.flushed);
-        p.ordinary.max_units = p.ordinary.max_units.max(keep(t.near_units));
-        p.far_zero += keep(t.far_zero);
-        p.far_one += keep(t.far_one);
-        p.exceptions += !t.ok as u32;
+        inexact += t.inexact;
+        saturated += t.saturated;
+        nan += t.nan;
+        clamped += t.clamped;
+        flushed += t.flushed;
+        saturated_mag = saturated_mag.max(t.saturated_mag);
+        near_units = near_units.max(t.near_units);
+        far_zero += t.far_zero;
+        far_one += t.far_one;
+        exceptions += !t.ok & 1;
     }
-    p
+    Rgb9e5Pass {
+        inexact,
+        saturated,
+        nan,
+        clamped,
+        flushed,
+        saturated_mag,
+        near_units,
+        far_zero,
+        far_one,
+        exceptions,
+    }
+}
+
+/// One pass over a block: the short one when `full` is false.
+fn rgb9e5_pass<const M: u8>(
+    values: &[u32],
+    stride: usize,
+    out: &mut [u32],
+    full: bool,
+) -> Rgb9e5Pass {
+    match (stride, full) {
+        (3, false) => vector_pass!(
+            avx2_vector::rgb9e5::<M, 3, false>,
+            rgb9e5_vector_generic::<M, 3, false>,
+            values,
+            out
+        ),
+        (3, true) => vector_pass!(
+            avx2_vector::rgb9e5::<M, 3, true>,
+            rgb9e5_vector_generic::<M, 3, true>,
+            values,
+            out
+        ),
+        (_, false) => vector_pass!(
+            avx2_vector::rgb9e5::<M, 4, false>,
+            rgb9e5_vector_generic::<M, 4, false>,
+            values,
+            out
+        ),
+        (_, true) => vector_pass!(
+            avx2_vector::rgb9e5::<M, 4, true>,
+            rgb9e5_vector_generic::<M, 4, true>,
+            values,
+            out
+        ),
+    }
 }
 
 pub(super) fn rgb9e5_block<const M: u8>(
@@ -205,51 +262,42 @@ pub(super) fn rgb9e5_block<const M: u8>(
     dst: &mut [u8],
     stats: &mut Stats,
 ) {
-    with_elements::<u32>(dst, |out| {
-        let pass = if stride == 3 {
-            vector_pass!(
-                avx2_vector::rgb9e5::<M, 3>,
-                rgb9e5_vector_generic::<M, 3>,
-                values,
-                out
-            )
-        } else {
-            vector_pass!(
-                avx2_vector::rgb9e5::<M, 4>,
-                rgb9e5_vector_generic::<M, 4>,
-                values,
-                out
-            )
-        };
-        let mut o = pass.ordinary;
+    with_elements::<u32, _>(dst, |out| {
+        // The short pass first when the first texels need no clamping (the usual case);
+        // a block where it meets one is done again by the full pass.
+        let looks_plain = values
+            .chunks_exact(stride)
+            .take(16)
+            .flat_map(|v| &v[..3])
+            .all(|&u| u & 0x7fff_ffff <= RGB9E5_MAX_F32 && (u >> 31 == 0 || u << 1 == 0));
+        let mut pass = rgb9e5_pass::<M>(values, stride, out, !looks_plain);
+        if pass.exceptions > 0 {
+            pass = rgb9e5_pass::<M>(values, stride, out, true);
+        }
+        let mut err = pass.near_units as f64 * pow2(-26);
+        if pass.saturated_mag != 0 {
+            // A saturated channel is 65408 = 511 * 2^(31 - 24): shared exponent 31.
+            let input = f32::from_bits(pass.saturated_mag) as f64;
+            err = err.max((RGB9E5_MAX_MANTISSA as f64 - input * pow2(24 - 31)).abs());
+        }
         // A far channel's error is below 1/4 ULP when its mantissa is 0 and above 3/4 when
-        // it is 1: it can only be the block's largest if nothing near reached that far.
-        let quarter = 1 << 24;
-        if pass.far_one > 0 || (pass.far_zero > 0 && o.max_units < quarter) {
+        // it is 1: it can only be the block's largest if nothing else reached that far.
+        if pass.far_one > 0 || (pass.far_zero > 0 && err < 0.25) {
             let far = values
                 .chunks_exact(stride)
-                .filter(|v| v[..3].iter().all(|&u| rgb9e5_plain(u)))
                 .map(|v| rgb9e5_far_error::<M>([v[0], v[1], v[2]]))
                 .fold(0f64, f64::max);
-            o.max_err_bits = far.to_bits() as i64;
+            err = err.max(far);
         }
-        let ordinary = (values.len() / stride) as u32 - pass.exceptions;
-        add_ordinary(stats, 3 * ordinary, o);
-        if pass.exceptions > 0 {
-            let mut tally = Tally::default();
-            for (v, d) in values.chunks_exact(stride).zip(out.iter_mut()) {
-                if !v[..3].iter().all(|&u| rgb9e5_plain(u)) {
-                    rgb9e5_generic::<M>(v, stride, std::slice::from_mut(d), &mut tally);
-                }
-            }
-            tally.into_stats(stats);
-        }
+        stats.merge(&Stats {
+            values: 3 * (values.len() / stride) as u64,
+            inexact: pass.inexact as u64,
+            saturated: pass.saturated as u64,
+            nan_in: pass.nan as u64,
+            clamped_negative: pass.clamped as u64,
+            flushed_to_zero: pass.flushed as u64,
+            max_ulp_error: err,
+            ..Stats::default()
+        });
     })
-}
-
-/// Whether an RGB9E5 channel can take the vector pass: ±0 or in (0, 65408].
-#[inline(always)]
-pub(super) fn rgb9e5_plain(u: u32) -> bool {
-    let mag = u & 0x7fff_ffff;
-    (mag <= RGB9E5_MAX_F32) & ((u >> 31 == 0) | (mag == 0))
 }

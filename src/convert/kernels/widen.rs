@@ -2,20 +2,39 @@
 //! has it, f11/f10 through tables built from the core, the packed words channel by
 //! channel), and the f32 and f64 targets, which are exact too.
 
-use std::sync::OnceLock;
-
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 
 use super::{Lane, avx2_vector, bit, flag, pow2, with_elements};
 use crate::convert::summary::Stats;
 use crate::format::packed::{RGB9E5_EXPONENT_SHIFT, RGB9E5_MANTISSA_BITS, RGB9E5_MAX_MANTISSA};
-use crate::format::{F10, F11, F16, F32, Format, Rounding, round_f64};
+use crate::format::{F16, F32, Format};
 
 /// Widens a block straight into the output, then counts (and quiets) its NaNs in place:
 /// widening is exact, so NaN in = NaN out is all there is to count.
 pub(super) fn widen_into_f32(from: Format, src: &[u8], dst: &mut [u8], stats: &mut Stats) {
-    with_elements::<u32>(dst, |out| {
-        widen_into(from, src, out);
+    with_elements::<u32, _>(dst, |out| {
+        if from == Format::Float(F16)
+            && let Some(nan) = super::f16c::widen_f16(src, out)
+        {
+            // f16 values are all normal (or zero) in f32: no subnormal comes out.
+            stats.merge(&Stats {
+                values: out.len() as u64,
+                nan_in: nan as u64,
+                nan_out: nan as u64,
+                ..Stats::default()
+            });
+            return;
+        }
+        if let Some(nan) = widen_into(from, src, out) {
+            // f11, f10 and the packed channels are all normal (or zero) in f32 too.
+            stats.merge(&Stats {
+                values: out.len() as u64,
+                nan_in: nan as u64,
+                nan_out: nan as u64,
+                ..Stats::default()
+            });
+            return;
+        }
         let (nan, subnormal) = vector_pass!(avx2_vector::quiet_nans, quiet_nans_generic, out);
         stats.merge(&Stats {
             values: out.len() as u64,
@@ -71,7 +90,9 @@ pub(super) fn widen_to_f32<'a>(
 }
 
 /// Writes the f32 patterns of a block of `from` (not f32 or f64) into `out`, exactly.
-pub(super) fn widen_into(from: Format, src: &[u8], out: &mut [u32]) {
+/// Returns the number of NaNs when it has counted them and set their quiet bit on the
+/// way (everything but f16, which the `half` crate widens and a second pass counts).
+pub(super) fn widen_into(from: Format, src: &[u8], out: &mut [u32]) -> Option<u32> {
     match from {
         Format::Float(f) if f == F16 => {
             let copied: Vec<u16>;
@@ -90,39 +111,84 @@ pub(super) fn widen_into(from: Format, src: &[u8], out: &mut [u32]) {
             halves
                 .reinterpret_cast::<half::f16>()
                 .convert_to_f32_slice(out);
+            None
         }
         Format::Float(f) => {
-            let table = small_float_table(f.frac_bits);
-            let mask = f.mask() as usize;
+            let mut nans = 0u32;
             for (b, o) in src.chunks_exact(2).zip(out.iter_mut()) {
-                *o = table[u16::from_le_bytes([b[0], b[1]]) as usize & mask];
+                let b = u16::from_le_bytes([b[0], b[1]]) as u32;
+                *o = if f.frac_bits == 6 {
+                    small_to_f32::<6>(b)
+                } else {
+                    small_to_f32::<5>(b)
+                };
+                nans += (*o & 0x7fff_ffff > 0x7f80_0000) as u32;
             }
+            Some(nans)
         }
-        Format::R11G11B10 => {
-            let (t11, t10) = (small_float_table(6), small_float_table(5));
-            for (b, o) in src.chunks_exact(4).zip(out.chunks_exact_mut(3)) {
-                let w = u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize;
-                o[0] = t11[w & 0x7ff];
-                o[1] = t11[(w >> 11) & 0x7ff];
-                o[2] = t10[(w >> 22) & 0x3ff];
-            }
-        }
+        Format::R11G11B10 => Some(vector_pass!(
+            avx2_vector::widen_r11g11b10,
+            widen_r11g11b10_generic,
+            src,
+            out
+        )),
         Format::Rgb9e5 => {
             for (b, o) in src.chunks_exact(4).zip(out.chunks_exact_mut(3)) {
                 let w = u32::from_le_bytes(b.try_into().expect("4 bytes"));
                 // mantissa * 2^(E - 24), exact in f32 (§19.3.2).
-                let scale = pow2((w >> RGB9E5_EXPONENT_SHIFT) as i32 - 24) as f32;
+                // 2^(E - 24) built from its bits: E + 103 is its f32 exponent field.
+                let scale = f32::from_bits(((w >> RGB9E5_EXPONENT_SHIFT) + 103) << 23);
                 for (i, v) in o.iter_mut().enumerate() {
                     let m = (w >> (RGB9E5_MANTISSA_BITS * i as u32)) & RGB9E5_MAX_MANTISSA;
                     *v = (m as f32 * scale).to_bits();
                 }
             }
+            // Every RGB9E5 value is finite.
+            Some(0)
         }
     }
 }
 
-/// f11 (`frac_bits` 6) or f10 (5) patterns to f32 patterns, built once from the core.
-pub(super) fn small_float_table(frac_bits: u32) -> &'static [u32] {
+/// The f32 pattern of an unsigned, bias-15 float with 5 exponent and `F` fraction bits
+/// (f11: 6, f10: 5) in the low bits of `b` (the bits above are ignored), exactly:
+/// normals rebiased, subnormals converted (m * 2^(-14 - F), exact in f32), INF kept and
+/// NaN given the quiet bit, as the core's NaN rule does. Branch-free, so it vectorises;
+/// the tests compare it with the core on every pattern.
+#[inline(always)]
+pub(super) fn small_to_f32<const F: u32>(b: u32) -> u32 {
+    let m = b & ((1 << F) - 1);
+    let e = (b >> F) & 31;
+    let normal = ((e + 112) << 23) | (m << (23 - F));
+    let subnormal = (m as f32 * pow2(-14 - F as i32) as f32).to_bits();
+    let special = 0x7f80_0000 | (m << (23 - F)) | (((m != 0) as u32) << 22);
+    let low = (e == 0) as u32;
+    let high = (e == 31) as u32;
+    let pick = |c: u32, a: u32, b: u32| (a & c.wrapping_neg()) | (b & !c.wrapping_neg());
+    pick(low, subnormal, pick(high, special, normal))
+}
+
+/// R11G11B10 words (little-endian bytes) to three f32 patterns each; returns the number
+/// of NaN channels.
+#[inline(always)]
+pub(super) fn widen_r11g11b10_generic(src: &[u8], out: &mut [u32]) -> u32 {
+    let mut nans = 0u32;
+    let nan = |x: u32| (x & 0x7fff_ffff > 0x7f80_0000) as u32;
+    for (b, o) in src.chunks_exact(4).zip(out.chunks_exact_mut(3)) {
+        let w = u32::from_le_bytes(b.try_into().expect("4 bytes"));
+        o[0] = small_to_f32::<6>(w);
+        o[1] = small_to_f32::<6>(w >> 11);
+        o[2] = small_to_f32::<5>(w >> 22);
+        nans += nan(o[0]) + nan(o[1]) + nan(o[2]);
+    }
+    nans
+}
+
+/// f11 (`frac_bits` 6) or f10 (5) patterns to f32 patterns, built from the core: the
+/// reference [`small_to_f32`] is tested against.
+#[cfg(test)]
+fn small_float_table(frac_bits: u32) -> &'static [u32] {
+    use crate::format::{F10, F11, Rounding, round_f64};
+    use std::sync::OnceLock;
     static F11_TABLE: OnceLock<Vec<u32>> = OnceLock::new();
     static F10_TABLE: OnceLock<Vec<u32>> = OnceLock::new();
     let (cell, fmt) = if frac_bits == 6 {
@@ -164,4 +230,23 @@ pub(super) fn widen_f64(u: u32) -> Lane {
         (f32::from_bits(u) as f64).to_bits()
     };
     (bits, bit(nan, flag::NAN_IN | flag::NAN_OUT), 0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_floats_widen_as_the_core_does() {
+        let (t11, t10) = (small_float_table(6), small_float_table(5));
+        for b in 0..0x800u32 {
+            assert_eq!(small_to_f32::<6>(b), t11[b as usize], "f11 {b:#x}");
+            // Bits above the pattern are ignored.
+            assert_eq!(small_to_f32::<6>(b | 0xf800), t11[b as usize], "f11 {b:#x}");
+        }
+        for b in 0..0x400u32 {
+            assert_eq!(small_to_f32::<5>(b), t10[b as usize], "f10 {b:#x}");
+            assert_eq!(small_to_f32::<5>(b | 0xfc00), t10[b as usize], "f10 {b:#x}");
+        }
+    }
 }
