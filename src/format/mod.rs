@@ -148,7 +148,11 @@ mod tests {
     #[test]
     fn pushed_hex_is_the_displayed_hex() {
         for width in [10, 11, 14, 16, 32, 64] {
-            let mask = if width == 64 { u64::MAX } else { (1 << width) - 1 };
+            let mask = if width == 64 {
+                u64::MAX
+            } else {
+                (1 << width) - 1
+            };
             for bits in [0, 1, 0x3c00, 0x7fff_ffff, 0xdead_beef_0123_4567, u64::MAX] {
                 let h = HexBits {
                     bits: bits & mask,

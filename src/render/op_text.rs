@@ -1,6 +1,5 @@
 //! Text pieces every style uses for `op` results: patterns, allowed ranges, values.
 
-
 use crate::d3d::{AllowedSet, Domain, ExactResult};
 use crate::format::{HexBits, text};
 
