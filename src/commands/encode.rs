@@ -47,12 +47,12 @@ fn read(
 /// One stdin line: a value, or three for the packed formats (space or comma separated).
 fn encode_line(
     req: &EncodeRequest,
+    detail: Detail,
     origin: Origin,
     line: &str,
     r: &mut dyn Renderer,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let detail = r.detail();
     // The answer alone needs no exact arithmetic when the f64 reading decides the bits.
     if let (Detail::Answer, Format::Float(f)) = (detail, &req.format)
         && let Some(bits) = encode_fast(f, line, req.opts)
@@ -73,8 +73,9 @@ pub fn run(
     out: &mut dyn Write,
 ) -> anyhow::Result<Verdict> {
     if req.inputs.is_empty() {
+        let detail = r.detail();
         let n = for_each_stdin_line(&mut *out, |out, origin, line| {
-            encode_line(req, origin, line, r, out)
+            encode_line(req, detail, origin, line, r, out)
         })?;
         if n == 0 {
             return Err(no_input());

@@ -114,19 +114,24 @@ pub struct HexBits {
 }
 
 impl HexBits {
-    /// Appends `0x` and the digits to `out` without the formatting machinery (the hot path
-    /// of `encode --plain` and `op --plain`).
-    pub fn push_to(&self, out: &mut String) {
+    /// Writes `0x` and the digits into `buf` and returns them: the hot path of `encode
+    /// --plain` and `op --plain`, without the formatting machinery.
+    pub fn to_bytes<'b>(&self, buf: &'b mut [u8; 18]) -> &'b [u8] {
         const DIGITS: &[u8; 16] = b"0123456789abcdef";
         let n = self.width.div_ceil(4) as usize;
-        let mut buf = [0u8; 18];
         buf[0] = b'0';
         buf[1] = b'x';
         for (i, d) in buf[2..2 + n].iter_mut().enumerate() {
             let shift = 4 * (n - 1 - i);
             *d = DIGITS[(self.bits >> shift & 0xf) as usize];
         }
-        out.push_str(std::str::from_utf8(&buf[..2 + n]).expect("ASCII digits"));
+        &buf[..2 + n]
+    }
+
+    /// Appends `0x` and the digits to `out` (see [`HexBits::to_bytes`]).
+    pub fn push_to(&self, out: &mut String) {
+        let mut buf = [0u8; 18];
+        out.push_str(std::str::from_utf8(self.to_bytes(&mut buf)).expect("ASCII digits"));
     }
 }
 

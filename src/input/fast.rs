@@ -13,11 +13,13 @@ use crate::format::{FloatFormat, RoundOptions, Rounding, round_f64};
 /// two points as the true decimal, and any rounding mode gives the same answer for both.
 pub fn encode_fast(fmt: &FloatFormat, text: &str, opts: RoundOptions) -> Option<u64> {
     let t = text.trim();
-    // Digits, point, exponent and signs only: no names (`inf`, `max`), no hex.
-    let plain_decimal = t.bytes().any(|b| b.is_ascii_digit())
-        && t.bytes()
-            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
-    if !plain_decimal {
+    // Digits, point, exponent and signs only: no names (`inf`, `max`), no hex; one pass.
+    let (mut digits, mut others) = (false, false);
+    for b in t.bytes() {
+        digits |= b.is_ascii_digit();
+        others |= !(b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    }
+    if !digits || others {
         return None;
     }
     let x: f64 = t.parse().ok()?;

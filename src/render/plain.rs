@@ -42,10 +42,12 @@ impl Renderer for Plain {
 
     fn encode(&mut self, out: &mut dyn Write, e: &Encoded) -> io::Result<()> {
         let (bits, width) = (e.bits, e.format.width());
-        self.line.clear();
-        HexBits { bits, width }.push_to(&mut self.line);
-        self.line.push('\n');
-        out.write_all(self.line.as_bytes())
+        let mut buf = [0u8; 19];
+        let mut hex = [0u8; 18];
+        let digits = HexBits { bits, width }.to_bytes(&mut hex);
+        buf[..digits.len()].copy_from_slice(digits);
+        buf[digits.len()] = b'\n';
+        out.write_all(&buf[..=digits.len()])
     }
 
     /// The signed distance, or `nan`; packed words: one per channel, space separated.
