@@ -547,3 +547,62 @@ fn f64_check_far_outside_the_allowed_set_does_not_overflow() {
         .code(1)
         .stdout("violates\n");
 }
+
+/// Stdin is read in 64 KiB blocks with whole lines handled in place: lines that straddle a
+/// block, a line longer than a block, CRLF endings, a last line without a newline and a BOM
+/// all read as they would one by one, and an invalid line is named by its number even deep
+/// inside a block.
+#[test]
+fn stdin_lines_across_block_boundaries_read_as_lines() {
+    let mut input = String::from("\u{feff}0x3c00\r\n");
+    let mut want = vec!["1".to_string()];
+    for i in 0..30_000u32 {
+        if i == 12_345 {
+            // A comment longer than a whole block.
+            input.push('#');
+            input.push_str(&"x".repeat(100_000));
+            input.push('\n');
+        }
+        let bits = 0x3c00 + (i % 1024);
+        input.push_str(&format!("{bits:#06x}\n"));
+        want.push(d3dfloat_decode(bits));
+    }
+    input.push_str("0xc000");
+    want.push("-2".into());
+    let out = d3dfloat()
+        .args(["decode", "--fmt", "f16", "--plain"])
+        .write_stdin(input.clone())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let got: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(got.len(), want.len());
+    assert_eq!(got, want);
+
+    // Not UTF-8 on line 20,000 (the BOM line is 1, the long comment one more).
+    let mut bytes = input.into_bytes();
+    let pos = bytes
+        .split(|&b| b == b'\n')
+        .take(19_999)
+        .map(|l| l.len() + 1)
+        .sum::<usize>();
+    bytes[pos] = 0xff;
+    let out = d3dfloat()
+        .args(["decode", "--fmt", "f16", "--plain"])
+        .write_stdin(bytes)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("line 20000:"), "{err}");
+    assert!(err.contains("not valid UTF-8"), "{err}");
+}
+
+/// `decode --plain` of a float16 pattern, through the library.
+fn d3dfloat_decode(bits: u32) -> String {
+    d3dfloat::format::text::shortest_decimal(&d3dfloat::format::F16, u64::from(bits))
+}

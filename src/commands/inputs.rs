@@ -116,23 +116,23 @@ pub fn for_each_stdin_line(
 ) -> anyhow::Result<usize> {
     let stdin = io::stdin();
     let mut reader = io::BufReader::with_capacity(1 << 16, stdin.lock());
-    let mut buf = Vec::new();
+    // A line that runs past the end of the reader's buffer, gathered here.
+    let mut partial = Vec::new();
     let mut line_no = 0;
     let mut count = 0;
-    loop {
-        buf.clear();
-        if read_line_flushing(&mut reader, &mut buf, out)? == 0 {
-            return Ok(count);
-        }
-        line_no += 1;
+    // One line: its text (or its bytes, when they are not UTF-8) and its number.
+    let mut one = |out: &mut dyn Write, line: Result<&str, &[u8]>, line_no: usize| {
         let origin = Origin::Line(line_no);
-        let line = std::str::from_utf8(&buf).map_err(|_| {
-            BadInput::new(
-                origin,
-                String::from_utf8_lossy(&buf).trim(),
-                "not valid UTF-8 text",
-            )
-        })?;
+        let line = match line {
+            Ok(text) => text,
+            Err(bytes) => std::str::from_utf8(bytes).map_err(|_| {
+                BadInput::new(
+                    origin,
+                    String::from_utf8_lossy(bytes).trim(),
+                    "not valid UTF-8 text",
+                )
+            })?,
+        };
         // A byte order mark, as some Windows editors write, is not part of the first input.
         let line = if line_no == 1 {
             line.strip_prefix('\u{feff}').unwrap_or(line)
@@ -141,40 +141,64 @@ pub fn for_each_stdin_line(
         };
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
-            continue;
+            return Ok(());
         }
         count += 1;
-        each(out, origin, line)?;
-    }
-}
-
-/// `read_until(b'\n')`, flushing `out` first whenever the reader's buffer is empty, since
-/// that is when the next step is a read of stdin that may block.
-fn read_line_flushing<R: io::Read>(
-    reader: &mut io::BufReader<R>,
-    buf: &mut Vec<u8>,
-    out: &mut dyn Write,
-) -> io::Result<usize> {
-    let mut total = 0;
+        each(out, origin, line)
+    };
     loop {
         if reader.buffer().is_empty() {
             out.flush()?;
         }
-        let mut available = match reader.fill_buf() {
+        let available = match reader.fill_buf() {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         };
         if available.is_empty() {
-            return Ok(total);
+            if !partial.is_empty() {
+                line_no += 1;
+                one(out, Err(&partial), line_no)?;
+            }
+            drop(one);
+            return Ok(count);
         }
-        // Reading from the slice finds the newline with the standard library's fast search.
-        let n = available.read_until(b'\n', buf)?;
-        reader.consume(n);
-        total += n;
-        if buf.last() == Some(&b'\n') {
-            return Ok(total);
-        }
+        let used = match available.iter().rposition(|&b| b == b'\n') {
+            None => {
+                partial.extend_from_slice(available);
+                available.len()
+            }
+            Some(last) if !partial.is_empty() => {
+                // Finish the gathered line; the next round reads the rest in place.
+                let end = available.iter().position(|&b| b == b'\n').unwrap_or(last);
+                partial.extend_from_slice(&available[..end]);
+                line_no += 1;
+                one(out, Err(&partial), line_no)?;
+                partial.clear();
+                end + 1
+            }
+            Some(last) => {
+                // Every whole line in the buffer, read in place: one UTF-8 check for all of
+                // them (a failing block is checked line by line, to name the line).
+                let block = &available[..last];
+                match std::str::from_utf8(block) {
+                    Ok(text) => {
+                        for line in text.split('\n') {
+                            line_no += 1;
+                            one(out, Ok(line), line_no)?;
+                        }
+                    }
+                    Err(_) => {
+                        for line in block.split(|&b| b == b'\n') {
+                            line_no += 1;
+                            one(out, Err(line), line_no)?;
+                        }
+                    }
+                }
+                last + 1
+            }
+        };
+        reader.consume(used);
     }
 }
 
