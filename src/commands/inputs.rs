@@ -160,7 +160,6 @@ pub fn for_each_stdin_line(
                 line_no += 1;
                 one(out, Err(&partial), line_no)?;
             }
-            drop(one);
             return Ok(count);
         }
         let used = match available.iter().rposition(|&b| b == b'\n') {
