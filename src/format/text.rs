@@ -103,19 +103,18 @@ fn lift_digits(printed: &str, digits: &mut [u8; 40]) -> (usize, i64) {
         }
         None => (bytes, 0),
     };
-    let (mut n, mut frac_len, mut after_point) = (0, 0i64, false);
-    for &b in mantissa {
-        if b == b'.' {
-            after_point = true;
-            continue;
-        }
-        frac_len += after_point as i64;
-        if n == 0 && b == b'0' {
-            continue;
-        }
-        digits[n] = b;
-        n += 1;
-    }
+    let (int, frac) = match mantissa.iter().position(|&b| b == b'.') {
+        Some(dot) => (&mantissa[..dot], &mantissa[dot + 1..]),
+        None => (mantissa, &[][..]),
+    };
+    digits[..int.len()].copy_from_slice(int);
+    digits[int.len()..int.len() + frac.len()].copy_from_slice(frac);
+    let all = int.len() + frac.len();
+    let frac_len = frac.len() as i64;
+    // Leading zeros (`0.001`) carry no digit.
+    let lead = digits[..all].iter().take_while(|&&b| b == b'0').count();
+    digits.copy_within(lead..all, 0);
+    let mut n = all - lead;
     let mut exp10 = exp - frac_len;
     while n > 1 && digits[n - 1] == b'0' {
         n -= 1;
