@@ -106,3 +106,58 @@ proptest! {
         agrees(&text)?;
     }
 }
+
+/// `fast` against the exact path for `text` in `fmt`, every mode and saturation.
+fn agrees_in(fmt: &FloatFormat, text: &str) {
+    for (mode, saturate) in modes() {
+        let opts = RoundOptions { mode, saturate };
+        if let Some(fast) = encode_fast(fmt, text, opts) {
+            let exact = parse_value(text, Constants::Float(fmt)).unwrap();
+            assert_eq!(
+                fast,
+                round_number(fmt, &exact, opts).bits,
+                "{text} {} {opts:?}",
+                fmt.name
+            );
+        }
+    }
+}
+
+/// Every finite float16: its shortest decimal, the decimal of the `f64` halfway to the next
+/// pattern up (the tie the fast path must leave to the exact one), and a value just off it.
+#[test]
+fn every_f16_value_and_midpoint_agrees_with_the_exact_path() {
+    use d3dfloat::format::text::shortest_decimal;
+    for bits in 0..0x7c00u64 {
+        let x = F16.to_f64(bits);
+        let next = F16.to_f64(bits + 1);
+        let mid = (x + next) / 2.0;
+        for sign in ["", "-"] {
+            agrees_in(&F16, &format!("{sign}{}", shortest_decimal(&F16, bits)));
+            agrees_in(&F16, &format!("{sign}{mid:e}"));
+            agrees_in(&F16, &format!("{sign}{:e}", mid * (1.0 + f64::EPSILON)));
+        }
+    }
+}
+
+/// Random f32 and f64 patterns: their shortest decimals, and for f32 the midpoints.
+#[test]
+fn random_f32_and_f64_values_agree_with_the_exact_path() {
+    use d3dfloat::format::text::shortest_decimal;
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for _ in 0..3000 {
+        let r = next();
+        let b32 = r & 0x7f7f_ffff;
+        agrees_in(&F32, &shortest_decimal(&F32, b32));
+        let mid = (F32.to_f64(b32) + F32.to_f64(b32 + 1)) / 2.0;
+        agrees_in(&F32, &format!("{mid:e}"));
+        let b64 = r & 0x7fef_ffff_ffff_ffff;
+        agrees_in(&F64, &shortest_decimal(&F64, b64));
+    }
+}
