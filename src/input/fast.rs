@@ -12,38 +12,35 @@ use crate::format::{FloatFormat, RoundOptions, Rounding, round_f64};
 /// so unless the `f64` lands exactly on one of those points it lies strictly between the same
 /// two points as the true decimal, and any rounding mode gives the same answer for both.
 pub fn encode_fast(fmt: &FloatFormat, text: &str, opts: RoundOptions) -> Option<u64> {
-    let t = text.trim();
-    // Digits, point, exponent and signs only: no names (`inf`, `max`), no hex; one pass.
-    let (mut digits, mut others) = (false, false);
-    for b in t.bytes() {
-        digits |= b.is_ascii_digit();
-        others |= !(b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
-    }
-    if !digits || others {
-        return None;
-    }
-    let x: f64 = t.parse().ok()?;
-    if x.is_infinite() {
+    // Non-ASCII white space is left in place: the standard parser then refuses the text and
+    // the exact path reads it. Names (`max`, `epsilon`) and hex-floats fail here too; the
+    // standard parser's own `inf` and `nan` are refused just below.
+    let x: f64 = text.trim_ascii().parse().ok()?;
+    if !x.is_finite() {
         return None;
     }
     if fmt.width() == 64 {
         // The standard parser already rounds to nearest even, overflow included.
         return (opts.mode == Rounding::NearestEven).then_some(x.to_bits());
     }
-    let toward_zero = RoundOptions {
-        mode: Rounding::TowardZero,
-        saturate: true,
-    };
-    let below_bits = round_f64(fmt, x.abs(), toward_zero).bits;
-    let below = fmt.to_f64(below_bits);
-    let above = if below_bits == fmt.max_finite() {
-        let (m, e) = fmt.significand(below_bits);
-        (m + 1) as f64 * crate::format::pow2::pow2(e)
+    // Every value of the target and every midpoint between neighbours, up to the overflow
+    // threshold, is a whole multiple of half the target's unit in the last place where it
+    // lies. An `f64` that is such a multiple may be the parser's rounding of a decimal on
+    // either side of the point, so the exact path decides it (zero included); any other
+    // `f64` lies strictly between the points the true decimal lies between.
+    let b = x.abs().to_bits();
+    if b == 0 {
+        // Zero, or a decimal too small for an f64.
+        return None;
+    }
+    let field = (b >> 52) as i32;
+    let (m, q, e) = if field == 0 {
+        (b, -1074, -1075)
     } else {
-        fmt.to_f64(below_bits + 1)
+        (b & ((1 << 52) - 1) | 1 << 52, field - 1075, field - 1023)
     };
-    let ax = x.abs();
-    if ax == below || ax == (below + above) / 2.0 {
+    let half_ulp = e.max(fmt.emin()) - fmt.frac_bits as i32 - 1;
+    if q + m.trailing_zeros() as i32 >= half_ulp {
         return None;
     }
     Some(round_f64(fmt, x, opts).bits)
