@@ -52,8 +52,6 @@ pub fn write_shortest(out: &mut String, fmt: &FloatFormat, bits: u64) {
         } else {
             buf.format_finite(f32::from_bits(bits as u32).abs())
         };
-        let mut digits = [0u8; 40];
-        let (mut n, mut exp10) = lift_digits(printed, &mut digits);
         // Where the value lies exactly halfway between two shortest candidates, zmij takes
         // the even one and the standard library the upper one. Only there (a value of so few
         // binary places that twice it, scaled to the last digit, is an odd integer: the
@@ -67,7 +65,18 @@ pub fn write_shortest(out: &mut String, fmt: &FloatFormat, bits: u64) {
                 f.exponent as i32 - fmt.bias - fmt.frac_bits as i32,
             )
         };
-        if i64::from(m.trailing_zeros() as i32 + e + 1) == exp10 {
+        let tie_at = i64::from(m.trailing_zeros() as i32 + e + 1);
+        // Most values zmij already writes as we do: positional, at least 1e-4 (fewer than
+        // four zeros after `0.`), below 1e16, less its `.0` on whole numbers.
+        if let Some((text, exp10)) = positional_as_ours(printed)
+            && exp10 != tie_at
+        {
+            out.push_str(text);
+            return;
+        }
+        let mut digits = [0u8; 40];
+        let (mut n, mut exp10) = lift_digits(printed, &mut digits);
+        if exp10 == tie_at {
             use std::fmt::Write;
             let mut std = String::new();
             let _ = if fmt.width() == 64 {
@@ -83,6 +92,28 @@ pub fn write_shortest(out: &mut String, fmt: &FloatFormat, bits: u64) {
         let (digits, exp10) = small_format_digits(fmt, bits & !fmt.assemble(true, 0, 0));
         layout_into(out, digits, *exp10);
     }
+}
+
+/// zmij's text of a positive number when it is already the text [`layout_into`] would give
+/// (positional, from 1e-4 up to below 1e16), less a `.0` it puts on whole numbers, with the
+/// power of ten of its last significant digit; `None` for any other form.
+fn positional_as_ours(printed: &str) -> Option<(&str, i64)> {
+    let bytes = printed.as_bytes();
+    let dot = bytes.iter().position(|&b| b == b'.')?;
+    if bytes.contains(&b'e') || dot > 16 {
+        return None;
+    }
+    let frac = &bytes[dot + 1..];
+    if frac == b"0" {
+        // A whole number: its trailing zeros are the power of ten.
+        let int = &bytes[..dot];
+        let zeros = int.iter().rev().take_while(|&&b| b == b'0').count();
+        return Some((&printed[..dot], zeros as i64));
+    }
+    if &bytes[..dot] == b"0" && frac.starts_with(b"0000") {
+        return None;
+    }
+    Some((printed, -(frac.len() as i64)))
 }
 
 /// The significant digits of a positive number printed as `123.45`, `0.001`, `100.0` or
