@@ -22,7 +22,8 @@ struct Acc {
     /// Channels more than 25 bits below the shared exponent (mantissa 0, or 1 rounding
     /// up), other than ±0.
     far: __m256i,
-    /// Errors of the other channels in 2^-26 ULPs.
+    /// Errors of the other channels: in 2^-26 ULPs for RTP, in ULPs as f32 patterns
+    /// otherwise.
     near_units: __m256i,
     /// Largest |channel| and largest channel pattern: the texels were all plain when
     /// the first is at most 65408 and the second at most -0's pattern.
@@ -96,17 +97,21 @@ fn eight<const M: u8>(rgb: [__m256i; 3], c: &mut Acc) -> __m256i {
         c.far = _mm256_sub_epi32(c.far, far);
         // |q - p| is exact (p >= 1/4 with at most 24 significant bits, q a whole number
         // within 1 of it), and so is its product by 2^26, a whole number up to 2^26;
-        // except when 1/4 <= p < 1/2 rounds up to 1: 1 - p needs 25 bits. Where p < 1
-        // (q at most 1) RTP takes q * 2^26 - p * 2^26 in integers instead.
-        let two26 = _mm256_set1_ps(67_108_864.0);
+        // except when 1/4 <= p < 1/2 rounds up to 1 (RTP only): 1 - p needs 25 bits.
+        // RTP takes the units in integers, q * 2^26 - p * 2^26 where p < 1 (q at most 1);
+        // the other modes keep |q - p| itself (a non-negative f32 pattern, which orders
+        // as an integer) and scale the largest at the end.
         let diff = _mm256_and_si256(_mm256_castps_si256(_mm256_sub_ps(q, p)), abs);
-        let mut units = _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_castsi256_ps(diff), two26));
-        if M == RTP {
+        let units = if M == RTP {
+            let two26 = _mm256_set1_ps(67_108_864.0);
+            let units = _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_castsi256_ps(diff), two26));
             let small = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LT_OQ>(p, _mm256_set1_ps(1.0)));
             let scaled = _mm256_cvttps_epi32(_mm256_mul_ps(p, two26));
             let exact = _mm256_sub_epi32(_mm256_slli_epi32::<26>(qi), scaled);
-            units = _mm256_blendv_epi8(units, exact, small);
-        }
+            _mm256_blendv_epi8(units, exact, small)
+        } else {
+            diff
+        };
         c.near_units = _mm256_max_epi32(c.near_units, _mm256_andnot_si256(far, units));
     }
     word
@@ -155,7 +160,11 @@ pub(super) fn short3<const M: u8>(values: &[u32], out: &mut [u32]) -> Option<Rgb
     }
     let sum = |v: __m256i| lanes(v).iter().fold(0u32, |a, &b| a.wrapping_add(b));
     let far = sum(c.far);
-    let units = lanes(c.near_units).into_iter().max().unwrap_or(0);
+    let mut units = lanes(c.near_units).into_iter().max().unwrap_or(0);
+    if M != RTP {
+        // |q - p| as an f32 pattern: 2^26 times it is a whole number (see `eight`).
+        units = (f32::from_bits(units) * 67_108_864.0) as u32;
+    }
     Some(Rgb9e5Pass {
         inexact: sum(c.inexact),
         flushed: sum(c.flushed),
