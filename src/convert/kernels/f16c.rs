@@ -11,7 +11,11 @@
 //!
 //! The short pass takes ±0 and inputs from 2^-25 up to f16's largest finite value
 //! ([`short_range`]): there IEEE rounding and the core's rounding agree bit for bit, and
-//! the error is exact in f32. The caller takes the full pass (also here, with F16C) when
+//! the error is exact in f32. It runs in two steps: a block of values in f16's normal
+//! range (and ±0) needs neither the subnormal nor the flushed count, so a shorter loop
+//! takes it first; only a block with a value below 2^-14 runs the loop with those counts.
+//! Each block of eight is converted once (LLVM would otherwise convert the stored
+//! halves a second time, straight to memory). The caller takes the full pass (also here, with F16C) when
 //! any lane is outside, exactly as it does after the portable short pass, and the unit
 //! tests below check both passes against the portable ones (which the integration tests
 //! hold to the per-element core). The runtime check falls back to the portable passes on
@@ -94,46 +98,66 @@ mod x86 {
     const SHORT_MIN: i32 = 102 << 23;
     const MAX_FINITE: i32 = (142 << 23) | (0x3ff << 13);
 
-    /// Eight lanes: the f16 patterns, the mask of lanes the short pass takes, and the
-    /// exact, subnormal and flushed masks and each lane's error in units of 2^-26 ULPs
-    /// (meaningful where the lane is taken).
+    /// The running state of the short pass, one per lane. Counts go up by subtracting
+    /// masks (-1).
+    #[derive(Clone, Copy)]
+    struct Short {
+        /// Unsigned minimum of |x| - 1 (±0 wraps to the top, out of the way) and maximum
+        /// of |x|: every lane was taken when they lie within the short range.
+        min: __m256i,
+        max: __m256i,
+        exact: __m256i,
+        /// Results below f16's normal range (subnormal or zero), results zero, inputs zero:
+        /// subnormal = below - zero results, flushed = zero results - zero inputs.
+        below: __m256i,
+        zero_out: __m256i,
+        zero_in: __m256i,
+        /// Errors in 2^-26 ULPs, as integer-valued f32 patterns (non-negative, so they
+        /// order as integers).
+        max_units: __m256i,
+    }
+
+    /// Eight lanes converted (once) and counted into `c`; returns the f16 patterns.
+    /// The counts are only used when every lane was in [`super::short_range`], so they
+    /// need no masking; they are all computed from |x| and the result widened back.
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
-    fn eight<const M: u8>(x: __m256i) -> (__m128i, __m256i, [__m256i; 4]) {
+    fn eight<const M: u8>(x: __m256i, c: &mut Short) -> __m128i {
+        let abs = _mm256_set1_epi32(0x7fff_ffff);
         let zero = _mm256_setzero_si256();
-        let mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
+        let mag = _mm256_and_si256(x, abs);
         let h = to_f16::<M>(x);
-        let hm = _mm256_and_si256(_mm256_cvtepu16_epi32(h), _mm256_set1_epi32(0x7fff));
-        let back = _mm256_castps_si256(_mm256_cvtph_ps(h));
-        let back_mag = _mm256_and_si256(back, _mm256_set1_epi32(0x7fff_ffff));
-        // The short pass takes ±0 and |x| in [2^-25, MAX_FINITE] (one unsigned
-        // comparison): no NaN, INF or overflow, and the error exact in f32, as in the full
-        // pass below (|result - x| is exact, and scaling it by 2^(26 - ulp exponent) too).
-        let t = _mm256_sub_epi32(mag, _mm256_set1_epi32(SHORT_MIN));
-        let span = _mm256_set1_epi32(MAX_FINITE - SHORT_MIN);
-        let in_range = _mm256_cmpeq_epi32(_mm256_min_epu32(t, span), t);
-        let mag_zero = _mm256_cmpeq_epi32(mag, zero);
-        let ok = _mm256_or_si256(in_range, mag_zero);
-        // The counts are only used when every lane was taken, so they need no masking.
-        let exact = _mm256_cmpeq_epi32(back_mag, mag);
-        let h_zero = _mm256_cmpeq_epi32(hm, zero);
-        let below_normal = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x400), hm);
-        let subnormal = _mm256_andnot_si256(h_zero, below_normal);
-        let flushed = _mm256_andnot_si256(mag_zero, h_zero);
+        let back_mag = _mm256_and_si256(_mm256_castps_si256(_mm256_cvtph_ps(h)), abs);
+        c.min = _mm256_min_epu32(c.min, _mm256_add_epi32(mag, _mm256_set1_epi32(-1)));
+        c.max = _mm256_max_epu32(c.max, mag);
+        c.exact = _mm256_sub_epi32(c.exact, _mm256_cmpeq_epi32(back_mag, mag));
+        // 2^-14 (f16's smallest normal) is the f32 exponent field 113.
+        let below = _mm256_cmpgt_epi32(_mm256_set1_epi32(113 << 23), back_mag);
+        c.below = _mm256_sub_epi32(c.below, below);
+        c.zero_out = _mm256_sub_epi32(c.zero_out, _mm256_cmpeq_epi32(back_mag, zero));
+        c.zero_in = _mm256_sub_epi32(c.zero_in, _mm256_cmpeq_epi32(mag, zero));
+        // In the short range |result - x| is exact in f32 (see `full_eight`), and so is
+        // scaling it by 2^(26 - ulp exponent): the result's f16 exponent is its f32
+        // exponent field - 112 (at least 1, subnormals and zero included), so the scale's
+        // field is 178 - that = 290 - max(field, 113).
         let diff = _mm256_and_si256(
             _mm256_castps_si256(_mm256_sub_ps(
                 _mm256_castsi256_ps(back_mag),
                 _mm256_castsi256_ps(mag),
             )),
-            _mm256_set1_epi32(0x7fff_ffff),
+            abs,
         );
-        let e_h = _mm256_max_epi32(_mm256_srli_epi32::<10>(hm), _mm256_set1_epi32(1));
-        let scale = _mm256_slli_epi32::<23>(_mm256_sub_epi32(_mm256_set1_epi32(178), e_h));
+        let field = _mm256_and_si256(
+            _mm256_max_epi32(back_mag, _mm256_set1_epi32(113 << 23)),
+            _mm256_set1_epi32(0x7f80_0000),
+        );
+        let scale = _mm256_sub_epi32(_mm256_set1_epi32(290 << 23), field);
         let units = _mm256_castps_si256(_mm256_mul_ps(
             _mm256_castsi256_ps(diff),
             _mm256_castsi256_ps(scale),
         ));
-        (h, ok, [exact, subnormal, flushed, units])
+        c.max_units = _mm256_max_epi32(c.max_units, units);
+        h
     }
 
     fn lanes_sum(v: __m256i) -> u32 {
@@ -377,187 +401,176 @@ mod x86 {
         lanes_sum(nans)
     }
 
+    /// The state of the normal-range pass: [`Short`] without the counts that results
+    /// below f16's normal range need.
+    #[derive(Clone, Copy)]
+    struct Normal {
+        min: __m256i,
+        max: __m256i,
+        exact: __m256i,
+        max_units: __m256i,
+    }
+
+    /// 2^-14, f16's smallest normal value, as an f32 pattern.
+    const NORMAL_MIN: i32 = 113 << 23;
+
+    /// [`eight`] for lanes in f16's normal range (±0 or 2^-14 <= |x| <= MAX_FINITE): the
+    /// result is ±0 or normal in every mode (2^-14 is exact), so nothing is subnormal or
+    /// flushed and the result's exponent gives the scale of its ULP directly.
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    fn eight_normal<const M: u8>(x: __m256i, c: &mut Normal) -> __m128i {
+        let abs = _mm256_set1_epi32(0x7fff_ffff);
+        let mag = _mm256_and_si256(x, abs);
+        let h = to_f16::<M>(x);
+        let back_mag = _mm256_and_si256(_mm256_castps_si256(_mm256_cvtph_ps(h)), abs);
+        c.min = _mm256_min_epu32(c.min, _mm256_add_epi32(mag, _mm256_set1_epi32(-1)));
+        c.max = _mm256_max_epu32(c.max, mag);
+        c.exact = _mm256_sub_epi32(c.exact, _mm256_cmpeq_epi32(back_mag, mag));
+        let diff = _mm256_and_si256(
+            _mm256_castps_si256(_mm256_sub_ps(
+                _mm256_castsi256_ps(back_mag),
+                _mm256_castsi256_ps(mag),
+            )),
+            abs,
+        );
+        // As in `eight`; a zero result (from ±0 only) has error 0 whatever its scale.
+        let field = _mm256_and_si256(back_mag, _mm256_set1_epi32(0x7f80_0000));
+        let scale = _mm256_sub_epi32(_mm256_set1_epi32(290 << 23), field);
+        let units = _mm256_castps_si256(_mm256_mul_ps(
+            _mm256_castsi256_ps(diff),
+            _mm256_castsi256_ps(scale),
+        ));
+        c.max_units = _mm256_max_epi32(c.max_units, units);
+        h
+    }
+
+    /// The normal-range pass: the counts when every lane was ±0 or in f16's normal range,
+    /// otherwise the unsigned minimum of |x| - 1 and maximum of |x| over the lanes (the
+    /// outputs are written either way).
+    #[target_feature(enable = "avx2,f16c")]
+    fn narrow_normal<const M: u8>(values: &[u32], out: &mut [u16]) -> Result<Ordinary, (u32, u32)> {
+        let zero = _mm256_setzero_si256();
+        let mut c = Normal {
+            min: _mm256_set1_epi32(-1),
+            max: zero,
+            exact: zero,
+            max_units: zero,
+        };
+        // A zero LLVM cannot see through: without it the stored halves are converted a
+        // second time, straight into memory (`vcvtps2ph` to memory), for each block.
+        let opaque = std::hint::black_box(zero);
+        let mut vs = values.chunks_exact(16);
+        let mut os = out.chunks_exact_mut(16);
+        for (v, o) in (&mut vs).zip(&mut os) {
+            let words: [[u32; 8]; 2] = bytemuck::cast::<[u32; 16], _>(v.try_into().expect("16"));
+            let lo = eight_normal::<M>(bytemuck::cast(words[0]), &mut c);
+            let hi = eight_normal::<M>(bytemuck::cast(words[1]), &mut c);
+            let both = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
+            let both = _mm256_xor_si256(both, opaque);
+            o.copy_from_slice(&bytemuck::cast::<__m256i, [u16; 16]>(both));
+        }
+        // The tail, padded with zeros (taken, exact, error 0).
+        let mut padding = 0;
+        for (v, o) in vs
+            .remainder()
+            .chunks(8)
+            .zip(os.into_remainder().chunks_mut(8))
+        {
+            let mut words = [0u32; 8];
+            words[..v.len()].copy_from_slice(v);
+            let h = eight_normal::<M>(bytemuck::cast(words), &mut c);
+            o.copy_from_slice(&bytemuck::cast::<__m128i, [u16; 8]>(h)[..v.len()]);
+            padding += 8 - v.len() as u32;
+        }
+        let min = lanes_min(c.min);
+        let max = lanes_max(c.max);
+        if min < (NORMAL_MIN - 1) as u32 || max > MAX_FINITE as u32 {
+            return Err((min, max));
+        }
+        Ok(Ordinary {
+            inexact: values.len() as u32 + padding - lanes_sum(c.exact),
+            subnormal: 0,
+            flushed: 0,
+            max_units: f32::from_bits(lanes_max(c.max_units)) as u32,
+        })
+    }
+
     #[target_feature(enable = "avx2,f16c")]
     pub(super) fn narrow_ordinary<const M: u8>(values: &[u32], out: &mut [u16]) -> (Ordinary, u32) {
         let n = values.len().min(out.len());
         let (values, out) = (&values[..n], &mut out[..n]);
-        // Counts go down by one per lane (the masks are -1), so they are negated sums.
-        let mut oks = _mm256_setzero_si256();
-        let mut counts = [_mm256_setzero_si256(); 3];
-        let mut max_units = _mm256_setzero_si256();
-        let mut add = |ok: __m256i, lanes: [__m256i; 4]| {
-            oks = _mm256_sub_epi32(oks, ok);
-            for (c, m) in counts.iter_mut().zip(&lanes[..3]) {
-                *c = _mm256_sub_epi32(*c, *m);
-            }
-            // Non-negative f32 patterns order as integers.
-            max_units = _mm256_max_epi32(max_units, lanes[3]);
+        // Most blocks have no value below f16's normal range: the shorter pass first.
+        let (min, max) = match narrow_normal::<M>(values, out) {
+            Ok(o) => return (o, 0),
+            Err(range) => range,
         };
-        let mut vs = values.chunks_exact(8);
-        let mut os = out.chunks_exact_mut(8);
-        for (v, o) in (&mut vs).zip(&mut os) {
-            let words: [u32; 8] = v.try_into().expect("eight lanes");
-            let (h, ok, lanes) = eight::<M>(bytemuck::cast(words));
-            o.copy_from_slice(&bytemuck::cast::<__m128i, [u16; 8]>(h));
-            add(ok, lanes);
+        if min < (SHORT_MIN - 1) as u32 || max > MAX_FINITE as u32 {
+            // The full pass follows: only the number of exceptions matters.
+            let exceptions = values.iter().filter(|&&v| !super::short_range(v)).count();
+            return (Ordinary::default(), exceptions as u32);
         }
-        // The tail, padded with zeros (taken, exact, not subnormal or flushed).
+        narrow_short::<M>(values, out)
+    }
+
+    /// The short pass for blocks with results below f16's normal range.
+    #[target_feature(enable = "avx2,f16c")]
+    fn narrow_short<const M: u8>(values: &[u32], out: &mut [u16]) -> (Ordinary, u32) {
+        let n = values.len();
+        let zero = _mm256_setzero_si256();
+        let mut c = Short {
+            min: _mm256_set1_epi32(-1),
+            max: zero,
+            exact: zero,
+            below: zero,
+            zero_out: zero,
+            zero_in: zero,
+            max_units: zero,
+        };
+        // Sixteen lanes a step, their halves stored as one 32-byte word (through the
+        // opaque zero, as in `narrow_normal`).
+        let opaque = std::hint::black_box(zero);
+        let mut vs = values.chunks_exact(16);
+        let mut os = out.chunks_exact_mut(16);
+        for (v, o) in (&mut vs).zip(&mut os) {
+            let words: [[u32; 8]; 2] = bytemuck::cast::<[u32; 16], _>(v.try_into().expect("16"));
+            let lo = eight::<M>(bytemuck::cast(words[0]), &mut c);
+            let hi = eight::<M>(bytemuck::cast(words[1]), &mut c);
+            let both = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
+            let both = _mm256_xor_si256(both, opaque);
+            o.copy_from_slice(&bytemuck::cast::<__m256i, [u16; 16]>(both));
+        }
+        // The tail, eight lanes at a time, padded with zeros (taken, exact, zero in and
+        // out: they cancel in subnormal and flushed).
         let rest = vs.remainder();
         let mut padding = 0;
-        if !rest.is_empty() {
+        for (v, o) in rest.chunks(8).zip(os.into_remainder().chunks_mut(8)) {
             let mut words = [0u32; 8];
-            words[..rest.len()].copy_from_slice(rest);
-            let (h, ok, lanes) = eight::<M>(bytemuck::cast(words));
+            words[..v.len()].copy_from_slice(v);
+            let h = eight::<M>(bytemuck::cast(words), &mut c);
             let halves = bytemuck::cast::<__m128i, [u16; 8]>(h);
-            os.into_remainder().copy_from_slice(&halves[..rest.len()]);
-            add(ok, lanes);
-            padding = 8 - rest.len() as u32;
+            o.copy_from_slice(&halves[..v.len()]);
+            padding += 8 - v.len() as u32;
         }
-        let ordinary = lanes_sum(oks) - padding;
+        let taken =
+            lanes_min(c.min) >= (SHORT_MIN - 1) as u32 && lanes_max(c.max) <= MAX_FINITE as u32;
+        let exceptions = if taken {
+            0
+        } else {
+            values.iter().filter(|&&v| !super::short_range(v)).count() as u32
+        };
+        let zero_out = lanes_sum(c.zero_out);
         // Padding lanes are exact zeros: inexact = every lane run - the exact ones.
         let lanes_run = n as u32 + padding;
         let o = Ordinary {
-            inexact: lanes_run - lanes_sum(counts[0]),
-            subnormal: lanes_sum(counts[1]),
-            flushed: lanes_sum(counts[2]),
-            max_units: f32::from_bits(lanes_max(max_units)) as u32,
+            inexact: lanes_run - lanes_sum(c.exact),
+            subnormal: lanes_sum(c.below).wrapping_sub(zero_out),
+            flushed: zero_out.wrapping_sub(lanes_sum(c.zero_in)),
+            max_units: f32::from_bits(lanes_max(c.max_units)) as u32,
         };
-        (o, n as u32 - ordinary)
+        (o, exceptions)
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::{RNE, RTN, RTP, RTZ};
-    use super::*;
-    use crate::convert::summary::Stats;
-
-    fn random_patterns(n: usize, mut state: u64) -> Vec<u32> {
-        (0..n)
-            .map(|i| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                let r = state as u32;
-                match i % 4 {
-                    // Inside f16's range, both signs.
-                    0 | 1 => (r & 0x8000_0000) | (0x3880_0000 + r % 0x0f00_0000),
-                    // Just around its edges.
-                    2 => (r & 0x8000_0000) | (0x3000_0000 + r % 0x1800_0000),
-                    _ => r,
-                }
-            })
-            .collect()
-    }
-
-    /// The short pass against the portable full pass: the same bits on every lane it
-    /// takes, and the same counts when it takes them all.
-    fn same_as_portable<const M: u8>(values: &[u32]) {
-        let mut a = vec![0u16; values.len()];
-        let mut b = vec![0u16; values.len()];
-        let (o, exceptions) = narrow_ordinary::<M>(values, &mut a);
-        let full = super::super::narrow::narrow_full_generic::<10, true, M, false>(values, &mut b);
-        let outside = values.iter().filter(|&&v| !short_range(v)).count();
-        assert_eq!(exceptions as usize, outside, "exceptions, mode {M}");
-        for (i, &v) in values.iter().enumerate() {
-            if short_range(v) {
-                assert_eq!(a[i], b[i], "lane {i} ({v:#010x}), mode {M}");
-            }
-        }
-        if exceptions == 0 {
-            let (mut got, mut want) = (Stats::default(), Stats::default());
-            super::super::add_ordinary(&mut got, values.len() as u32, o);
-            full.into_stats::<10>(values.len(), &mut want);
-            assert_eq!(got, want, "counts, mode {M}");
-        }
-    }
-
-    fn full_same_as_portable<const M: u8, const S: bool>(values: &[u32]) {
-        let mut a = vec![0u16; values.len()];
-        let mut b = vec![0u16; values.len()];
-        let pa = narrow_full::<M, S>(values, &mut a).expect("F16C");
-        let pb = super::super::narrow::narrow_full_generic::<10, true, M, S>(values, &mut b);
-        assert_eq!(a, b, "bits, mode {M} saturate {S}");
-        let (mut sa, mut sb) = (Default::default(), Default::default());
-        pa.into_stats::<10>(values.len(), &mut sa);
-        pb.into_stats::<10>(values.len(), &mut sb);
-        assert_eq!(sa, sb, "counts, mode {M} saturate {S}");
-    }
-
-    #[test]
-    fn f16c_full_pass_matches_the_portable_one() {
-        if !available() {
-            return;
-        }
-        let mut values = random_patterns(50_003, 0xf00d);
-        // Every f16 boundary region from below 2^-26 to past 2^16, finely.
-        values.extend((0..200_000u32).map(|i| 0x3000_0000 + i * 0x97));
-        values.extend((0..2_000u32).map(|i| 0x4770_0000 + i * 0x100));
-        for len in [1, 7, 9, 1000, values.len()] {
-            let v = &values[..len];
-            full_same_as_portable::<RNE, false>(v);
-            full_same_as_portable::<RNE, true>(v);
-            full_same_as_portable::<RTZ, false>(v);
-            full_same_as_portable::<RTZ, true>(v);
-            full_same_as_portable::<RTP, false>(v);
-            full_same_as_portable::<RTP, true>(v);
-            full_same_as_portable::<RTN, false>(v);
-            full_same_as_portable::<RTN, true>(v);
-        }
-        // One value at a time, so each lane's error is the maximum.
-        for &v in values.iter().step_by(97) {
-            full_same_as_portable::<RNE, false>(&[v]);
-            full_same_as_portable::<RTP, true>(&[v]);
-            full_same_as_portable::<RTN, false>(&[v]);
-        }
-    }
-
-    #[test]
-    fn f16c_widening_matches_the_portable_one() {
-        if !available() {
-            return;
-        }
-        let all: Vec<u8> = (0..=u16::MAX).flat_map(|h| h.to_le_bytes()).collect();
-        for len in [0, 1, 7, 8, 9, 65_535, 65_536] {
-            let src = &all[..2 * len];
-            let mut fast = vec![0u32; len];
-            let nans = widen_f16(src, &mut fast).expect("F16C");
-            let mut portable = vec![0u32; len];
-            super::super::widen::widen_into(
-                crate::format::Format::Float(crate::format::F16),
-                src,
-                &mut portable,
-            );
-            let (want_nans, _) = super::super::widen::quiet_nans_generic(&mut portable);
-            assert_eq!(fast, portable, "{len} halves");
-            assert_eq!(nans, want_nans, "{len} halves");
-        }
-    }
-
-    #[test]
-    fn f16c_short_pass_matches_the_portable_one() {
-        if !available() {
-            return;
-        }
-        let values = random_patterns(100_003, 0x5eed);
-        for len in [0, 1, 7, 8, 9, 1023, 1024, 100_003] {
-            let v = &values[..len];
-            same_as_portable::<RNE>(v);
-            same_as_portable::<RTZ>(v);
-            same_as_portable::<RTP>(v);
-            same_as_portable::<RTN>(v);
-        }
-        // Only lanes the short pass takes: the counts then cover every lane. Blocks of
-        // a few values too, so each lane's error is the maximum once.
-        let ordinary: Vec<u32> = values.iter().copied().filter(|&v| short_range(v)).collect();
-        for chunk in ordinary.chunks(3).step_by(101) {
-            same_as_portable::<RNE>(chunk);
-            same_as_portable::<RTP>(chunk);
-            same_as_portable::<RTN>(chunk);
-        }
-        same_as_portable::<RNE>(&ordinary);
-        same_as_portable::<RTZ>(&ordinary);
-        same_as_portable::<RTP>(&ordinary);
-        same_as_portable::<RTN>(&ordinary);
-    }
-}
+mod tests;

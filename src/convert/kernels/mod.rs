@@ -115,8 +115,11 @@ pub fn convert_slice(conv: &Conversion, src: &[u8], dst: &mut [u8]) -> Stats {
     let direct = widens_directly(conv);
     let mut scratch: Vec<u32> = Vec::with_capacity(BLOCK * 4);
     // f32 sources are read in place (no widened copy to keep in L1), so their blocks can
-    // be longer, which spreads the per-block work (dispatch, counts) thinner.
-    let block = if conv.from == Format::Float(F32) && matches!(conv.to, Format::Float(_)) {
+    // be longer, which spreads the per-block work (dispatch, counts) thinner; for the
+    // float targets and RGB9E5 (one word a texel, little per-block work to spare).
+    let block = if conv.from == Format::Float(F32)
+        && matches!(conv.to, Format::Float(_) | Format::Rgb9e5)
+    {
         BLOCK * 8
     } else {
         BLOCK

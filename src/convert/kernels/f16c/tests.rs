@@ -1,0 +1,160 @@
+//! The F16C passes against the portable ones.
+
+use super::super::{RNE, RTN, RTP, RTZ};
+use super::*;
+use crate::convert::summary::Stats;
+
+fn random_patterns(n: usize, mut state: u64) -> Vec<u32> {
+    (0..n)
+        .map(|i| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let r = state as u32;
+            match i % 4 {
+                // Inside f16's range, both signs.
+                0 | 1 => (r & 0x8000_0000) | (0x3880_0000 + r % 0x0f00_0000),
+                // Just around its edges.
+                2 => (r & 0x8000_0000) | (0x3000_0000 + r % 0x1800_0000),
+                _ => r,
+            }
+        })
+        .collect()
+}
+
+/// The short pass against the portable full pass: the same bits on every lane it
+/// takes, and the same counts when it takes them all.
+fn same_as_portable<const M: u8>(values: &[u32]) {
+    let mut a = vec![0u16; values.len()];
+    let mut b = vec![0u16; values.len()];
+    let (o, exceptions) = narrow_ordinary::<M>(values, &mut a);
+    let full = super::super::narrow::narrow_full_generic::<10, true, M, false>(values, &mut b);
+    let outside = values.iter().filter(|&&v| !short_range(v)).count();
+    assert_eq!(exceptions as usize, outside, "exceptions, mode {M}");
+    for (i, &v) in values.iter().enumerate() {
+        if short_range(v) {
+            assert_eq!(a[i], b[i], "lane {i} ({v:#010x}), mode {M}");
+        }
+    }
+    if exceptions == 0 {
+        let (mut got, mut want) = (Stats::default(), Stats::default());
+        super::super::add_ordinary(&mut got, values.len() as u32, o);
+        full.into_stats::<10>(values.len(), &mut want);
+        assert_eq!(got, want, "counts, mode {M}");
+    }
+}
+
+fn full_same_as_portable<const M: u8, const S: bool>(values: &[u32]) {
+    let mut a = vec![0u16; values.len()];
+    let mut b = vec![0u16; values.len()];
+    let pa = narrow_full::<M, S>(values, &mut a).expect("F16C");
+    let pb = super::super::narrow::narrow_full_generic::<10, true, M, S>(values, &mut b);
+    assert_eq!(a, b, "bits, mode {M} saturate {S}");
+    let (mut sa, mut sb) = (Default::default(), Default::default());
+    pa.into_stats::<10>(values.len(), &mut sa);
+    pb.into_stats::<10>(values.len(), &mut sb);
+    assert_eq!(sa, sb, "counts, mode {M} saturate {S}");
+}
+
+#[test]
+fn f16c_full_pass_matches_the_portable_one() {
+    if !available() {
+        return;
+    }
+    let mut values = random_patterns(50_003, 0xf00d);
+    // Every f16 boundary region from below 2^-26 to past 2^16, finely.
+    values.extend((0..200_000u32).map(|i| 0x3000_0000 + i * 0x97));
+    values.extend((0..2_000u32).map(|i| 0x4770_0000 + i * 0x100));
+    for len in [1, 7, 9, 1000, values.len()] {
+        let v = &values[..len];
+        full_same_as_portable::<RNE, false>(v);
+        full_same_as_portable::<RNE, true>(v);
+        full_same_as_portable::<RTZ, false>(v);
+        full_same_as_portable::<RTZ, true>(v);
+        full_same_as_portable::<RTP, false>(v);
+        full_same_as_portable::<RTP, true>(v);
+        full_same_as_portable::<RTN, false>(v);
+        full_same_as_portable::<RTN, true>(v);
+    }
+    // One value at a time, so each lane's error is the maximum.
+    for &v in values.iter().step_by(97) {
+        full_same_as_portable::<RNE, false>(&[v]);
+        full_same_as_portable::<RTP, true>(&[v]);
+        full_same_as_portable::<RTN, false>(&[v]);
+    }
+}
+
+#[test]
+fn f16c_widening_matches_the_portable_one() {
+    if !available() {
+        return;
+    }
+    let all: Vec<u8> = (0..=u16::MAX).flat_map(|h| h.to_le_bytes()).collect();
+    for len in [0, 1, 7, 8, 9, 65_535, 65_536] {
+        let src = &all[..2 * len];
+        let mut fast = vec![0u32; len];
+        let nans = widen_f16(src, &mut fast).expect("F16C");
+        let mut portable = vec![0u32; len];
+        super::super::widen::widen_into(
+            crate::format::Format::Float(crate::format::F16),
+            src,
+            &mut portable,
+        );
+        let (want_nans, _) = super::super::widen::quiet_nans_generic(&mut portable);
+        assert_eq!(fast, portable, "{len} halves");
+        assert_eq!(nans, want_nans, "{len} halves");
+    }
+}
+
+#[test]
+fn f16c_short_pass_matches_the_portable_one() {
+    if !available() {
+        return;
+    }
+    let values = random_patterns(100_003, 0x5eed);
+    for len in [0, 1, 7, 8, 9, 1023, 1024, 100_003] {
+        let v = &values[..len];
+        same_as_portable::<RNE>(v);
+        same_as_portable::<RTZ>(v);
+        same_as_portable::<RTP>(v);
+        same_as_portable::<RTN>(v);
+    }
+    // Only lanes the short pass takes: the counts then cover every lane. Blocks of
+    // a few values too, so each lane's error is the maximum once.
+    let ordinary: Vec<u32> = values.iter().copied().filter(|&v| short_range(v)).collect();
+    for chunk in ordinary.chunks(3).step_by(101) {
+        same_as_portable::<RNE>(chunk);
+        same_as_portable::<RTP>(chunk);
+        same_as_portable::<RTN>(chunk);
+    }
+    // Only f16's normal range (the shorter pass alone), and with one value below it
+    // (2^-20, the short pass after it) or past the short range (the full pass) at the
+    // end.
+    let mut normal: Vec<u32> = ordinary
+        .iter()
+        .copied()
+        .filter(|&v| v & 0x7fff_ffff == 0 || v & 0x7fff_ffff >= 113 << 23)
+        .collect();
+    for tail in [
+        None,
+        Some(0x3580_0123),
+        Some(0x3000_0000),
+        Some(0x7fc0_0000),
+    ] {
+        normal.extend(tail);
+        for chunk in normal.chunks(1001).step_by(7) {
+            same_as_portable::<RNE>(chunk);
+            same_as_portable::<RTZ>(chunk);
+            same_as_portable::<RTP>(chunk);
+            same_as_portable::<RTN>(chunk);
+        }
+        let last = normal.len().saturating_sub(2000);
+        same_as_portable::<RNE>(&normal[last..]);
+        same_as_portable::<RTN>(&normal[last..]);
+        normal.pop();
+    }
+    same_as_portable::<RNE>(&ordinary);
+    same_as_portable::<RTZ>(&ordinary);
+    same_as_portable::<RTP>(&ordinary);
+    same_as_portable::<RTN>(&ordinary);
+}

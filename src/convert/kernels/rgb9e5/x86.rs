@@ -1,0 +1,176 @@
+//! The short RGB9E5 pass over packed f32x3 texels with AVX2, in float arithmetic: the
+//! portable pass (`rgb9e5_vector_generic`) shifts and rounds 24-bit mantissas with
+//! integer operations and needs about 300 instructions per eight texels; here the
+//! mantissa of a channel at shared exponent E is the f32 product v * 2^(24 - E), exact
+//! (a power of two built from bits), rounded in the mode by `vroundps`, and the error
+//! in ULPs is |q - v * 2^(24 - E)|, exact too (but for one case, taken in integers).
+//!
+//! It takes the texels whose channels are all ±0 or in (0, 65408] (no clamping); the
+//! caller runs the full portable pass on a block where it meets any other. Its words and
+//! counts are the portable short pass's: the unit tests in `rgb9e5` compare them.
+
+use std::arch::x86_64::*;
+
+use super::super::{RNE, RTP, RTZ};
+use super::{RGB9E5_MAX_F32, Rgb9e5Pass};
+
+/// Per-lane running state; counts go up by subtracting masks (-1).
+#[derive(Clone, Copy)]
+struct Acc {
+    inexact: __m256i,
+    flushed: __m256i,
+    /// Channels more than 25 bits below the shared exponent (mantissa 0, or 1 rounding
+    /// up), other than ±0.
+    far: __m256i,
+    /// Errors of the other channels: in 2^-26 ULPs for RTP, in ULPs as f32 patterns
+    /// otherwise.
+    near_units: __m256i,
+    /// Largest |channel| and largest channel pattern: the texels were all plain when
+    /// the first is at most 65408 and the second at most -0's pattern.
+    max_mag: __m256i,
+    max_raw: __m256i,
+}
+
+/// `vroundps` in mode `M` (the channels are non-negative: toward -INF is toward zero).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn round<const M: u8>(p: __m256) -> __m256 {
+    match M {
+        RNE => _mm256_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(p),
+        RTP => _mm256_round_ps::<{ _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC }>(p),
+        RTZ => _mm256_round_ps::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(p),
+        _ => _mm256_round_ps::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(p),
+    }
+}
+
+/// Eight texels' channels (`rgb`: the R, G and B patterns) to their words, counted into
+/// `c`; the counts mean something only when every channel was plain.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn eight<const M: u8>(rgb: [__m256i; 3], c: &mut Acc) -> __m256i {
+    let zero = _mm256_setzero_si256();
+    let abs = _mm256_set1_epi32(0x7fff_ffff);
+    let mags = rgb.map(|u| _mm256_and_si256(u, abs));
+    let raw = _mm256_max_epu32(_mm256_max_epu32(rgb[0], rgb[1]), rgb[2]);
+    c.max_raw = _mm256_max_epu32(c.max_raw, raw);
+    let largest = _mm256_max_epi32(_mm256_max_epi32(mags[0], mags[1]), mags[2]);
+    c.max_mag = _mm256_max_epi32(c.max_mag, largest);
+    // The shared exponent (`shared_exponent`): the largest channel's f32 exponent field
+    // - 111, at least 0. Its mantissa at that scale is m * 2^-15 in [256, 512); it rounds
+    // up to 512 (one more) from 511.5 (RNE) or past 511 (RTP), by the fraction bits.
+    // Below the field 111 the exponent is 0 and the mantissa under 256.
+    let field = _mm256_srli_epi32::<23>(largest);
+    let first = _mm256_max_epi32(_mm256_sub_epi32(field, _mm256_set1_epi32(111)), zero);
+    let frac = _mm256_and_si256(largest, _mm256_set1_epi32(0x7f_ffff));
+    let bump = match M {
+        RNE => _mm256_cmpgt_epi32(frac, _mm256_set1_epi32(0x7f_bfff)),
+        RTP => _mm256_cmpgt_epi32(frac, _mm256_set1_epi32(0x7f_8000)),
+        _ => zero,
+    };
+    let bump = _mm256_and_si256(bump, _mm256_cmpgt_epi32(field, _mm256_set1_epi32(110)));
+    let big_e = _mm256_sub_epi32(first, bump);
+    // 2^(24 - E): the exponent field 151 - E, in [120, 151].
+    let scale = _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_sub_epi32(
+        _mm256_set1_epi32(151),
+        big_e,
+    )));
+    let mut word = _mm256_slli_epi32::<27>(big_e);
+    for (i, &mag) in mags.iter().enumerate() {
+        // p = m * 2^-shift in the portable pass's terms: exact where shift <= 25, which
+        // is where p >= 1/4; below (far), p may be rounded or even 0, but the mantissa
+        // is 0 there, or 1 when rounding up, and nothing else is taken from p.
+        let p = _mm256_mul_ps(_mm256_castsi256_ps(mag), scale);
+        let q = round::<M>(p);
+        let mag_zero = _mm256_cmpeq_epi32(mag, zero);
+        let below = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x3e80_0000), _mm256_castps_si256(p));
+        let far = _mm256_andnot_si256(mag_zero, below);
+        let mut qi = _mm256_cvttps_epi32(q);
+        if M == RTP {
+            // A far channel rounds up to 1 (p itself may have gone to 0).
+            qi = _mm256_or_si256(qi, _mm256_srli_epi32::<31>(far));
+        }
+        word = _mm256_or_si256(word, _mm256_sllv_epi32(qi, _mm256_set1_epi32(9 * i as i32)));
+        let changed = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_NEQ_UQ>(q, p));
+        c.inexact = _mm256_sub_epi32(c.inexact, _mm256_or_si256(changed, far));
+        let flushed = _mm256_andnot_si256(mag_zero, _mm256_cmpeq_epi32(qi, zero));
+        c.flushed = _mm256_sub_epi32(c.flushed, flushed);
+        c.far = _mm256_sub_epi32(c.far, far);
+        // |q - p| is exact (p >= 1/4 with at most 24 significant bits, q a whole number
+        // within 1 of it), and so is its product by 2^26, a whole number up to 2^26;
+        // except when 1/4 <= p < 1/2 rounds up to 1 (RTP only): 1 - p needs 25 bits.
+        // RTP takes the units in integers, q * 2^26 - p * 2^26 where p < 1 (q at most 1);
+        // the other modes keep |q - p| itself (a non-negative f32 pattern, which orders
+        // as an integer) and scale the largest at the end.
+        let diff = _mm256_and_si256(_mm256_castps_si256(_mm256_sub_ps(q, p)), abs);
+        let units = if M == RTP {
+            let two26 = _mm256_set1_ps(67_108_864.0);
+            let units = _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_castsi256_ps(diff), two26));
+            let small = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LT_OQ>(p, _mm256_set1_ps(1.0)));
+            let scaled = _mm256_cvttps_epi32(_mm256_mul_ps(p, two26));
+            let exact = _mm256_sub_epi32(_mm256_slli_epi32::<26>(qi), scaled);
+            _mm256_blendv_epi8(units, exact, small)
+        } else {
+            diff
+        };
+        c.near_units = _mm256_max_epi32(c.near_units, _mm256_andnot_si256(far, units));
+    }
+    word
+}
+
+fn lanes(v: __m256i) -> [u32; 8] {
+    bytemuck::cast(v)
+}
+
+/// The short pass over whole groups of eight texels (`values.len()` a multiple of 24);
+/// `None` when a channel needed clamping (the outputs are written either way).
+#[target_feature(enable = "avx2")]
+pub(super) fn short3<const M: u8>(values: &[u32], out: &mut [u32]) -> Option<Rgb9e5Pass> {
+    let zero = _mm256_setzero_si256();
+    let mut c = Acc {
+        inexact: zero,
+        flushed: zero,
+        far: zero,
+        near_units: zero,
+        max_mag: zero,
+        max_raw: zero,
+    };
+    // The blends and permutations that take eight packed texels (three words of eight
+    // lanes: r0 g0 b0 r1 ..., b2 r3 ..., g5 b5 ...) apart into R, G and B.
+    let r_idx = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5);
+    let g_idx = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6);
+    let b_idx = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
+    for (v, o) in values.chunks_exact(24).zip(out.chunks_exact_mut(8)) {
+        let words: [[u32; 8]; 3] = bytemuck::cast::<[u32; 24], _>(v.try_into().expect("24"));
+        let [a, b, d] = words.map(bytemuck::cast::<[u32; 8], __m256i>);
+        let r = _mm256_blend_epi32::<0b0010_0100>(_mm256_blend_epi32::<0b1001_0010>(a, b), d);
+        let g = _mm256_blend_epi32::<0b0100_1001>(_mm256_blend_epi32::<0b0010_0100>(a, b), d);
+        let bl = _mm256_blend_epi32::<0b1001_0010>(_mm256_blend_epi32::<0b0100_1001>(a, b), d);
+        let rgb = [
+            _mm256_permutevar8x32_epi32(r, r_idx),
+            _mm256_permutevar8x32_epi32(g, g_idx),
+            _mm256_permutevar8x32_epi32(bl, b_idx),
+        ];
+        let word = eight::<M>(rgb, &mut c);
+        o.copy_from_slice(&lanes(word));
+    }
+    let max_mag = lanes(c.max_mag).into_iter().max().unwrap_or(0);
+    let max_raw = lanes(c.max_raw).into_iter().max().unwrap_or(0);
+    if max_mag > RGB9E5_MAX_F32 || max_raw > 0x8000_0000 {
+        return None;
+    }
+    let sum = |v: __m256i| lanes(v).iter().fold(0u32, |a, &b| a.wrapping_add(b));
+    let far = sum(c.far);
+    let mut units = lanes(c.near_units).into_iter().max().unwrap_or(0);
+    if M != RTP {
+        // |q - p| as an f32 pattern: 2^26 times it is a whole number (see `eight`).
+        units = (f32::from_bits(units) * 67_108_864.0) as u32;
+    }
+    Some(Rgb9e5Pass {
+        inexact: sum(c.inexact),
+        flushed: sum(c.flushed),
+        near_units: units,
+        far_zero: if M == RTP { 0 } else { far },
+        far_one: if M == RTP { far } else { 0 },
+        ..Rgb9e5Pass::default()
+    })
+}
