@@ -9,21 +9,9 @@
 use d3dfloat::convert::{Conversion, element, kernels, raw};
 use d3dfloat::format::{F10, F11, F16, F32, FloatFormat, Format, RoundOptions, Rounding};
 
-/// xorshift64*: fixed seeds, so failures reproduce.
-struct Rng(u64);
+mod common;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
-        from[(self.next() % from.len() as u64) as usize]
-    }
-}
+use common::Rng;
 
 fn all_options() -> Vec<RoundOptions> {
     Rounding::ALL
@@ -77,27 +65,9 @@ fn check(to: Format, channels: usize, words: &[u32]) {
 /// edge of the format (smallest subnormal, smallest normal, largest finite, the overflow
 /// threshold) with its halfway points and f32 neighbours, both signs.
 fn adversarial(fmt: &FloatFormat) -> Vec<u32> {
-    let mut out = vec![
-        0x0000_0000,
-        0x8000_0000,
-        0x7f80_0000,
-        0xff80_0000,
-        0x7fc0_0000,
-        0xffc0_0000,
-        0x7f80_0001,
-        0xff80_0001,
-        0x7fbf_ffff,
-        0x7fa0_1234,
-        0xffe0_4321,
-        0x0000_0001,
-        0x807f_ffff,
-        0x0080_0000,
-        0x7f7f_ffff,
-        0xff7f_ffff,
-        0x477f_8000,
-        0x477f_8001,
-        0x4780_0000,
-    ];
+    let mut out = common::F32_SPECIALS.to_vec();
+    // float16's overflow threshold and its neighbours.
+    out.extend([0x477f_8000, 0x477f_8001, 0x4780_0000]);
     let edges = [
         fmt.to_f64(1),
         fmt.to_f64(fmt.min_normal()),
@@ -135,7 +105,7 @@ fn sprinkled(n: usize, every: usize, specials: &[u32], seed: u64) -> Vec<u32> {
     (0..n)
         .map(|i| {
             if i % every == every - 1 {
-                rng.pick(specials)
+                pick(&mut rng, specials)
             } else {
                 let u = (rng.next() >> 40) as f32 / (1u64 << 24) as f32;
                 (u * 100.0 + 0.01).to_bits()
@@ -182,7 +152,7 @@ fn random_and_adversarial_texels_pack() {
     let mut specials = adversarial(&F11);
     specials.extend(adversarial(&F10));
     let mut rng = Rng(24);
-    let texels: Vec<u32> = (0..3 * 4_000).map(|_| rng.pick(&specials)).collect();
+    let texels: Vec<u32> = (0..3 * 4_000).map(|_| pick(&mut rng, &specials)).collect();
     let sprinkled = sprinkled(3 * 7_000, 13, &specials, 25);
     for to in [Format::R11G11B10, Format::Rgb9e5] {
         check(to, 3, &texels);
@@ -229,4 +199,9 @@ fn blocks_reaching_into_the_subnormals() {
     for w in words.chunks(2).step_by(37) {
         check(Format::Float(F16), 1, w);
     }
+}
+
+/// One element of `from`, chosen by `rng`.
+fn pick<T: Copy>(rng: &mut Rng, from: &[T]) -> T {
+    from[rng.below(from.len() as u64) as usize]
 }

@@ -6,6 +6,8 @@
 use d3dfloat::convert::{Conversion, element, kernels};
 use d3dfloat::format::{F10, F11, F16, F32, F64, FloatFormat, Format, RoundOptions, Rounding};
 
+mod common;
+
 /// splitmix64: a small, fixed-seed generator so failures reproduce.
 struct Rng(u64);
 
@@ -98,23 +100,8 @@ fn boundaries_f32(fmt: &FloatFormat) -> Vec<u32> {
 }
 
 fn specials_f32() -> Vec<u32> {
-    vec![
-        0x0000_0000,
-        0x8000_0000,
-        0x7f80_0000,
-        0xff80_0000,
-        0x7fc0_0000,
-        0xffc0_0000,
-        0x7f80_0001,
-        0xff80_0001,
-        0x7fbf_ffff,
-        0x7fa0_1234,
-        0xffe0_4321,
-        0x0000_0001,
-        0x807f_ffff,
-        0x0080_0000,
-        0x7f7f_ffff,
-        0xff7f_ffff,
+    let mut out = common::F32_SPECIALS.to_vec();
+    out.extend([
         0x3f80_0000,
         0x4780_0000,
         0x477f_f000,
@@ -123,7 +110,8 @@ fn specials_f32() -> Vec<u32> {
         0x477f_c000,
         0x3380_0000,
         0x3300_0000,
-    ]
+    ]);
+    out
 }
 
 fn random_f32(n: usize, seed: u64) -> Vec<u32> {

@@ -54,3 +54,25 @@ impl Rng {
         self.next() % n
     }
 }
+
+/// f32 patterns where something happens in every conversion: both zeros and infinities,
+/// quiet and signalling NaNs with payloads, the smallest subnormal, the largest subnormal
+/// (negative), the smallest normal and the largest finite values.
+pub const F32_SPECIALS: [u32; 16] = [
+    0x0000_0000,
+    0x8000_0000,
+    0x7f80_0000,
+    0xff80_0000,
+    0x7fc0_0000,
+    0xffc0_0000,
+    0x7f80_0001,
+    0xff80_0001,
+    0x7fbf_ffff,
+    0x7fa0_1234,
+    0xffe0_4321,
+    0x0000_0001,
+    0x807f_ffff,
+    0x0080_0000,
+    0x7f7f_ffff,
+    0xff7f_ffff,
+];
