@@ -9,6 +9,7 @@
 //! - [`line`](mod@line): an `op` instruction with its operands and claimed result, from a
 //!   batch line or the command line, as a [`crate::d3d::OpRequest`];
 //! - [`pairs`]: the `A B` operands of `ulp-diff` (words or `R,G,B` for the packed formats);
+//! - [`words`]: the words of a line, split the same way for every command;
 //! - [`fast`]: the `f64` shortcut `encode --plain` takes when it provably decides the bits.
 
 pub mod bits;
@@ -17,6 +18,7 @@ pub mod line;
 pub mod operands;
 pub mod pairs;
 pub mod value;
+pub mod words;
 
 pub use bits::parse_bits;
 pub use fast::encode_fast;

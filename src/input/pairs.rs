@@ -1,6 +1,7 @@
 //! The operands of `ulp-diff`: `A B` as arguments or one pair per stdin line, each a
 //! pattern or a value of the format (three values `R,G,B` for the packed words).
 
+use super::words::words;
 use super::{Constants, InputError, Operand, parse_operand, parse_value};
 use crate::format::packed::{r11g11b10_encode, rgb9e5_encode};
 use crate::format::{Format, RoundOptions, Rounding, round_number};
@@ -8,11 +9,11 @@ use crate::ulp::Resolved;
 
 /// Splits a stdin line into its two operands `A B` (white space separated).
 pub fn split_pair(line: &str) -> Result<[&str; 2], InputError> {
-    let mut texts = line.split_whitespace();
+    let mut texts = words(line);
     match (texts.next(), texts.next(), texts.next()) {
         (Some(a), Some(b), None) => Ok([a, b]),
         _ => Err(InputError::NotAPair {
-            found: line.split_whitespace().count(),
+            found: words(line).count(),
         }),
     }
 }
