@@ -162,21 +162,21 @@ pub fn for_each_stdin_line(
             }
             return Ok(count);
         }
-        let used = match available.iter().rposition(|&b| b == b'\n') {
+        let used = match available.iter().position(|&b| b == b'\n') {
             None => {
                 partial.extend_from_slice(available);
                 available.len()
             }
-            Some(last) if !partial.is_empty() => {
+            Some(end) if !partial.is_empty() => {
                 // Finish the gathered line; the next round reads the rest in place.
-                let end = available.iter().position(|&b| b == b'\n').unwrap_or(last);
                 partial.extend_from_slice(&available[..end]);
                 line_no += 1;
                 one(out, Err(&partial), line_no)?;
                 partial.clear();
                 end + 1
             }
-            Some(last) => {
+            Some(first) => {
+                let last = available.iter().rposition(|&b| b == b'\n').unwrap_or(first);
                 // Every whole line in the buffer, read in place: one UTF-8 check for all of
                 // them (a failing block is checked line by line, to name the line).
                 let block = &available[..last];
