@@ -26,7 +26,7 @@ mod step;
 mod transcendental;
 
 pub use allowed::{AllowedSet, Domain};
-pub use op::{OP_NAMES, Op, OpError, Outputs, with_article};
+pub use op::{OP_NAMES, Op, OpError, Outputs};
 pub use report::{
     BatchSummary, CheckReport, Evaluation, ExactResult, OpRequest, OperandReport, OutputReport,
     OutputVerdict, Pattern,

@@ -247,16 +247,6 @@ pub enum OpError {
     Format(String),
 }
 
-/// "an i32", "a u32": the article as the name is read aloud.
-pub fn with_article(kind: &str) -> String {
-    let article = if kind.starts_with(['a', 'e', 'i', 'o']) {
-        "an"
-    } else {
-        "a"
-    };
-    format!("{article} {kind}")
-}
-
 fn vector_width_message(op: &str, expected: usize, index: usize, got: usize) -> String {
     if expected == 1 {
         return format!(

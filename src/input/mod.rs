@@ -80,7 +80,7 @@ pub enum InputError {
         found: usize,
     },
     /// An integer operand (itof, utof) that does not read as one.
-    #[error("not {} integer", crate::d3d::with_article(kind))]
+    #[error("not {} integer", with_article(kind))]
     NotAnInteger {
         /// `i32` or `u32`.
         kind: &'static str,
@@ -122,4 +122,14 @@ pub enum InputError {
         /// Values the line holds.
         found: usize,
     },
+}
+
+/// "an i32", "a u32": the article as the name is read aloud.
+fn with_article(kind: &str) -> String {
+    let article = if kind.starts_with(['a', 'e', 'i', 'o']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {kind}")
 }
