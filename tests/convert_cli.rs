@@ -10,6 +10,9 @@ use ddsfile::{AlphaMode, D3D10ResourceDimension, Dds, DxgiFormat, NewDxgiParams}
 use predicates::prelude::*;
 use tempfile::TempDir;
 
+mod common;
+use common::Rng;
+
 fn d3dfloat() -> Command {
     Command::cargo_bin("d3dfloat").unwrap()
 }
@@ -479,6 +482,70 @@ fn truncated_raw_input_is_rejected_and_leaves_no_output() {
         Some(big),
         "is not a multiple of the 12-byte texel of 3 f32",
     );
+}
+
+/// One core takes a serial loop (read, convert, write one small chunk at a time) instead
+/// of the reader/converter/writer threads: both give the same bytes and the same summary,
+/// from a file and from a pipe, over many chunks and a short last one, and the serial loop
+/// refuses a truncated pipe the same way.
+#[test]
+fn one_thread_streams_like_many() {
+    let dir = TempDir::new().unwrap();
+    let mut rng = Rng(0x5eed_0f0e);
+    // Random patterns (every class) and texture-like values, 3 MiB and one texel more.
+    let words: Vec<u32> = (0..(3 << 18) + 4)
+        .map(|i| {
+            let r = rng.next() as u32;
+            if i % 3 == 0 { r } else { (r % 4096) << 18 }
+        })
+        .collect();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let input = dir.path().join("in.f32");
+    std::fs::write(&input, &bytes).unwrap();
+    for to in ["f16", "f11", "r11g11b10", "rgb9e5"] {
+        let mut runs = Vec::new();
+        for threads in ["1", "2"] {
+            for from_pipe in [false, true] {
+                let out = dir.path().join(format!("out-{to}-{threads}-{from_pipe}"));
+                let mut cmd = d3dfloat();
+                cmd.env("RAYON_NUM_THREADS", threads)
+                    .args(["--json", "convert", "--from", "f32", "--to", to])
+                    .args(["--channels", "4", "-o"])
+                    .arg(&out);
+                if from_pipe {
+                    cmd.write_stdin(bytes.clone());
+                } else {
+                    cmd.arg(&input);
+                }
+                let run = cmd.output().unwrap();
+                assert!(run.status.success(), "{to} on {threads} threads");
+                let mut summary: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+                // Names and timing differ between the runs; the counts must not.
+                for key in ["input", "output", "seconds"] {
+                    summary.as_object_mut().unwrap().remove(key);
+                }
+                runs.push((std::fs::read(&out).unwrap(), summary));
+            }
+        }
+        assert!(runs[0].1["inexact"].as_u64().unwrap() > 0);
+        for run in &runs[1..] {
+            assert!(run.0 == runs[0].0, "{to}: outputs differ");
+            assert_eq!(run.1, runs[0].1, "{to}: summaries differ");
+        }
+    }
+    let mut cut = bytes;
+    cut.truncate(cut.len() - 2);
+    let mut cmd = d3dfloat();
+    cmd.env("RAYON_NUM_THREADS", "1")
+        .current_dir(dir.path())
+        .args(["convert", "--from", "f32", "--to", "f16", "-o", "cut.f16"])
+        .write_stdin(cut)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "is not a multiple of the 4-byte f32",
+        ));
+    assert!(!dir.path().join("cut.f16").exists());
 }
 
 #[test]

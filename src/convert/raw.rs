@@ -1,6 +1,9 @@
-//! Streaming conversion of raw little-endian data of any size in constant memory: a reader
-//! thread fills chunks, the calling thread converts each chunk on every core (rayon over
-//! slices of it), a writer thread writes them out, with a few buffers recycled among them.
+//! Streaming conversion of raw little-endian data of any size in constant memory. With
+//! several cores, a reader thread fills chunks, the calling thread converts each chunk on
+//! every core (rayon over slices of it), a writer thread writes them out, with a few
+//! buffers recycled among them. On one core (a pipeline pinning each conversion to its
+//! own core, `taskset -c 0`) threads only add hand-offs, so one loop reads, converts and
+//! writes small chunks that stay in the core's own cache.
 
 use std::io::{Read, Write};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -17,13 +20,18 @@ use crate::io::read_full;
 /// chunks ran f32 -> f16 at 0.6x the speed of `cat`, 4 MiB chunks at 1.06-1.09x
 /// (`benches/convert_process.sh`).
 const CHUNK_BYTES: usize = 4 << 20;
+/// Input plus output bytes of one chunk on one core: within a core's L2 cache, so that the
+/// read copy leaves the input where the conversion reads it and the output stays there
+/// for the write copy. (On the development machine 128 KiB to 4 MiB all ran within the
+/// noise of each other, about as fast as `cat`: `benches/convert_process.sh`.)
+const SERIAL_CHUNK_BYTES: usize = 384 << 10;
 /// Bytes of input one rayon task converts.
 const TASK_BYTES: usize = 256 << 10;
 
-/// Source bytes per chunk: a whole number of groups.
-fn chunk_len(conv: &Conversion) -> usize {
+/// Source bytes per chunk of `bytes` input plus output: a whole number of groups.
+fn chunk_len(conv: &Conversion, bytes: usize) -> usize {
     let (sg, dg) = (conv.src_group_bytes(), conv.dst_group_bytes());
-    (CHUNK_BYTES / (sg + dg)).max(1) * sg
+    (bytes / (sg + dg)).max(1) * sg
 }
 
 /// Converts slices in parallel and adds up their counts.
@@ -49,7 +57,10 @@ pub fn convert_stream(
     names: (&str, &str),
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Stats, ConvertError> {
-    let len = chunk_len(conv);
+    if rayon::current_num_threads() == 1 {
+        return convert_serial(conv, input, output, names, progress);
+    }
+    let len = chunk_len(conv, CHUNK_BYTES);
     let (full_tx, full_rx) = sync_channel::<(Vec<u8>, usize)>(1);
     let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(3);
     let (out_tx, out_rx) = sync_channel::<Vec<u8>>(1);
@@ -66,6 +77,48 @@ pub fn convert_stream(
         written.map_err(|e| ConvertError::io(format!("writing {}", names.1), e))?;
         Ok(stats)
     })
+}
+
+/// [`convert_stream`] on one thread: the same chunks in the same order, and the same
+/// errors (the first failure in stream order).
+fn convert_serial(
+    conv: &Conversion,
+    input: &mut (dyn Read + Send),
+    output: &mut (dyn Write + Send),
+    names: (&str, &str),
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Stats, ConvertError> {
+    let len = chunk_len(conv, SERIAL_CHUNK_BYTES);
+    let sg = conv.src_group_bytes();
+    let mut src = vec![0u8; len];
+    let mut dst = vec![0u8; conv.dst_len(len)];
+    let mut stats = Stats::default();
+    let mut total: u64 = 0;
+    loop {
+        let n = read_full(input, &mut src)
+            .map_err(|e| ConvertError::io(format!("reading {}", names.0), e))?;
+        total += n as u64;
+        if n % sg != 0 {
+            return Err(ConvertError::Truncated {
+                size: total,
+                group: sg,
+                what: conv.src_group_name(),
+            });
+        }
+        let m = conv.dst_len(n);
+        stats.merge(&kernels::convert_slice(conv, &src[..n], &mut dst[..m]));
+        output
+            .write_all(&dst[..m])
+            .map_err(|e| ConvertError::io(format!("writing {}", names.1), e))?;
+        progress(total);
+        if n < len {
+            break;
+        }
+    }
+    output
+        .flush()
+        .map_err(|e| ConvertError::io(format!("writing {}", names.1), e))?;
+    Ok(stats)
 }
 
 fn read_chunks(
