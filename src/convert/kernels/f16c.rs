@@ -188,21 +188,46 @@ mod x86 {
     }
 
     /// The running counts of the full pass, one per lane: masks are -1, so a count goes
-    /// up by subtracting its mask.
+    /// up by subtracting its mask. Each is the simplest mask that gives the count; the
+    /// summary's counts are worked out from them at the end (`narrow_full`).
     #[derive(Clone, Copy)]
     struct Full {
-        inexact: __m256i,
-        saturated: __m256i,
-        overflow: __m256i,
+        /// Lanes whose result equals the input, or NaN (inexact = the rest).
+        exact_or_nan: __m256i,
         nan: __m256i,
-        subnormal: __m256i,
-        flushed: __m256i,
-        /// Errors in 2^-26 ULPs, as integer-valued f32 patterns (non-negative, so they
-        /// order as integers).
-        max_units: __m256i,
+        /// Finite inputs past f16's range, and those of them that saturated (went to the
+        /// largest finite value rather than INF) where the mode makes that depend on the
+        /// sign.
+        over: __m256i,
+        saturated: __m256i,
+        /// Results below 2^-14 (subnormal or zero), results zero, inputs zero:
+        /// subnormal = below - zero results, flushed = zero results - zero inputs.
+        below: __m256i,
+        zero_out: __m256i,
+        zero_in: __m256i,
+        /// The largest error in 2^-26 ULPs, as an f32: exact for every lane counted in it.
+        max_units: __m256,
         max_saturated: __m256i,
-        max_far_zero: __m256i,
+        /// The smallest |x| of the lanes below 2^-25 rounded up to the smallest subnormal,
+        /// or of any lane of at least 2^-25 with a non-zero result (which no such lane is
+        /// below, so a minimum from them means "none").
         min_far_one: __m256i,
+    }
+
+    /// The smallest f32 magnitude (as a pattern) past f16's range in mode `M` for a lane of
+    /// sign `neg`: one that rounds to INF, or is at least 2^16 (where the modes rounding
+    /// toward zero give the largest finite value instead; the core calls both overflow).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn over_from<const M: u8>(neg: __m256i) -> __m256i {
+        // 65520 (halfway past the largest finite value), just above 65504, and 2^16.
+        let (half, above, two16) = (0x477f_f000, MAX_FINITE + 1, 0x4780_0000);
+        match M {
+            RNE => _mm256_set1_epi32(half),
+            RTZ => _mm256_set1_epi32(two16),
+            RTP => _mm256_blendv_epi8(_mm256_set1_epi32(above), _mm256_set1_epi32(two16), neg),
+            _ => _mm256_blendv_epi8(_mm256_set1_epi32(two16), _mm256_set1_epi32(above), neg),
+        }
     }
 
     /// Eight lanes of any f32 patterns to f16, counted into `c`.
@@ -212,34 +237,35 @@ mod x86 {
     /// INF or the largest finite value by the mode's direction (--saturate then turns INF
     /// from a finite input into the largest finite), subnormal results are exact. The
     /// counts come from the input and the result widened back (`vcvtph2ps`, exact).
+    ///
+    /// The error of a lane is |result - input| scaled to 2^-26 ULPs of the result, in f32:
+    /// exact wherever the result is not past the range (the two are within a factor of two
+    /// of each other, or the result is 0 and the difference is the input itself, or both
+    /// are multiples of 2^-49 less than 2^-24 apart; the scale is a power of two), except
+    /// for an input below 2^-25 rounded up to the smallest subnormal (toward ±INF only),
+    /// which is kept apart as the smallest such input. NaN and INF inputs give a NaN
+    /// difference, which `vmaxps` passes over (it returns its second operand).
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
+        let abs = _mm256_set1_epi32(0x7fff_ffff);
         let zero = _mm256_setzero_si256();
-        let ones = _mm256_set1_epi32(-1);
-        let mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
+        let mag = _mm256_and_si256(x, abs);
         let mut h16 = to_f16::<M>(x);
-        let hm = _mm256_and_si256(_mm256_cvtepu16_epi32(h16), _mm256_set1_epi32(0x7fff));
-        let nan = _mm256_cmpgt_epi32(mag, _mm256_set1_epi32(0x7f80_0000));
-        let inf = _mm256_cmpeq_epi32(mag, _mm256_set1_epi32(0x7f80_0000));
-        let finite = _mm256_andnot_si256(_mm256_or_si256(nan, inf), ones);
-        // Past the largest finite value: rounded to INF, or at least 2^16 (where the
-        // modes rounding down give the largest finite value instead).
-        let past = _mm256_or_si256(
-            _mm256_cmpeq_epi32(hm, _mm256_set1_epi32(0x7c00)),
-            _mm256_cmpgt_epi32(mag, _mm256_set1_epi32(0x477f_ffff)),
-        );
-        let over = _mm256_and_si256(finite, past);
+        let back_mag = _mm256_and_si256(_mm256_castps_si256(_mm256_cvtph_ps(h16)), abs);
         let neg = _mm256_srai_epi32::<31>(x);
-        let to_infinity = if S {
-            zero
+        let inf = _mm256_set1_epi32(0x7f80_0000);
+        let nan = _mm256_cmpgt_epi32(mag, inf);
+        let eq = _mm256_cmpeq_epi32(back_mag, mag);
+        let over = if M == RNE {
+            // Exactly the finite inputs rounded to INF (INF itself comes back equal).
+            _mm256_andnot_si256(eq, _mm256_cmpeq_epi32(back_mag, inf))
         } else {
-            match M {
-                RNE => ones,
-                RTZ => zero,
-                RTP => _mm256_andnot_si256(neg, ones),
-                _ => neg,
-            }
+            // over_from <= |x| < INF.
+            _mm256_andnot_si256(
+                _mm256_cmpgt_epi32(over_from::<M>(neg), mag),
+                _mm256_cmpgt_epi32(inf, mag),
+            )
         };
         if S {
             // INF from a finite input becomes the largest finite value, sign kept.
@@ -252,55 +278,47 @@ mod x86 {
             );
             h16 = _mm_blendv_epi8(h16, max, over16);
         }
-        let back = _mm256_castps_si256(_mm256_cvtph_ps(h16));
-        let back_mag = _mm256_and_si256(back, _mm256_set1_epi32(0x7fff_ffff));
-        let in_range = _mm256_andnot_si256(over, finite);
-        let sat = _mm256_andnot_si256(to_infinity, over);
-        let changed = _mm256_andnot_si256(_mm256_cmpeq_epi32(back_mag, mag), ones);
-        let inexact = _mm256_and_si256(finite, _mm256_or_si256(over, changed));
-        let h_zero = _mm256_cmpeq_epi32(hm, zero);
-        let subnormal =
-            _mm256_andnot_si256(h_zero, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x400), hm));
-        let mag_zero = _mm256_cmpeq_epi32(mag, zero);
-        let flushed = _mm256_andnot_si256(mag_zero, h_zero);
-        c.inexact = _mm256_sub_epi32(c.inexact, inexact);
-        c.saturated = _mm256_sub_epi32(c.saturated, sat);
-        c.overflow = _mm256_sub_epi32(c.overflow, _mm256_and_si256(over, to_infinity));
+        let zero_out = _mm256_cmpeq_epi32(back_mag, zero);
+        c.exact_or_nan = _mm256_sub_epi32(c.exact_or_nan, _mm256_or_si256(eq, nan));
         c.nan = _mm256_sub_epi32(c.nan, nan);
-        c.subnormal = _mm256_sub_epi32(c.subnormal, _mm256_and_si256(in_range, subnormal));
-        c.flushed = _mm256_sub_epi32(c.flushed, _mm256_and_si256(in_range, flushed));
+        c.over = _mm256_sub_epi32(c.over, over);
+        // 2^-14 (f16's smallest normal) is the f32 exponent field 113.
+        let normal_min = _mm256_set1_epi32(113 << 23);
+        c.below = _mm256_sub_epi32(c.below, _mm256_cmpgt_epi32(normal_min, back_mag));
+        c.zero_out = _mm256_sub_epi32(c.zero_out, zero_out);
+        c.zero_in = _mm256_sub_epi32(c.zero_in, _mm256_cmpeq_epi32(mag, zero));
 
-        // Far: below 2^-25, where the result is 0 or the smallest subnormal and the
-        // error needs more bits than an f32 holds; kept through the extremes as in the
-        // portable pass. Elsewhere |result - input| is exact in f32 (within a factor of
-        // two of each other, or both multiples of 2^-49 less than 2^-24 apart), and
-        // scaling it by 2^(26 - ulp exponent) is exact: whole 2^-26 ULPs.
-        let far = _mm256_cmpgt_epi32(_mm256_set1_epi32(102 << 23), mag);
-        let near = _mm256_andnot_si256(far, in_range);
-        let far = _mm256_and_si256(far, in_range);
-        let diff = _mm256_and_si256(
-            _mm256_castps_si256(_mm256_sub_ps(
-                _mm256_castsi256_ps(back_mag),
-                _mm256_castsi256_ps(mag),
-            )),
-            _mm256_set1_epi32(0x7fff_ffff),
+        let mut diff_from = back_mag;
+        if matches!(M, RTP | RTN) {
+            // Below 2^-25 and rounded up to the smallest subnormal, |result - x| is not
+            // exact in f32: such a lane is measured from 0 instead (|x|, less than its
+            // error), and its error comes from the smallest such |x|.
+            let far = _mm256_cmpgt_epi32(_mm256_set1_epi32(102 << 23), mag);
+            diff_from = _mm256_andnot_si256(far, diff_from);
+            c.min_far_one = _mm256_min_epu32(c.min_far_one, _mm256_or_si256(mag, zero_out));
+        }
+        // The scale 2^(26 - ulp exponent) has the field 290 - max(result field, 113).
+        let diff = _mm256_and_ps(
+            _mm256_sub_ps(_mm256_castsi256_ps(diff_from), _mm256_castsi256_ps(mag)),
+            _mm256_castsi256_ps(abs),
         );
-        let e_h = _mm256_max_epi32(_mm256_srli_epi32::<10>(hm), _mm256_set1_epi32(1));
-        let scale = _mm256_slli_epi32::<23>(_mm256_sub_epi32(_mm256_set1_epi32(178), e_h));
-        let units = _mm256_castps_si256(_mm256_mul_ps(
-            _mm256_castsi256_ps(diff),
-            _mm256_castsi256_ps(scale),
-        ));
-        c.max_units = _mm256_max_epi32(c.max_units, _mm256_and_si256(near, units));
-        c.max_saturated = _mm256_max_epi32(c.max_saturated, _mm256_and_si256(sat, mag));
-        let far_zero = _mm256_and_si256(far, h_zero);
-        c.max_far_zero = _mm256_max_epi32(c.max_far_zero, _mm256_and_si256(far_zero, mag));
-        let far_one = _mm256_andnot_si256(h_zero, far);
-        let candidate = _mm256_or_si256(
-            _mm256_and_si256(far_one, mag),
-            _mm256_andnot_si256(far_one, ones),
-        );
-        c.min_far_one = _mm256_min_epu32(c.min_far_one, candidate);
+        let field = _mm256_and_si256(_mm256_max_epi32(back_mag, normal_min), inf);
+        let scale = _mm256_sub_epi32(_mm256_set1_epi32(290 << 23), field);
+        let units = _mm256_mul_ps(diff, _mm256_castsi256_ps(scale));
+        let units = _mm256_andnot_ps(_mm256_castsi256_ps(over), units);
+        c.max_units = _mm256_max_ps(units, c.max_units);
+        if S || M != RNE {
+            // Saturated lanes (past the range, not to INF): the error grows with |x|.
+            let sat = match (S, M) {
+                (true, _) | (_, RTZ) => over,
+                (_, RTP) => _mm256_and_si256(over, neg),
+                _ => _mm256_andnot_si256(neg, over),
+            };
+            if matches!(M, RTP | RTN) && !S {
+                c.saturated = _mm256_sub_epi32(c.saturated, sat);
+            }
+            c.max_saturated = _mm256_max_epi32(c.max_saturated, _mm256_and_si256(sat, mag));
+        }
         h16
     }
 
@@ -320,46 +338,72 @@ mod x86 {
         let (values, out) = (&values[..n], &mut out[..n]);
         let zero = _mm256_setzero_si256();
         let mut c = Full {
-            inexact: zero,
-            saturated: zero,
-            overflow: zero,
+            exact_or_nan: zero,
             nan: zero,
-            subnormal: zero,
-            flushed: zero,
-            max_units: zero,
+            over: zero,
+            saturated: zero,
+            below: zero,
+            zero_out: zero,
+            zero_in: zero,
+            max_units: _mm256_setzero_ps(),
             max_saturated: zero,
-            max_far_zero: zero,
             min_far_one: _mm256_set1_epi32(-1),
         };
-        let mut vs = values.chunks_exact(8);
-        let mut os = out.chunks_exact_mut(8);
+        // Sixteen lanes a step, stored through the opaque zero (see `narrow_normal`).
+        let opaque = std::hint::black_box(zero);
+        let mut vs = values.chunks_exact(16);
+        let mut os = out.chunks_exact_mut(16);
         for (v, o) in (&mut vs).zip(&mut os) {
-            let words: [u32; 8] = v.try_into().expect("eight lanes");
-            let h = full_eight::<M, S>(bytemuck::cast(words), &mut c);
-            o.copy_from_slice(&bytemuck::cast::<__m128i, [u16; 8]>(h));
+            let words: [[u32; 8]; 2] = bytemuck::cast::<[u32; 16], _>(v.try_into().expect("16"));
+            let lo = full_eight::<M, S>(bytemuck::cast(words[0]), &mut c);
+            let hi = full_eight::<M, S>(bytemuck::cast(words[1]), &mut c);
+            let both = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
+            let both = _mm256_xor_si256(both, opaque);
+            o.copy_from_slice(&bytemuck::cast::<__m256i, [u16; 16]>(both));
         }
-        let rest = vs.remainder();
-        if !rest.is_empty() {
-            // Padded with +0: exact, not flushed, error 0; it counts nowhere.
+        // The tail, eight lanes at a time, padded with +0: exact, a zero result from a
+        // zero input (so neither subnormal nor flushed), error 0.
+        let mut lanes_run = n as u32;
+        for (v, o) in vs
+            .remainder()
+            .chunks(8)
+            .zip(os.into_remainder().chunks_mut(8))
+        {
             let mut words = [0u32; 8];
-            words[..rest.len()].copy_from_slice(rest);
+            words[..v.len()].copy_from_slice(v);
             let h = full_eight::<M, S>(bytemuck::cast(words), &mut c);
-            let halves = bytemuck::cast::<__m128i, [u16; 8]>(h);
-            os.into_remainder().copy_from_slice(&halves[..rest.len()]);
+            o.copy_from_slice(&bytemuck::cast::<__m128i, [u16; 8]>(h)[..v.len()]);
+            lanes_run += 8 - v.len() as u32;
         }
-        let units = f32::from_bits(lanes_max(c.max_units));
+        let over = lanes_sum(c.over);
+        // Which of the lanes past the range saturated, by the mode's direction.
+        let saturated = match (S, M) {
+            (true, _) | (_, RTZ) => over,
+            (_, RNE) => 0,
+            _ => lanes_sum(c.saturated),
+        };
+        let min_far_one = lanes_min(c.min_far_one);
+        let zero_out = lanes_sum(c.zero_out);
+        let units = bytemuck::cast::<__m256, [f32; 8]>(c.max_units)
+            .into_iter()
+            .fold(0f32, f32::max);
         NarrowPass {
-            inexact: lanes_sum(c.inexact),
-            saturated: lanes_sum(c.saturated),
-            overflow: lanes_sum(c.overflow),
+            inexact: lanes_run - lanes_sum(c.exact_or_nan),
+            saturated,
+            overflow: over - saturated,
             nan: lanes_sum(c.nan),
             clamped: 0,
-            subnormal: lanes_sum(c.subnormal),
-            flushed: lanes_sum(c.flushed),
-            max_units: units as u32,
+            subnormal: lanes_sum(c.below).wrapping_sub(zero_out),
+            flushed: zero_out.wrapping_sub(lanes_sum(c.zero_in)),
+            max_units: 0,
             max_saturated: lanes_max(c.max_saturated),
-            max_far_zero: lanes_max(c.max_far_zero),
-            min_far_one: lanes_min(c.min_far_one),
+            max_far_zero: 0,
+            min_far_one: if min_far_one < 102 << 23 {
+                min_far_one
+            } else {
+                u32::MAX
+            },
+            max_error: units as f64 * crate::format::pow2::pow2_normal(-26),
         }
     }
 

@@ -350,6 +350,9 @@ pub(super) struct NarrowPass {
     /// ... and the smallest one that rounded up to the smallest subnormal (error: 1 - input
     /// in ULPs, shrinking as the input grows). `u32::MAX` when there is none.
     pub(super) min_far_one: u32,
+    /// The largest error in ULPs of the lanes a pass measured exactly in floating point
+    /// (the F16C pass: whole 2^-26 ULPs, and the flushed lanes' fractions of them).
+    pub(super) max_error: f64,
 }
 
 impl Default for NarrowPass {
@@ -366,6 +369,7 @@ impl Default for NarrowPass {
             max_saturated: 0,
             max_far_zero: 0,
             min_far_one: u32::MAX,
+            max_error: 0.0,
         }
     }
 }
@@ -373,7 +377,7 @@ impl Default for NarrowPass {
 impl NarrowPass {
     /// Adds the block's counts for `n` values, the largest error computed as the core does.
     pub(super) fn into_stats<const F: u32>(self, n: usize, stats: &mut Stats) {
-        let mut err = self.max_units as f64 * pow2(-26);
+        let mut err = (self.max_units as f64 * pow2(-26)).max(self.max_error);
         let inf_bits = 31u32 << F;
         if self.saturated > 0 {
             err = err.max(error_of::<F>(inf_bits - 1, self.max_saturated));
