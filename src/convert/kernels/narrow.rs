@@ -253,12 +253,20 @@ pub(super) fn r11g11b10_full_generic<const M: u8, const S: bool, const STRIDE: u
     values: &[u32],
     out: &mut [u32],
 ) -> (NarrowPass, NarrowPass) {
+    // Every count (and the whole-unit error) in `p11`, f10's extremes alone in `p10`:
+    // fewer running values than two whole passes, which the vector loop keeps in registers.
     let (mut p11, mut p10) = (NarrowPass::default(), NarrowPass::default());
     for (v, o) in values.chunks_exact(STRIDE).zip(out.iter_mut()) {
-        let r = full_lane::<6, false, M, S>(v[0], &mut p11);
-        let g = full_lane::<6, false, M, S>(v[1], &mut p11);
-        let b = full_lane::<5, false, M, S>(v[2], &mut p10);
+        let (r, lr) = full_lane_masks::<6, false, M, S>(v[0]);
+        let (g, lg) = full_lane_masks::<6, false, M, S>(v[1]);
+        let (b, lb) = full_lane_masks::<5, false, M, S>(v[2]);
         *o = r | g << 11 | b << 22;
+        for l in [&lr, &lg, &lb] {
+            p11.count(l);
+        }
+        p11.keep_extremes(&lr);
+        p11.keep_extremes(&lg);
+        p10.keep_extremes(&lb);
     }
     (p11, p10)
 }
@@ -322,8 +330,8 @@ pub(super) fn r11g11b10_block<const M: u8, const S: bool>(
             )
         }
     });
-    p11.into_stats::<6>(2 * texels, stats);
-    p10.into_stats::<5>(texels, stats);
+    p11.into_stats::<6>(3 * texels, stats);
+    p10.into_stats::<5>(0, stats);
 }
 
 /// What the full vector pass counted over a block: every counter of [`Stats`], and for
@@ -379,7 +387,7 @@ impl NarrowPass {
     pub(super) fn into_stats<const F: u32>(self, n: usize, stats: &mut Stats) {
         let mut err = (self.max_units as f64 * pow2(-26)).max(self.max_error);
         let inf_bits = 31u32 << F;
-        if self.saturated > 0 {
+        if self.max_saturated != 0 {
             err = err.max(error_of::<F>(inf_bits - 1, self.max_saturated));
         }
         err = err.max(error_of::<F>(0, self.max_far_zero));
@@ -424,11 +432,65 @@ fn full_lane<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
     u: u32,
     p: &mut NarrowPass,
 ) -> u32 {
+    let (bits, lane) = full_lane_masks::<F, SIGNED, M, S>(u);
+    p.count(&lane);
+    p.keep_extremes(&lane);
+    bits
+}
+
+/// What one lane of the full pass adds to a [`NarrowPass`]: masks (all ones or 0) for
+/// the counts, the error in 2^-26 ULPs where that holds it (else 0), and |x| where the lane
+/// decides an extreme (else 0, or `u32::MAX` for the minimum).
+#[derive(Clone, Copy)]
+struct FullLane {
+    inexact: u32,
+    saturated: u32,
+    overflow: u32,
+    nan: u32,
+    clamped: u32,
+    subnormal: u32,
+    flushed: u32,
+    units: u32,
+    saturated_mag: u32,
+    far_zero_mag: u32,
+    far_one_mag: u32,
+}
+
+impl NarrowPass {
+    #[inline(always)]
+    fn count(&mut self, l: &FullLane) {
+        self.inexact = self.inexact.wrapping_sub(l.inexact);
+        self.saturated = self.saturated.wrapping_sub(l.saturated);
+        self.overflow = self.overflow.wrapping_sub(l.overflow);
+        self.nan = self.nan.wrapping_sub(l.nan);
+        self.clamped = self.clamped.wrapping_sub(l.clamped);
+        self.subnormal = self.subnormal.wrapping_sub(l.subnormal);
+        self.flushed = self.flushed.wrapping_sub(l.flushed);
+        self.max_units = self.max_units.max(l.units);
+    }
+
+    /// The extremes depend on the format (through the error of the input that decides
+    /// them), the counts and `max_units` do not: R11G11B10 counts its three channels into
+    /// one pass and keeps f10's extremes in a second.
+    #[inline(always)]
+    fn keep_extremes(&mut self, l: &FullLane) {
+        self.max_saturated = self.max_saturated.max(l.saturated_mag);
+        self.max_far_zero = self.max_far_zero.max(l.far_zero_mag);
+        self.min_far_one = self.min_far_one.min(l.far_one_mag);
+    }
+}
+
+/// [`full_lane`]'s work, returned rather than counted.
+#[inline(always)]
+fn full_lane_masks<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
+    u: u32,
+) -> (u32, FullLane) {
     // Conditions are all-ones/all-zero masks (a count goes up by subtracting one), and
     // comparisons are signed where both sides are below 2^31 (one instruction each), never
     // `bool`s and branches: that is what keeps this loop a short vector loop.
     let inf_bits = 31u32 << F;
     let bits;
+    let lane;
     {
         let neg = mask(u >> 31 != 0);
         let mag = u & 0x7fff_ffff;
@@ -448,17 +510,22 @@ fn full_lane<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
         let s_full = (23 - F) + below;
         let far = gt(s_full, 25);
         let s = s_full.min(25);
-        let q = m >> s;
-        let rem = m & ((1u32 << s) - 1);
-        let half = (1u32 << s) >> 1;
-        let inexact_rem = mask(rem != 0);
-        let up = match M {
-            RNE => gt(rem, half) | (mask(rem == half) & (q & 1).wrapping_neg()),
+        // Rounded in one addition: q + up = (m + bias) >> s, the bias being what lifts a
+        // remainder that rounds up past the next multiple of 2^s (m < 2^24 and bias < 2^25,
+        // so the sum cannot wrap). Past 25 places every input is under a half.
+        let one = 1u32 << s;
+        let bias = match M {
+            RNE => (one >> 1) - 1 + ((m >> s) & 1),
             RTZ => 0,
-            RTP => !neg & inexact_rem,
-            _ => neg & inexact_rem,
+            RTP => !neg & (one - 1),
+            _ => neg & (one - 1),
         };
-        let mag_bits = (above << F) + q + (up & 1);
+        let qu = (m + bias) >> s;
+        // |result - input| in the input's last places at this scale (below 2^25).
+        let diff = ((qu << s) as i32 - m as i32).unsigned_abs();
+        let inexact_rem = mask(diff != 0);
+        let up = gt(qu << s, m);
+        let mag_bits = (above << F) + qu;
         let finite = !is_nan & !is_inf & !to_zero;
         let over = finite & gt(mag_bits, inf_bits - 1);
         let to_infinity = if S {
@@ -479,32 +546,28 @@ fn full_lane<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
 
         let in_range = finite & !over;
         let sat = over & !to_infinity;
-        p.inexact = p
-            .inexact
-            .wrapping_sub(is_clamped | (finite & (inexact_rem | over)));
-        p.saturated = p.saturated.wrapping_sub(sat);
-        p.overflow = p.overflow.wrapping_sub(over & to_infinity);
-        p.nan = p.nan.wrapping_sub(is_nan);
-        p.clamped = p.clamped.wrapping_sub(is_clamped);
-        p.subnormal = p
-            .subnormal
-            .wrapping_sub(in_range & !gt(mag_bits, (1 << F) - 1) & gt(mag_bits, 0));
-        p.flushed = p
-            .flushed
-            .wrapping_sub(in_range & mask(mag != 0) & mask(mag_bits == 0));
 
         // The error in ULPs of the result is diff / 2^s, where the result's ULP is 2^s of
         // the input's last places, or 2^(s+1) when rounding carried into the next binade
         // of normals (a carry out of the subnormals keeps the ULP).
-        let diff = sel(up, (1u32 << s) - rem, rem);
-        let carried = up & mask(q + 1 == 2 << F) & 1;
+        // (q < 2^(F+1), so reaching 2^(F+1) means rounding carried.)
+        let carried = mask(qu == 2 << F) & 1;
         let units = diff << (26 - s - carried);
-        p.max_units = p.max_units.max(in_range & !far & units);
-        p.max_saturated = p.max_saturated.max(sat & mag);
-        p.max_far_zero = p.max_far_zero.max(in_range & far & !up & mag);
-        p.min_far_one = p.min_far_one.min(sel(in_range & far & up, mag, u32::MAX));
+        lane = FullLane {
+            inexact: is_clamped | (finite & (inexact_rem | over)),
+            saturated: sat,
+            overflow: over & to_infinity,
+            nan: is_nan,
+            clamped: is_clamped,
+            subnormal: in_range & !gt(mag_bits, (1 << F) - 1) & gt(mag_bits, 0),
+            flushed: in_range & mask(mag != 0) & mask(mag_bits == 0),
+            units: in_range & !far & units,
+            saturated_mag: sat & mag,
+            far_zero_mag: in_range & far & !up & mag,
+            far_one_mag: sel(in_range & far & up, mag, u32::MAX),
+        };
     }
-    bits
+    (bits, lane)
 }
 
 /// All ones when `c`, else 0.
