@@ -12,24 +12,25 @@ use crate::format::packed::{
 /// 65408.0 as f32: the largest RGB9E5 channel value.
 pub(super) const RGB9E5_MAX_F32: u32 = 0x477f_8000;
 
-/// One channel's mantissa at shared exponent `big_e` (value * 2^(24 - E), rounded in `M`)
-/// and the bits discarded; `v` is a non-negative f32 pattern no larger than 65408.
+/// One channel's mantissa at shared exponent `big_e` (value * 2^(24 - E), rounded in `M`);
+/// `v` is a non-negative f32 pattern no larger than 65408.
 #[inline(always)]
-pub(super) fn rgb9e5_mantissa<const M: u8>(v: u32, big_e: i32) -> (u32, u32) {
+pub(super) fn rgb9e5_mantissa<const M: u8>(v: u32, big_e: i32) -> u32 {
     let exp_field = (v >> 23) as i32;
     let e = exp_field.max(1) - 127;
     let m = (v & 0x7f_ffff) | (((exp_field != 0) as u32) << 23);
     // The largest channel has e = E - 16, so s >= 15; smaller ones shift further.
     let s = (big_e - 1 - e).min(25) as u32;
-    let q = m >> s;
-    let rem = m & ((1 << s) - 1);
-    let half = 1 << (s - 1);
-    let up = match M {
-        RNE => (rem > half) | ((rem == half) & (q & 1 == 1)),
-        RTP => rem != 0,
-        _ => false,
+    // Rounded in one addition, as in `narrow`: the bias lifts exactly the remainders that
+    // round up past the next multiple of 2^s (m < 2^24, bias < 2^25: no wrap). Channels
+    // are non-negative, so toward -INF is toward zero.
+    let one = 1u32 << s;
+    let bias = match M {
+        RNE => (one >> 1) - 1 + ((m >> s) & 1),
+        RTP => one - 1,
+        _ => 0,
     };
-    (q + up as u32, rem)
+    (m + bias) >> s
 }
 
 /// The shared exponent field of three non-negative f32 patterns no larger than 65408
@@ -40,7 +41,7 @@ fn shared_exponent<const M: u8>(mags: [u32; 3]) -> i32 {
     let largest = mags[0].max(mags[1]).max(mags[2]);
     // f32's exponent field is the IEEE exponent + 127.
     let first_e = ((largest >> 23) as i32 - 127 + 1 + RGB9E5_EXP_BIAS).max(0);
-    first_e + (rgb9e5_mantissa::<M>(largest, first_e).0 > RGB9E5_MAX_MANTISSA) as i32
+    first_e + (rgb9e5_mantissa::<M>(largest, first_e) > RGB9E5_MAX_MANTISSA) as i32
 }
 
 /// One channel clamped to [0, 65408] (§19.3.2.2): NaN and negatives (-INF included) to 0,
@@ -131,19 +132,20 @@ pub(super) fn rgb9e5_texel<const M: u8, const FULL: bool>(rgb: [u32; 3]) -> Rgb9
         let exp_field = (mag >> 23) as i32;
         // The channel's value is m * 2^-shift ULPs of the shared exponent.
         let shift = big_e - 1 - (exp_field.max(1) - 127);
-        let (q, rem) = rgb9e5_mantissa::<M>(mag, big_e);
+        let q = rgb9e5_mantissa::<M>(mag, big_e);
         t.word |= q << (RGB9E5_MANTISSA_BITS * i as u32);
         let m = (mag & 0x7f_ffff) | (((exp_field != 0) as u32) << 23);
         let s = shift.clamp(0, 25) as u32;
         // q << s <= m + 2^s <= 2^26: no overflow.
-        let units = (q << s).abs_diff(m) << (26 - s);
+        let diff = (q << s).abs_diff(m);
+        let units = diff << (26 - s);
         let near = mask((shift <= 25) | (mag == 0));
         let plain = in_range[i];
         t.near_units = t.near_units.max(plain & near & units);
         t.far_zero += plain & !near & mask(q == 0) & 1;
         t.far_one += plain & !near & mask(q != 0) & 1;
-        t.inexact += plain & mask(rem != 0) & 1;
-        t.flushed += plain & mask((q == 0) & (rem != 0)) & 1;
+        t.inexact += plain & mask(diff != 0) & 1;
+        t.flushed += plain & mask((q == 0) & (diff != 0)) & 1;
     }
     t
 }
@@ -159,7 +161,7 @@ pub(super) fn rgb9e5_far_error<const M: u8>(rgb: [u32; 3]) -> f64 {
         let exp_field = (mag >> 23) as i32;
         let shift = big_e - 1 - (exp_field.max(1) - 127);
         if shift > 25 && mag != 0 {
-            let (q, _) = rgb9e5_mantissa::<M>(mag, big_e);
+            let q = rgb9e5_mantissa::<M>(mag, big_e);
             let m = (mag & 0x7f_ffff) | (((exp_field != 0) as u32) << 23);
             let err = (q as f64 * pow2(shift) - m as f64).abs() * pow2(-shift);
             max_err = max_err.max(err);
