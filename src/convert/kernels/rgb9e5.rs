@@ -274,6 +274,18 @@ fn rgb9e5_pass<const M: u8>(
             values,
             out
         ),
+        #[cfg(target_arch = "x86_64")]
+        (3, true) if super::has_avx2() => {
+            let whole = values.len() / 24 * 24;
+            // SAFETY: the CPU has AVX2, checked just above.
+            let mut pass = unsafe { x86::full3::<M>(&values[..whole], out) };
+            // SAFETY: as above.
+            let rest = unsafe {
+                avx2_vector::rgb9e5::<M, 3, true>(&values[whole..], &mut out[whole / 3..])
+            };
+            pass.merge(&rest);
+            pass
+        }
         (3, true) => vector_pass!(
             avx2_vector::rgb9e5::<M, 3, true>,
             rgb9e5_vector_generic::<M, 3, true>,
@@ -371,11 +383,16 @@ mod tests {
     }
 
     fn same_as_portable<const M: u8>(values: &[u32]) {
+        same_pass_as_portable::<M, false>(values)
+    }
+
+    /// `rgb9e5_pass` (AVX2 where the CPU has it) against the portable pass, short or full.
+    fn same_pass_as_portable<const M: u8, const FULL: bool>(values: &[u32]) {
         let texels = values.len() / 3;
         let values = &values[..3 * texels];
         let (mut a, mut b) = (vec![0u32; texels], vec![0u32; texels]);
-        let pa = rgb9e5_pass::<M>(values, 3, &mut a, false);
-        let pb = rgb9e5_vector_generic::<M, 3, false>(values, &mut b);
+        let pa = rgb9e5_pass::<M>(values, 3, &mut a, FULL);
+        let pb = rgb9e5_vector_generic::<M, 3, FULL>(values, &mut b);
         assert_eq!(pa.exceptions > 0, pb.exceptions > 0, "exceptions, mode {M}");
         if pb.exceptions > 0 {
             return;
@@ -416,6 +433,51 @@ mod tests {
             same_as_portable::<RTZ>(chunk);
             same_as_portable::<RTP>(chunk);
             same_as_portable::<RTN>(chunk);
+        }
+    }
+
+    /// The full pass on channels that need clamping too: NaN of both signs with payloads,
+    /// ±INF, negatives (and -0), values just past 65408, huge finite ones, mixed into
+    /// texels with every region of `plain_channels`.
+    #[test]
+    fn full_pass_matches_the_portable_one() {
+        let mut state = 0x0f_u64 << 40 | 0x9e5;
+        let specials = [
+            0x7fc0_0000u32,
+            0xffc0_0001,
+            0x7f80_0001,
+            0xff80_0000,
+            0x7f80_0000,
+            0x8000_0000,
+            0x8000_0001,
+            0xbf80_0000,
+            0xff7f_ffff,
+            RGB9E5_MAX_F32 + 1,
+            0x477f_ffff,
+            0x7f7f_ffff,
+            0x4780_0000,
+        ];
+        let mut values = plain_channels(90_003, 0x51);
+        for (i, v) in values.iter_mut().enumerate() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            match i % 5 {
+                0 => *v = specials[(state % specials.len() as u64) as usize],
+                1 => *v = state as u32,
+                _ => {}
+            }
+        }
+        for len in [0, 3, 21, 24, 27, 3000, values.len()] {
+            same_pass_as_portable::<RNE, true>(&values[..len]);
+            same_pass_as_portable::<RTZ, true>(&values[..len]);
+            same_pass_as_portable::<RTP, true>(&values[..len]);
+            same_pass_as_portable::<RTN, true>(&values[..len]);
+        }
+        for chunk in values.chunks(24).step_by(7) {
+            same_pass_as_portable::<RNE, true>(chunk);
+            same_pass_as_portable::<RTP, true>(chunk);
+            same_pass_as_portable::<RTN, true>(chunk);
         }
     }
 }

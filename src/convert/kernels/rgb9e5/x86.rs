@@ -5,9 +5,11 @@
 //! (a power of two built from bits), rounded in the mode by `vroundps`, and the error
 //! in ULPs is |q - v * 2^(24 - E)|, exact too (but for one case, taken in integers).
 //!
-//! It takes the texels whose channels are all ±0 or in (0, 65408] (no clamping); the
-//! caller runs the full portable pass on a block where it meets any other. Its words and
-//! counts are the portable short pass's: the unit tests in `rgb9e5` compare them.
+//! The short pass takes the texels whose channels are all ±0 or in (0, 65408] (no
+//! clamping), and says when it met any other; the full pass takes any texel, clamping
+//! each channel first in float arithmetic too (`vmaxps` with 0 turns NaN and negatives
+//! into 0, `vminps` with 65408 caps the rest) and counting what the clamp did. Their
+//! words and counts are the portable passes': the unit tests in `rgb9e5` compare them.
 
 use std::arch::x86_64::*;
 
@@ -29,6 +31,46 @@ struct Acc {
     /// the first is at most 65408 and the second at most -0's pattern.
     max_mag: __m256i,
     max_raw: __m256i,
+    /// The full pass's clamping: NaN channels, negative ones (not -0), those past 65408
+    /// (+INF included), and the largest finite one of those.
+    nan: __m256i,
+    clamped: __m256i,
+    saturated: __m256i,
+    saturated_mag: __m256i,
+}
+
+/// Channel patterns `u` clamped to [0, 65408] (NaN and negatives to 0), with their counts
+/// into `c`; clamped channels are inexact (the rounding that follows finds them exact).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn clamp(u: __m256i, c: &mut Acc) -> __m256i {
+    let inf = _mm256_set1_epi32(0x7f80_0000);
+    let max = _mm256_set1_epi32(RGB9E5_MAX_F32 as i32);
+    let x = _mm256_castsi256_ps(u);
+    // vmaxps returns its second operand when the first is NaN (and of -0 and +0).
+    let kept = _mm256_min_ps(
+        _mm256_max_ps(x, _mm256_setzero_ps()),
+        _mm256_castsi256_ps(max),
+    );
+    let nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fff_ffff)), inf);
+    // As signed integers: -0 is i32::MIN, -INF is 0xff80_0000 and the negative NaNs
+    // above it; +INF is 0x7f80_0000 and the positive NaNs above.
+    let negative = _mm256_and_si256(
+        _mm256_cmpgt_epi32(u, _mm256_set1_epi32(i32::MIN)),
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(0xff80_0001u32 as i32), u),
+    );
+    let past = _mm256_cmpgt_epi32(u, max);
+    let finite_past = _mm256_and_si256(past, _mm256_cmpgt_epi32(inf, u));
+    let over = _mm256_or_si256(finite_past, _mm256_cmpeq_epi32(u, inf));
+    c.nan = _mm256_sub_epi32(c.nan, nan);
+    c.clamped = _mm256_sub_epi32(c.clamped, negative);
+    c.saturated = _mm256_sub_epi32(c.saturated, over);
+    c.inexact = _mm256_sub_epi32(
+        c.inexact,
+        _mm256_or_si256(_mm256_or_si256(nan, negative), over),
+    );
+    c.saturated_mag = _mm256_max_epi32(c.saturated_mag, _mm256_and_si256(finite_past, u));
+    _mm256_castps_si256(kept)
 }
 
 /// `vroundps` in mode `M` (the channels are non-negative: toward -INF is toward zero).
@@ -44,17 +86,24 @@ fn round<const M: u8>(p: __m256) -> __m256 {
 }
 
 /// Eight texels' channels (`rgb`: the R, G and B patterns) to their words, counted into
-/// `c`; the counts mean something only when every channel was plain.
+/// `c`. Without `FULL`, the counts mean something only when every channel was plain;
+/// with it, any channel is clamped first.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn eight<const M: u8>(rgb: [__m256i; 3], c: &mut Acc) -> __m256i {
+fn eight<const M: u8, const FULL: bool>(rgb: [__m256i; 3], c: &mut Acc) -> __m256i {
     let zero = _mm256_setzero_si256();
     let abs = _mm256_set1_epi32(0x7fff_ffff);
-    let mags = rgb.map(|u| _mm256_and_si256(u, abs));
-    let raw = _mm256_max_epu32(_mm256_max_epu32(rgb[0], rgb[1]), rgb[2]);
-    c.max_raw = _mm256_max_epu32(c.max_raw, raw);
+    let mags = if FULL {
+        rgb.map(|u| clamp(u, c))
+    } else {
+        let raw = _mm256_max_epu32(_mm256_max_epu32(rgb[0], rgb[1]), rgb[2]);
+        c.max_raw = _mm256_max_epu32(c.max_raw, raw);
+        rgb.map(|u| _mm256_and_si256(u, abs))
+    };
     let largest = _mm256_max_epi32(_mm256_max_epi32(mags[0], mags[1]), mags[2]);
-    c.max_mag = _mm256_max_epi32(c.max_mag, largest);
+    if !FULL {
+        c.max_mag = _mm256_max_epi32(c.max_mag, largest);
+    }
     // The shared exponent (`shared_exponent`): the largest channel's f32 exponent field
     // - 111, at least 0. Its mantissa at that scale is m * 2^-15 in [256, 512); it rounds
     // up to 512 (one more) from 511.5 (RNE) or past 511 (RTP), by the fraction bits.
@@ -125,6 +174,19 @@ fn lanes(v: __m256i) -> [u32; 8] {
 /// `None` when a channel needed clamping (the outputs are written either way).
 #[target_feature(enable = "avx2")]
 pub(super) fn short3<const M: u8>(values: &[u32], out: &mut [u32]) -> Option<Rgb9e5Pass> {
+    pass3::<M, false>(values, out)
+}
+
+/// The full pass over whole groups of eight texels (`values.len()` a multiple of 24): any
+/// channels.
+#[target_feature(enable = "avx2")]
+pub(super) fn full3<const M: u8>(values: &[u32], out: &mut [u32]) -> Rgb9e5Pass {
+    pass3::<M, true>(values, out).expect("the full pass takes every texel")
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn pass3<const M: u8, const FULL: bool>(values: &[u32], out: &mut [u32]) -> Option<Rgb9e5Pass> {
     let zero = _mm256_setzero_si256();
     let mut c = Acc {
         inexact: zero,
@@ -133,6 +195,10 @@ pub(super) fn short3<const M: u8>(values: &[u32], out: &mut [u32]) -> Option<Rgb
         near_units: zero,
         max_mag: zero,
         max_raw: zero,
+        nan: zero,
+        clamped: zero,
+        saturated: zero,
+        saturated_mag: zero,
     };
     // The blends and permutations that take eight packed texels (three words of eight
     // lanes: r0 g0 b0 r1 ..., b2 r3 ..., g5 b5 ...) apart into R, G and B.
@@ -150,7 +216,7 @@ pub(super) fn short3<const M: u8>(values: &[u32], out: &mut [u32]) -> Option<Rgb
             _mm256_permutevar8x32_epi32(g, g_idx),
             _mm256_permutevar8x32_epi32(bl, b_idx),
         ];
-        let word = eight::<M>(rgb, &mut c);
+        let word = eight::<M, FULL>(rgb, &mut c);
         o.copy_from_slice(&lanes(word));
     }
     let max_mag = lanes(c.max_mag).into_iter().max().unwrap_or(0);
@@ -167,10 +233,14 @@ pub(super) fn short3<const M: u8>(values: &[u32], out: &mut [u32]) -> Option<Rgb
     }
     Some(Rgb9e5Pass {
         inexact: sum(c.inexact),
+        saturated: sum(c.saturated),
+        nan: sum(c.nan),
+        clamped: sum(c.clamped),
         flushed: sum(c.flushed),
+        saturated_mag: lanes(c.saturated_mag).into_iter().max().unwrap_or(0),
         near_units: units,
         far_zero: if M == RTP { 0 } else { far },
         far_one: if M == RTP { far } else { 0 },
-        ..Rgb9e5Pass::default()
+        exceptions: 0,
     })
 }
