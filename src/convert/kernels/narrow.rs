@@ -9,6 +9,9 @@ use super::{
 };
 use crate::convert::summary::Stats;
 
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
 /// f32 pattern to a 5-exponent-bit, bias-15 float with `F` fraction bits (f16: 10 and
 /// signed; f11: 6, f10: 5, unsigned), rounded in mode `M`; `S` keeps finite values finite.
 /// Branch-free: every case is computed and the right one picked, so it vectorises.
@@ -206,6 +209,13 @@ pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const 
             pass.into_stats::<F>(values.len(), stats);
             return;
         }
+        #[cfg(target_arch = "x86_64")]
+        if !SIGNED && super::has_avx2() {
+            // SAFETY: the CPU has AVX2, checked just above.
+            let pass = unsafe { x86::narrow_full::<F, M, S>(values, out) };
+            pass.into_stats::<F>(values.len(), stats);
+            return;
+        }
         let pass = vector_pass!(
             avx2_vector::narrow_full::<F, SIGNED, M, S>,
             narrow_full_generic::<F, SIGNED, M, S>,
@@ -314,6 +324,17 @@ pub(super) fn r11g11b10_block<const M: u8, const S: bool>(
     // §19.3.3).
     let texels = values.len() / stride;
     let (p11, p10) = with_elements::<u32, _>(dst, |out| {
+        #[cfg(target_arch = "x86_64")]
+        if super::has_avx2() {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe {
+                if stride == 3 {
+                    x86::r11g11b10_full::<M, S, 3>(values, out)
+                } else {
+                    x86::r11g11b10_full::<M, S, 4>(values, out)
+                }
+            };
+        }
         if stride == 3 {
             vector_pass!(
                 avx2_vector::r11g11b10_full::<M, S, 3>,

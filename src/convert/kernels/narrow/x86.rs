@@ -1,0 +1,504 @@
+//! The full f11/f10 pass (and R11G11B10's) with AVX2, in float arithmetic: the portable
+//! full pass (`narrow_full_generic`) rounds with variable integer shifts and keeps a dozen
+//! running values, about a hundred instructions per eight lanes; here, as in the RGB9E5
+//! pass, the value at the result's scale is the f32 product p = |x| * 2^(F - e), exact (a
+//! power of two built from bits, e the input's exponent but at least -14), `vroundps`
+//! rounds it in the mode, and the error in ULPs is |q - p|, exact too, scaled by a power
+//! of two into a maximum kept as f32.
+//!
+//! Both formats are unsigned (§3.1.6): negatives become 0, so only |x| is rounded, and
+//! toward -INF is toward zero for every value that keeps its magnitude. Where |q - p| is
+//! not exact (a value below half the smallest subnormal rounded up to it, toward +INF
+//! only), the lane is left out of the maximum and kept as the smallest such input, as the
+//! portable pass does. The unit tests below compare words and counts with that pass.
+
+use std::arch::x86_64::*;
+
+use super::super::{RNE, RTP};
+use super::NarrowPass;
+
+/// Per-lane running state; counts go up by subtracting masks (-1).
+#[derive(Clone, Copy)]
+struct Acc {
+    inexact: __m256i,
+    nan: __m256i,
+    clamped: __m256i,
+    /// Finite non-negative inputs past the largest finite value.
+    over: __m256i,
+    /// In-range results below the smallest normal (subnormal or zero), zero results,
+    /// +0 inputs: subnormal = below - zero results, flushed = zero results - +0 inputs.
+    below: __m256i,
+    zero_out: __m256i,
+    zero_in: __m256i,
+    /// The largest error in ULPs, as an f32 (exact for every lane counted in it).
+    max_err: __m256,
+}
+
+/// The inputs that decide the rest of the largest error, which depends on the format:
+/// R11G11B10 keeps one for f11 and one for f10, and shares [`Acc`].
+#[derive(Clone, Copy)]
+struct Extremes {
+    max_saturated: __m256i,
+    min_far_one: __m256i,
+}
+
+impl Extremes {
+    #[target_feature(enable = "avx2")]
+    fn new() -> Extremes {
+        Extremes {
+            max_saturated: _mm256_setzero_si256(),
+            min_far_one: _mm256_set1_epi32(-1),
+        }
+    }
+
+    /// The extremes into `p`.
+    fn finish(&self, p: &mut NarrowPass) {
+        p.max_saturated = lanes(self.max_saturated).into_iter().max().unwrap_or(0);
+        p.min_far_one = lanes(self.min_far_one)
+            .into_iter()
+            .min()
+            .unwrap_or(u32::MAX);
+    }
+}
+
+impl Acc {
+    #[target_feature(enable = "avx2")]
+    fn new() -> Acc {
+        let zero = _mm256_setzero_si256();
+        Acc {
+            inexact: zero,
+            nan: zero,
+            clamped: zero,
+            over: zero,
+            below: zero,
+            zero_out: zero,
+            zero_in: zero,
+            max_err: _mm256_setzero_ps(),
+        }
+    }
+}
+
+/// `vroundps` in mode `M` on non-negative values (toward -INF is toward zero there).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn round<const M: u8>(p: __m256) -> __m256 {
+    match M {
+        RNE => _mm256_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(p),
+        RTP => _mm256_round_ps::<{ _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC }>(p),
+        _ => _mm256_round_ps::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(p),
+    }
+}
+
+/// Whether overflow goes to INF (else to the largest finite value) for the lanes that
+/// can overflow (non-negative ones): to +INF and to nearest, unless --saturate.
+const fn to_infinity<const M: u8, const S: bool>() -> bool {
+    !S && (M == RNE || M == RTP)
+}
+
+/// Eight f32 patterns to a 5-exponent-bit, bias-15 unsigned float with `F` fraction bits
+/// (f11: 6, f10: 5), rounded in mode `M` (`S`: --saturate), as 32-bit lanes; counted into
+/// `c` and `e`. Every case is the portable pass's (`narrow::full_lane`).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn eight<const F: u32, const M: u8, const S: bool>(
+    u: __m256i,
+    c: &mut Acc,
+    e: &mut Extremes,
+) -> __m256i {
+    let f = F as i32;
+    let ones = _mm256_set1_epi32(-1);
+    let zero = _mm256_setzero_si256();
+    let inf = _mm256_set1_epi32(0x7f80_0000);
+    let inf_bits = 31 << f;
+    let mag = _mm256_and_si256(u, _mm256_set1_epi32(0x7fff_ffff));
+    let nan = _mm256_cmpgt_epi32(mag, inf);
+    let inf_in = _mm256_cmpeq_epi32(mag, inf);
+    // Negatives (-0 and -INF included, NaN not) become 0; all but -0 are clamped.
+    let to_zero = _mm256_andnot_si256(nan, _mm256_srai_epi32::<31>(u));
+    let zero_in = _mm256_cmpeq_epi32(mag, zero);
+    let clamped = _mm256_andnot_si256(zero_in, to_zero);
+
+    // p = |x| * 2^(F - max(e, -14)): the scale's exponent field is 254 + F - max(field,
+    // 113), at least F - 1 (NaN, INF), so it is a normal number and the product exact.
+    let field = _mm256_max_epi32(_mm256_srli_epi32::<23>(mag), _mm256_set1_epi32(113));
+    let scale = _mm256_slli_epi32::<23>(_mm256_sub_epi32(_mm256_set1_epi32(254 + f), field));
+    let p = _mm256_mul_ps(_mm256_castsi256_ps(mag), _mm256_castsi256_ps(scale));
+    let q = round::<M>(p);
+    let qi = _mm256_cvttps_epi32(q);
+    // q is in [2^F, 2^(F+1)] for normals (2^(F+1): rounding carried into the next
+    // binade, which the addition takes into the exponent) and [0, 2^F] below.
+    let mag_bits = _mm256_add_epi32(shl(_mm256_sub_epi32(field, _mm256_set1_epi32(113)), f), qi);
+    let special = _mm256_or_si256(_mm256_or_si256(nan, inf_in), to_zero);
+    let past = _mm256_cmpgt_epi32(mag_bits, _mm256_set1_epi32(inf_bits - 1));
+    let over = _mm256_andnot_si256(special, past);
+    let over_bits = if to_infinity::<M, S>() {
+        inf_bits
+    } else {
+        inf_bits - 1
+    };
+    let result = _mm256_blendv_epi8(mag_bits, _mm256_set1_epi32(over_bits), over);
+    // NaN keeps its top payload bits, quiet bit set; +INF stays INF.
+    let nan_bits = _mm256_or_si256(
+        shr(_mm256_and_si256(mag, _mm256_set1_epi32(0x7f_ffff)), 23 - f),
+        _mm256_set1_epi32(inf_bits | 1 << (f - 1)),
+    );
+    let result = _mm256_blendv_epi8(result, _mm256_set1_epi32(inf_bits), inf_in);
+    let result = _mm256_blendv_epi8(result, nan_bits, nan);
+    let bits = _mm256_andnot_si256(to_zero, result);
+
+    // Counts. Lanes that are not special nor over are in range.
+    let out_of_range = _mm256_or_si256(special, over);
+    let changed = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_NEQ_UQ>(q, p));
+    let inexact = _mm256_or_si256(
+        _mm256_andnot_si256(out_of_range, changed),
+        _mm256_or_si256(over, clamped),
+    );
+    c.inexact = _mm256_sub_epi32(c.inexact, inexact);
+    c.nan = _mm256_sub_epi32(c.nan, nan);
+    c.clamped = _mm256_sub_epi32(c.clamped, clamped);
+    c.over = _mm256_sub_epi32(c.over, over);
+    let below = _mm256_cmpgt_epi32(_mm256_set1_epi32(1 << f), mag_bits);
+    let zero_out = _mm256_cmpeq_epi32(mag_bits, zero);
+    c.below = _mm256_sub_epi32(c.below, _mm256_andnot_si256(out_of_range, below));
+    c.zero_out = _mm256_sub_epi32(c.zero_out, _mm256_andnot_si256(out_of_range, zero_out));
+    // +0 only: -0 is special, so its zero result was not counted either.
+    c.zero_in = _mm256_sub_epi32(c.zero_in, _mm256_cmpeq_epi32(u, zero));
+
+    // |q - p| in ULPs of the result: exact where p >= 1/2 (both within 1, p's last place
+    // at least 2^-24) or q = 0 (it is p). A carry into the next binade doubles the ULP.
+    let diff = _mm256_and_ps(
+        _mm256_sub_ps(q, p),
+        _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff)),
+    );
+    let carried = _mm256_cmpeq_epi32(qi, _mm256_set1_epi32(2 << f));
+    let err = _mm256_mul_ps(
+        diff,
+        _mm256_blendv_ps(
+            _mm256_set1_ps(1.0),
+            _mm256_set1_ps(0.5),
+            _mm256_castsi256_ps(carried),
+        ),
+    );
+    let mut skip = out_of_range;
+    if M == RTP {
+        // Below 1/2 and rounded up to the smallest subnormal: 1 - p may not be exact.
+        let far_one = _mm256_andnot_si256(
+            out_of_range,
+            _mm256_and_si256(
+                _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LT_OQ>(p, _mm256_set1_ps(0.5))),
+                _mm256_cmpeq_epi32(qi, _mm256_set1_epi32(1)),
+            ),
+        );
+        skip = _mm256_or_si256(skip, far_one);
+        let candidate = _mm256_or_si256(mag, _mm256_xor_si256(far_one, ones));
+        e.min_far_one = _mm256_min_epu32(e.min_far_one, candidate);
+    }
+    c.max_err = _mm256_max_ps(_mm256_andnot_ps(_mm256_castsi256_ps(skip), err), c.max_err);
+    if !to_infinity::<M, S>() {
+        e.max_saturated = _mm256_max_epi32(e.max_saturated, _mm256_and_si256(over, mag));
+    }
+    bits
+}
+
+/// Shifts by a count known at compile time once inlined (`F` cannot be an immediate's
+/// expression in stable Rust).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn shl(x: __m256i, n: i32) -> __m256i {
+    _mm256_sll_epi32(x, _mm_cvtsi32_si128(n))
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn shr(x: __m256i, n: i32) -> __m256i {
+    _mm256_srl_epi32(x, _mm_cvtsi32_si128(n))
+}
+
+fn lanes(v: __m256i) -> [u32; 8] {
+    bytemuck::cast(v)
+}
+
+fn sum(v: __m256i) -> u32 {
+    lanes(v).iter().fold(0u32, |a, &b| a.wrapping_add(b))
+}
+
+/// The counts of `c` (zero-padded lanes included: +0 converts exactly to +0, so it counts
+/// nowhere once subnormal and flushed are worked out), without the extremes.
+#[target_feature(enable = "avx2")]
+fn finish<const M: u8, const S: bool>(c: &Acc) -> NarrowPass {
+    let over = sum(c.over);
+    let zero_out = sum(c.zero_out);
+    let max_err = bytemuck::cast::<__m256, [f32; 8]>(c.max_err)
+        .into_iter()
+        .fold(0f32, f32::max);
+    let inf = to_infinity::<M, S>();
+    NarrowPass {
+        inexact: sum(c.inexact),
+        saturated: if inf { 0 } else { over },
+        overflow: if inf { over } else { 0 },
+        nan: sum(c.nan),
+        clamped: sum(c.clamped),
+        subnormal: sum(c.below).wrapping_sub(zero_out),
+        flushed: zero_out.wrapping_sub(sum(c.zero_in)),
+        max_error: max_err as f64,
+        ..NarrowPass::default()
+    }
+}
+
+/// The full f11 (`F` = 6) or f10 (`F` = 5) pass over a block.
+#[target_feature(enable = "avx2")]
+pub(super) fn narrow_full<const F: u32, const M: u8, const S: bool>(
+    values: &[u32],
+    out: &mut [u16],
+) -> NarrowPass {
+    let n = values.len().min(out.len());
+    let (values, out) = (&values[..n], &mut out[..n]);
+    let mut c = Acc::new();
+    let mut e = Extremes::new();
+    let mut vs = values.chunks_exact(16);
+    let mut os = out.chunks_exact_mut(16);
+    for (v, o) in (&mut vs).zip(&mut os) {
+        let words: [[u32; 8]; 2] = bytemuck::cast::<[u32; 16], _>(v.try_into().expect("16"));
+        let lo = eight::<F, M, S>(bytemuck::cast(words[0]), &mut c, &mut e);
+        let hi = eight::<F, M, S>(bytemuck::cast(words[1]), &mut c, &mut e);
+        // Packed to 16 bits within each 128-bit half, then the halves put in order.
+        let packed = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(lo, hi));
+        o.copy_from_slice(&bytemuck::cast::<__m256i, [u16; 16]>(packed));
+    }
+    for (v, o) in vs
+        .remainder()
+        .chunks(8)
+        .zip(os.into_remainder().chunks_mut(8))
+    {
+        let mut words = [0u32; 8];
+        words[..v.len()].copy_from_slice(v);
+        let bits = lanes(eight::<F, M, S>(bytemuck::cast(words), &mut c, &mut e));
+        for (d, &b) in o.iter_mut().zip(&bits) {
+            *d = b as u16;
+        }
+    }
+    let mut p = finish::<M, S>(&c);
+    e.finish(&mut p);
+    p
+}
+
+/// The full R11G11B10 pass over a block of texels `STRIDE` words apart (3: packed RGB,
+/// 4: RGBA, alpha ignored): every count in the first pass returned, f10's extremes (the
+/// blue channel's) in the second, as `narrow::r11g11b10_full_generic` returns them.
+#[target_feature(enable = "avx2")]
+pub(super) fn r11g11b10_full<const M: u8, const S: bool, const STRIDE: usize>(
+    values: &[u32],
+    out: &mut [u32],
+) -> (NarrowPass, NarrowPass) {
+    let texels = (values.len() / STRIDE).min(out.len());
+    let (values, out) = (&values[..texels * STRIDE], &mut out[..texels]);
+    let mut c = Acc::new();
+    let (mut e11, mut e10) = (Extremes::new(), Extremes::new());
+    // Eight texels' words from their R, G and B patterns; a macro rather than a function,
+    // which LLVM would not inline (it is three `eight`s long) and would then pass the
+    // running state through memory.
+    macro_rules! texels_eight {
+        ($r:expr, $g:expr, $b:expr) => {{
+            let r = eight::<6, M, S>($r, &mut c, &mut e11);
+            let g = eight::<6, M, S>($g, &mut c, &mut e11);
+            let b = eight::<5, M, S>($b, &mut c, &mut e10);
+            _mm256_or_si256(
+                _mm256_or_si256(r, _mm256_slli_epi32::<11>(g)),
+                _mm256_slli_epi32::<22>(b),
+            )
+        }};
+    }
+    let mut vs = values.chunks_exact(8 * STRIDE);
+    let mut os = out.chunks_exact_mut(8);
+    for (v, o) in (&mut vs).zip(&mut os) {
+        let [r, g, b] = channels::<STRIDE>(v);
+        let word = texels_eight!(r, g, b);
+        o.copy_from_slice(&lanes(word));
+    }
+    // The rest, padded with +0 texels (exact, counted nowhere).
+    let rest = vs.remainder();
+    if !rest.is_empty() {
+        let mut padded = [0u32; 32];
+        padded[..rest.len()].copy_from_slice(rest);
+        let [r, g, b] = channels::<STRIDE>(&padded[..8 * STRIDE]);
+        let word = lanes(texels_eight!(r, g, b));
+        let o = os.into_remainder();
+        o.copy_from_slice(&word[..o.len()]);
+    }
+    let mut p11 = finish::<M, S>(&c);
+    e11.finish(&mut p11);
+    let mut p10 = NarrowPass::default();
+    e10.finish(&mut p10);
+    (p11, p10)
+}
+
+/// The R, G and B patterns of eight texels `STRIDE` words apart (`v` holds 8 * STRIDE).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn channels<const STRIDE: usize>(v: &[u32]) -> [__m256i; 3] {
+    let load = |i: usize| -> __m256i {
+        let w: [u32; 8] = v[8 * i..8 * i + 8].try_into().expect("8");
+        bytemuck::cast(w)
+    };
+    if STRIDE == 3 {
+        // r0 g0 b0 r1 g1 b1 r2 g2 | b2 r3 ... | ... g7 b7: blends pick each channel's
+        // words, a permutation puts them in texel order (as in the RGB9E5 pass).
+        let (a, b, d) = (load(0), load(1), load(2));
+        let r = _mm256_blend_epi32::<0b0010_0100>(_mm256_blend_epi32::<0b1001_0010>(a, b), d);
+        let g = _mm256_blend_epi32::<0b0100_1001>(_mm256_blend_epi32::<0b0010_0100>(a, b), d);
+        let bl = _mm256_blend_epi32::<0b1001_0010>(_mm256_blend_epi32::<0b0100_1001>(a, b), d);
+        [
+            _mm256_permutevar8x32_epi32(r, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5)),
+            _mm256_permutevar8x32_epi32(g, _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6)),
+            _mm256_permutevar8x32_epi32(bl, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7)),
+        ]
+    } else {
+        // Texels 0-1, 2-3, 4-5, 6-7: a 4x4 transpose within each 128-bit half gives
+        // R = r0 r2 r4 r6 | r1 r3 r5 r7 (and G, B alike); a permutation restores the order.
+        let (t0, t1, t2, t3) = (load(0), load(1), load(2), load(3));
+        let lo01 = _mm256_unpacklo_epi32(t0, t1); // r0 r2 g0 g2 | r1 r3 g1 g3
+        let hi01 = _mm256_unpackhi_epi32(t0, t1); // b0 b2 a0 a2 | b1 b3 a1 a3
+        let lo23 = _mm256_unpacklo_epi32(t2, t3); // r4 r6 g4 g6 | r5 r7 g5 g7
+        let hi23 = _mm256_unpackhi_epi32(t2, t3); // b4 b6 a4 a6 | b5 b7 a5 a7
+        let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        let fix = |x: __m256i| _mm256_permutevar8x32_epi32(x, order);
+        [
+            fix(_mm256_unpacklo_epi64(lo01, lo23)),
+            fix(_mm256_unpackhi_epi64(lo01, lo23)),
+            fix(_mm256_unpacklo_epi64(hi01, hi23)),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::{RNE, RTN, RTP, RTZ};
+    use super::super::{narrow_full_generic, r11g11b10_full_generic};
+    use super::*;
+    use crate::convert::summary::Stats;
+
+    /// Patterns from every region: f11/f10's normal range and its edges, subnormal and
+    /// far results, halfway points, overflow, NaN payloads, ±INF, ±0, negatives.
+    fn patterns(n: usize, mut state: u64) -> Vec<u32> {
+        let specials = [
+            0u32,
+            0x8000_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0001,
+            0xffbf_ffff,
+            0x7f80_0001,
+            0x477e_0000,
+            0x477f_0000,
+            0x477f_ffff,
+            0x4780_0000,
+            0x7f7f_ffff,
+            0x3880_0000,
+            0x387f_ffff,
+            0x3400_0000,
+            0x3380_0000,
+            0x0000_0001,
+            0xbf80_0000,
+        ];
+        (0..n)
+            .map(|i| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let r = state as u32;
+                match i % 6 {
+                    0 => specials[(r % specials.len() as u32) as usize],
+                    1 => r,
+                    // Around f11/f10's range, halfway points included.
+                    2 => (((r >> 23) % 50 + 95) << 23) | (r & 0x7f_c000) | (r & 0x4000),
+                    _ => ((r >> 23) % 45 + 100) << 23 | (r & 0x7f_ffff),
+                }
+            })
+            .collect()
+    }
+
+    fn stats<const F: u32>(p: NarrowPass, n: usize) -> Stats {
+        let mut s = Stats::default();
+        p.into_stats::<F>(n, &mut s);
+        s
+    }
+
+    fn same<const F: u32, const M: u8, const S: bool>(values: &[u32]) {
+        let (mut a, mut b) = (vec![0u16; values.len()], vec![0u16; values.len()]);
+        // SAFETY: the callers checked for AVX2.
+        let pa = unsafe { narrow_full::<F, M, S>(values, &mut a) };
+        let pb = narrow_full_generic::<F, false, M, S>(values, &mut b);
+        assert_eq!(a, b, "bits, F {F} mode {M} saturate {S}");
+        assert_eq!(
+            stats::<F>(pa, values.len()),
+            stats::<F>(pb, values.len()),
+            "counts, F {F} mode {M} saturate {S}"
+        );
+    }
+
+    fn same_texels<const STRIDE: usize, const M: u8, const S: bool>(values: &[u32]) {
+        let texels = values.len() / STRIDE;
+        let values = &values[..texels * STRIDE];
+        let (mut a, mut b) = (vec![0u32; texels], vec![0u32; texels]);
+        // SAFETY: the callers checked for AVX2.
+        let (a11, a10) = unsafe { r11g11b10_full::<M, S, STRIDE>(values, &mut a) };
+        let (b11, b10) = r11g11b10_full_generic::<M, S, STRIDE>(values, &mut b);
+        assert_eq!(a, b, "words, mode {M} saturate {S} stride {STRIDE}");
+        let both = |p11: NarrowPass, p10: NarrowPass| {
+            let mut s = stats::<6>(p11, 3 * texels);
+            s.merge(&stats::<5>(p10, 0));
+            s
+        };
+        assert_eq!(
+            both(a11, a10),
+            both(b11, b10),
+            "counts, mode {M} saturate {S} stride {STRIDE}"
+        );
+    }
+
+    macro_rules! every_mode {
+        ($f:ident, $($g:tt),*; $v:expr) => {
+            $f::<$($g,)* RNE, false>($v);
+            $f::<$($g,)* RNE, true>($v);
+            $f::<$($g,)* RTZ, false>($v);
+            $f::<$($g,)* RTZ, true>($v);
+            $f::<$($g,)* RTP, false>($v);
+            $f::<$($g,)* RTP, true>($v);
+            $f::<$($g,)* RTN, false>($v);
+            $f::<$($g,)* RTN, true>($v);
+        };
+    }
+
+    #[test]
+    fn full_passes_match_the_portable_ones() {
+        if !std::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let values = patterns(60_007, 0x11_10);
+        for len in [0, 1, 7, 8, 15, 16, 17, 4096, values.len()] {
+            every_mode!(same, 6; &values[..len]);
+            every_mode!(same, 5; &values[..len]);
+        }
+        // Short blocks, so each part of the error is the largest in turn.
+        for chunk in values.chunks(16).step_by(11) {
+            every_mode!(same, 6; chunk);
+            every_mode!(same, 5; chunk);
+        }
+    }
+
+    #[test]
+    fn r11g11b10_full_passes_match_the_portable_ones() {
+        if !std::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let values = patterns(48_012, 0xb10);
+        for len in [0, 3, 4, 24, 27, 32, 36, 4096, values.len()] {
+            every_mode!(same_texels, 3; &values[..len]);
+            every_mode!(same_texels, 4; &values[..len]);
+        }
+        for chunk in values.chunks(24).step_by(11) {
+            every_mode!(same_texels, 3; chunk);
+            every_mode!(same_texels, 4; chunk);
+        }
+    }
+}
