@@ -14,6 +14,9 @@
 //! Dispatch and the shared lane machinery live here; `widen` holds the exact widening
 //! to f32 (and the f32/f64 targets), `narrow` the f16/f11/f10 and R11G11B10 targets,
 //! `rgb9e5` the shared-exponent target, and `f16c` the F16C passes of f32 <-> f16.
+//! `narrow::x86` and `rgb9e5::x86` hold AVX2 passes in float arithmetic (f11/f10 and
+//! R11G11B10 full passes, RGB9E5 short and full passes over packed texels), each tested
+//! against the portable pass it stands in for.
 
 use super::Conversion;
 use super::element;
