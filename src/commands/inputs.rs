@@ -183,13 +183,9 @@ pub fn for_each_stdin_line(
                 match std::str::from_utf8(block) {
                     Ok(text) => {
                         let mut start = 0;
-                        loop {
-                            let end = next_newline(block, start).unwrap_or(block.len());
+                        for end in memchr::memchr_iter(b'\n', block).chain([block.len()]) {
                             line_no += 1;
                             one(out, Ok(&text[start..end]), line_no)?;
-                            if end == block.len() {
-                                break;
-                            }
                             start = end + 1;
                         }
                     }
@@ -205,27 +201,6 @@ pub fn for_each_stdin_line(
         };
         reader.consume(used);
     }
-}
-
-/// Where the first `\n` at or after `from` is: eight bytes at a time, since most lines
-/// of a batch are short and a call per line to a general search costs more than the search.
-#[inline]
-fn next_newline(bytes: &[u8], mut from: usize) -> Option<usize> {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    while let Some(eight) = bytes.get(from..from + 8) {
-        let word = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
-        // Bytes equal to `\n` become zero; mark each zero byte with its top bit, exactly.
-        let x = word ^ 0x0a0a_0a0a_0a0a_0a0a;
-        let zero = !((x & LOW7).wrapping_add(LOW7) | x | LOW7);
-        if zero != 0 {
-            return Some(from + zero.trailing_zeros() as usize / 8);
-        }
-        from += 8;
-    }
-    bytes[from.min(bytes.len())..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map(|i| from + i)
 }
 
 /// `line.trim()`, without the Unicode scan in the common case of a line that starts and
@@ -249,34 +224,6 @@ pub fn no_input() -> anyhow::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The word-at-a-time search finds what a byte-at-a-time one finds, from every start,
-    /// in strings dense and sparse in newlines and with every byte value around them.
-    #[test]
-    fn next_newline_is_a_plain_search() {
-        let mut x = 0x0123_4567_89ab_cdefu64;
-        for round in 0..2_000 {
-            let len = round % 70;
-            let bytes: Vec<u8> = (0..len)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    match x % (2 + round as u64 % 17) {
-                        0 => b'\n',
-                        _ => (x >> 32) as u8,
-                    }
-                })
-                .collect();
-            for from in 0..=len {
-                let want = bytes[from..]
-                    .iter()
-                    .position(|&b| b == b'\n')
-                    .map(|i| from + i);
-                assert_eq!(next_newline(&bytes, from), want, "{bytes:?} from {from}");
-            }
-        }
-    }
 
     #[test]
     fn trim_is_str_trim() {
