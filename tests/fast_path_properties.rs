@@ -5,8 +5,11 @@
 use d3dfloat::format::{
     F10, F11, F16, F32, F64, FloatFormat, RoundOptions, Rounding, round_number,
 };
+use d3dfloat::input::short_decimal::read_short_decimal;
 use d3dfloat::input::{Constants, encode_fast, parse_value};
 use proptest::prelude::*;
+
+mod common;
 
 const FORMATS: [FloatFormat; 5] = [F64, F32, F16, F11, F10];
 
@@ -159,5 +162,82 @@ fn random_f32_and_f64_values_agree_with_the_exact_path() {
         agrees_in(&F32, &format!("{mid:e}"));
         let b64 = r & 0x7fef_ffff_ffff_ffff;
         agrees_in(&F64, &shortest_decimal(&F64, b64));
+    }
+}
+
+/// The short-decimal reading (`f64` arithmetic a few units in the last place off) where it
+/// matters most: decimals of 15 to 19 significant digits from 0 to 30000 units of their
+/// last digit away from a value or a midpoint of the format (so from on the point to a few
+/// hundred `f64` units off, either side of the reader's margin), in every small format and f32, with a
+/// sign or none, in every mode. Reading them a unit off without the margin gives wrong bits
+/// here (checked by hand by setting the margin to zero).
+#[test]
+fn long_decimals_next_to_values_and_midpoints_agree_with_the_exact_path() {
+    let mut rng = common::Rng(0x5eed_1234_abcd_0001);
+    let mut answered = 0;
+    let mut tried = 0;
+    for _ in 0..4000 {
+        for fmt in [F32, F16, F11, F10] {
+            let bits = rng.below(fmt.max_finite()) + 1;
+            let x = fmt.to_f64(bits);
+            let next = fmt.to_f64(bits + 1);
+            let point = if rng.below(2) == 0 || next.is_infinite() {
+                x
+            } else {
+                (x + next) / 2.0
+            };
+            let digits = 14 + rng.below(5) as usize;
+            let printed = format!("{point:.digits$e}");
+            let (mantissa, exp) = printed.split_once('e').unwrap();
+            let whole: u64 = mantissa.replace('.', "").parse().unwrap();
+            for nudge in [-30_000i64, -1000, -30, -3, -1, 0, 1, 3, 30, 1000, 30_000] {
+                let Some(w) = whole.checked_add_signed(nudge) else {
+                    continue;
+                };
+                let sign = ["", "-", "+"][rng.below(3) as usize];
+                let text = format!("{sign}{w}e{}", exp.parse::<i64>().unwrap() - digits as i64);
+                tried += 1;
+                let quick = read_short_decimal(&text).is_some_and(|d| !d.exact);
+                let opts = RoundOptions::new(Rounding::TowardZero);
+                if quick && encode_fast(&fmt, &text, opts).is_some() {
+                    answered += 1;
+                }
+                agrees_in(&fmt, &text);
+            }
+        }
+    }
+    // Many are read inexactly and still settled by the fast path, which is what is tested.
+    assert!(answered * 10 > tried, "{answered} of {tried}");
+}
+
+/// Short decimals of every shape the quick reader takes or leaves (signs, leading zeros,
+/// points, exponents at and past ±22 once the digits are whole, 19 and 20 digits, zeros),
+/// against the exact path in every format and mode.
+#[test]
+fn short_decimal_shapes_agree_with_the_exact_path() {
+    let mut rng = common::Rng(0x0dd_ba11);
+    for _ in 0..20_000 {
+        let n = 1 + rng.below(21) as usize;
+        let mut digits: String = (0..n)
+            .map(|_| char::from(b'0' + rng.below(10) as u8))
+            .collect();
+        if rng.below(4) == 0 {
+            digits.insert_str(0, "000");
+        }
+        let point = rng.below(digits.len() as u64 + 1) as usize;
+        if point > 0 && point < digits.len() {
+            digits.insert(point, '.');
+        }
+        let sign = ["", "-", "+"][rng.below(3) as usize];
+        let exp = match rng.below(4) {
+            0 => String::new(),
+            1 => format!("e{}", rng.below(60) as i64 - 30),
+            2 => format!("E+{}", rng.below(30)),
+            _ => format!("e-0{}", rng.below(30)),
+        };
+        let text = format!("{sign}{digits}{exp}");
+        for fmt in FORMATS {
+            agrees_in(&fmt, &text);
+        }
     }
 }

@@ -139,8 +139,8 @@ pub fn for_each_stdin_line(
         } else {
             line
         };
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
+        let line = trim(line);
+        if line.is_empty() || line.as_bytes()[0] == b'#' {
             return Ok(());
         }
         count += 1;
@@ -182,9 +182,11 @@ pub fn for_each_stdin_line(
                 let block = &available[..last];
                 match std::str::from_utf8(block) {
                     Ok(text) => {
-                        for line in text.split('\n') {
+                        let mut start = 0;
+                        for end in memchr::memchr_iter(b'\n', block).chain([block.len()]) {
                             line_no += 1;
-                            one(out, Ok(line), line_no)?;
+                            one(out, Ok(&text[start..end]), line_no)?;
+                            start = end + 1;
                         }
                     }
                     Err(_) => {
@@ -201,7 +203,47 @@ pub fn for_each_stdin_line(
     }
 }
 
+/// `line.trim()`, without the Unicode scan in the common case of a line that starts and
+/// ends with a printable ASCII character (which is never white space).
+#[inline]
+fn trim(line: &str) -> &str {
+    let printable = |b: &u8| (b'!'..=b'~').contains(b);
+    let bytes = line.as_bytes();
+    if bytes.first().is_some_and(printable) && bytes.last().is_some_and(printable) {
+        line
+    } else {
+        line.trim()
+    }
+}
+
 /// The error for a run that found nothing to work on.
 pub fn no_input() -> anyhow::Error {
     anyhow::anyhow!("no input: give values as arguments, or one per line on stdin")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trim_is_str_trim() {
+        for line in [
+            "",
+            " ",
+            "a",
+            " a",
+            "a ",
+            "\u{b}a",
+            "a\u{b}",
+            "\u{a0}a",
+            "a\u{3000}",
+            "\t1\r",
+            "~!",
+            "\u{7f}",
+            "é",
+            "1 2",
+        ] {
+            assert_eq!(trim(line), line.trim(), "{line:?}");
+        }
+    }
 }

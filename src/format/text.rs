@@ -32,75 +32,135 @@ pub fn shortest_decimal(fmt: &FloatFormat, bits: u64) -> String {
 /// [`shortest_decimal`] appended to `out`, without allocating: the hot path of
 /// `decode --plain` over stdin.
 pub fn write_shortest(out: &mut String, fmt: &FloatFormat, bits: u64) {
-    let f = fmt.fields(bits);
-    if f.sign && fmt.class(bits) != Class::Nan {
+    let class = fmt.class(bits);
+    if class == Class::Nan {
+        return out.push_str("nan");
+    }
+    if fmt.fields(bits).sign {
         out.push('-');
     }
-    match fmt.class(bits) {
-        Class::Nan => return out.push_str("nan"),
+    match class {
         Class::Infinity => return out.push_str("inf"),
         Class::Zero => return out.push('0'),
         _ => {}
     }
-    if fmt.width() >= 32 {
-        // zmij (Schubfach) prints the shortest digits that read back, the closest of them to
-        // the value: the digits the standard library's formatting gives (the tests compare
-        // the two on random patterns and on every f32 on demand), in a fraction of the time.
-        let mut buf = zmij::Buffer::new();
-        let printed = if fmt.width() == 64 {
-            buf.format_finite(f64::from_bits(bits).abs())
-        } else {
-            buf.format_finite(f32::from_bits(bits as u32).abs())
-        };
-        // Where the value lies exactly halfway between two shortest candidates, zmij takes
-        // the even one and the standard library the upper one. Only there (a value of so few
-        // binary places that twice it, scaled to the last digit, is an odd integer: the
-        // 2-adic valuation below) is the standard library asked, so the output never changes.
-        let f = fmt.fields(bits);
-        let (m, e) = if f.exponent == 0 {
-            (f.fraction, 1 - fmt.bias - fmt.frac_bits as i32)
-        } else {
-            (
-                f.fraction | 1 << fmt.frac_bits,
-                f.exponent as i32 - fmt.bias - fmt.frac_bits as i32,
-            )
-        };
-        let tie_at = i64::from(m.trailing_zeros() as i32 + e + 1);
-        // Most values zmij already writes as we do: positional, at least 1e-4 (fewer than
-        // four zeros after `0.`), below 1e16, less its `.0` on whole numbers.
-        if let Some((text, exp10)) = positional_as_ours(printed)
-            && exp10 != tie_at
-        {
-            out.push_str(text);
-            return;
-        }
-        let mut digits = [0u8; 40];
-        let (mut n, mut exp10) = lift_digits(printed, &mut digits);
-        if exp10 == tie_at {
-            use std::fmt::Write;
-            let mut std = String::new();
-            let _ = if fmt.width() == 64 {
-                write!(std, "{:e}", f64::from_bits(bits).abs())
-            } else {
-                write!(std, "{:e}", f32::from_bits(bits as u32).abs())
-            };
-            (n, exp10) = lift_digits(&std, &mut digits);
-        }
-        let digits = std::str::from_utf8(&digits[..n]).expect("ASCII digits");
-        layout_into(out, digits, exp10);
-    } else {
-        let (digits, exp10) = small_format_digits(fmt, bits & !fmt.assemble(true, 0, 0));
-        layout_into(out, digits, *exp10);
+    if fmt.width() < 32 {
+        return out.push_str(small_format_text(fmt, bits & !fmt.assemble(true, 0, 0)));
     }
+    // zmij (Schubfach) prints the shortest digits that read back, the closest of them to
+    // the value: the digits the standard library's formatting gives (the tests compare
+    // the two on random patterns and on every f32 on demand), in a fraction of the time.
+    let mut buf = zmij::Buffer::new();
+    let printed = if fmt.width() == 64 {
+        buf.format_finite(f64::from_bits(bits).abs())
+    } else {
+        buf.format_finite(f32::from_bits(bits as u32).abs())
+    };
+    // Where the value lies exactly halfway between two shortest candidates, zmij takes
+    // the even one and the standard library the upper one. Only there (a value of so few
+    // binary places that twice it, scaled to the last digit, is an odd integer: the
+    // 2-adic valuation below) is the standard library asked, so the output never changes.
+    let (m, e) = fmt.significand(bits & !fmt.assemble(true, 0, 0));
+    let tie_at = i64::from(m.trailing_zeros() as i32 + e + 1);
+    // Most values zmij already writes as we do, or nearly: positional, at least 1e-4
+    // (fewer than four zeros after `0.`), below 1e16, less its `.0` on whole numbers; or
+    // `d.ddde+x` / `d.ddde-x` far from one, less the `+`.
+    if let Some(ours) = zmij_as_ours(printed)
+        && ours.exp10 != tie_at
+    {
+        out.push_str(ours.head);
+        if let Some(exponent) = ours.exponent {
+            out.push('e');
+            out.push_str(exponent);
+        }
+        return;
+    }
+    let mut digits = [0u8; 40];
+    let (mut n, mut exp10) = lift_digits(printed, &mut digits);
+    if exp10 == tie_at {
+        use std::fmt::Write;
+        let mut std = String::new();
+        let _ = if fmt.width() == 64 {
+            write!(std, "{:e}", f64::from_bits(bits).abs())
+        } else {
+            write!(std, "{:e}", f32::from_bits(bits as u32).abs())
+        };
+        (n, exp10) = lift_digits(&std, &mut digits);
+    }
+    let digits = std::str::from_utf8(&digits[..n]).expect("ASCII digits");
+    layout_into(out, digits, exp10);
 }
 
-/// zmij's text of a positive number when it is already the text [`layout_into`] would give
-/// (positional, from 1e-4 up to below 1e16), less a `.0` it puts on whole numbers, with the
-/// power of ten of its last significant digit; `None` for any other form.
-fn positional_as_ours(printed: &str) -> Option<(&str, i64)> {
+/// zmij's text of a positive number, cut into what [`layout_into`] would write for it: the
+/// text before any `e` (`head`), the exponent after it less a `+` (`None` in the
+/// positional form), and the power of ten of the last significant digit.
+struct AsOurs<'a> {
+    head: &'a str,
+    exponent: Option<&'a str>,
+    exp10: i64,
+}
+
+/// Reads zmij's text in one pass when it is already, or nearly, the text [`layout_into`]
+/// would give: positional from 1e-4 up to below 1e16 (less the `.0` zmij puts on whole
+/// numbers), `d.ddde±x` outside. `None` for any other form, which the general path reads.
+fn zmij_as_ours(printed: &str) -> Option<AsOurs<'_>> {
     let bytes = printed.as_bytes();
-    let dot = bytes.iter().position(|&b| b == b'.')?;
-    if bytes.contains(&b'e') || dot > 16 {
+    let mut dot = None;
+    let mut e_at = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'.' {
+            dot = Some(i);
+        } else if b == b'e' {
+            e_at = Some(i);
+            break;
+        }
+    }
+    let Some(at) = e_at else {
+        return positional_as_ours(printed, dot?);
+    };
+    let (neg, digits_at) = match bytes.get(at + 1)? {
+        b'-' => (true, at + 2),
+        b'+' => (false, at + 2),
+        _ => return None,
+    };
+    let exp_digits = &bytes[digits_at..];
+    // One to three digits without a leading zero, as zmij writes them.
+    if exp_digits.is_empty() || exp_digits.len() > 3 || exp_digits[0] == b'0' {
+        return None;
+    }
+    let mut magnitude = 0i64;
+    for &d in exp_digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        magnitude = magnitude * 10 + i64::from(d - b'0');
+    }
+    let sci = if neg { -magnitude } else { magnitude };
+    if (-4..16).contains(&sci) {
+        return None;
+    }
+    // A non-zero digit alone, or one followed by a point and digits that end in a non-zero.
+    let nonzero = |b: u8| (b'1'..=b'9').contains(&b);
+    let frac_len = match dot {
+        None if at == 1 && nonzero(bytes[0]) => 0,
+        Some(1) if at > 2 && nonzero(bytes[0]) && nonzero(bytes[at - 1]) => at - 2,
+        _ => return None,
+    };
+    Some(AsOurs {
+        head: &printed[..at],
+        exponent: Some(if neg {
+            &printed[at + 1..]
+        } else {
+            &printed[digits_at..]
+        }),
+        exp10: sci - frac_len as i64,
+    })
+}
+
+/// The positional half of [`zmij_as_ours`]; `dot` is where the point is.
+fn positional_as_ours(printed: &str, dot: usize) -> Option<AsOurs<'_>> {
+    let bytes = printed.as_bytes();
+    if dot > 16 {
         return None;
     }
     let frac = &bytes[dot + 1..];
@@ -108,12 +168,20 @@ fn positional_as_ours(printed: &str) -> Option<(&str, i64)> {
         // A whole number: its trailing zeros are the power of ten.
         let int = &bytes[..dot];
         let zeros = int.iter().rev().take_while(|&&b| b == b'0').count();
-        return Some((&printed[..dot], zeros as i64));
+        return Some(AsOurs {
+            head: &printed[..dot],
+            exponent: None,
+            exp10: zeros as i64,
+        });
     }
     if &bytes[..dot] == b"0" && frac.starts_with(b"0000") {
         return None;
     }
-    Some((printed, -(frac.len() as i64)))
+    Some(AsOurs {
+        head: printed,
+        exponent: None,
+        exp10: -(frac.len() as i64),
+    })
 }
 
 /// The significant digits of a positive number printed as `123.45`, `0.001`, `100.0` or
@@ -154,10 +222,11 @@ fn lift_digits(printed: &str, digits: &mut [u8; 40]) -> (usize, i64) {
     (n, exp10)
 }
 
-/// Shortest digits for formats of 16 bits or fewer, cached per pattern: stdin batches of
-/// `decode --plain` hit the same patterns again and again.
-fn small_format_digits(fmt: &FloatFormat, magnitude_bits: u64) -> &'static (String, i64) {
-    type Table = Vec<OnceLock<(String, i64)>>;
+/// The shortest decimal of a positive finite pattern of a format of 16 bits or fewer, laid
+/// out as [`write_shortest`] writes it, cached per pattern: stdin batches of `decode
+/// --plain` hit the same patterns again and again.
+fn small_format_text(fmt: &FloatFormat, magnitude_bits: u64) -> &'static str {
+    type Table = Vec<OnceLock<String>>;
     static TABLES: [OnceLock<Table>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
     // One table per small format, told apart by its fraction width (10, 6 or 5 bits).
     let slot = match fmt.frac_bits {
@@ -171,8 +240,9 @@ fn small_format_digits(fmt: &FloatFormat, magnitude_bits: u64) -> &'static (Stri
             .collect()
     });
     table[magnitude_bits as usize].get_or_init(|| {
-        small_shortest_digits(fmt, magnitude_bits)
-            .unwrap_or_else(|| shortest_digits(fmt, magnitude_bits))
+        let (digits, exp10) = small_shortest_digits(fmt, magnitude_bits)
+            .unwrap_or_else(|| shortest_digits(fmt, magnitude_bits));
+        layout_decimal(&digits, exp10)
     })
 }
 

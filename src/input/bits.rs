@@ -6,12 +6,9 @@ use super::InputError;
 /// between two digits (`0b0_11110`, not `0x_1`, `1_` or `1__0`), as in Python and Java:
 /// a stray one is more likely a typo than a separator. The pattern must fit in `width` bits.
 pub fn parse_bits(text: &str, format: &'static str, width: u32) -> Result<u64, InputError> {
-    let t = text.trim();
-    if t.is_empty() {
-        return Err(InputError::Empty);
-    }
-    // The common case, `0x` and plain hex digits, without the general scan below.
-    if let Some(h) = t.strip_prefix("0x")
+    // The common case, `0x` and plain hex digits, without the general scan below (and
+    // without trimming: text made only of those has nothing to trim).
+    if let Some(h) = text.strip_prefix("0x")
         && let Some(bits) = hex_digits(h)
     {
         return if width < 64 && bits >> width != 0 {
@@ -19,6 +16,10 @@ pub fn parse_bits(text: &str, format: &'static str, width: u32) -> Result<u64, I
         } else {
             Ok(bits)
         };
+    }
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(InputError::Empty);
     }
     let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         (h, 16)
@@ -59,11 +60,33 @@ pub fn hex_digits(digits: &str) -> Option<u64> {
     if digits.is_empty() || digits.len() > 16 {
         return None;
     }
-    digits.bytes().try_fold(0u64, |acc, b| {
-        let d = (b as char).to_digit(16)?;
-        Some(acc << 4 | u64::from(d))
-    })
+    // Table look-ups without a branch per digit (random patterns mix digits and letters
+    // unpredictably); any byte that is not a digit sets the top bit of `bad`.
+    let mut bad = 0u8;
+    let bits = digits.bytes().fold(0u64, |acc, b| {
+        let d = HEX_VALUE[usize::from(b)];
+        bad |= d;
+        acc << 4 | u64::from(d & 0xf)
+    });
+    (bad & 0x80 == 0).then_some(bits)
 }
+
+/// The value of each byte as a hexadecimal digit, or 0xff for a byte that is none.
+const HEX_VALUE: [u8; 256] = {
+    let mut table = [0xff; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        table[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {

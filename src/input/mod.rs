@@ -10,13 +10,15 @@
 //!   batch line or the command line, as a [`crate::d3d::OpRequest`];
 //! - [`pairs`]: the `A B` operands of `ulp-diff` (words or `R,G,B` for the packed formats);
 //! - [`words`]: the words of a line, split the same way for every command;
-//! - [`fast`]: the `f64` shortcut `encode --plain` takes when it provably decides the bits.
+//! - [`fast`]: the `f64` shortcut `encode --plain` takes when it provably decides the bits;
+//! - [`short_decimal`]: the quick `f64` reading of a short decimal that [`fast`] tries first.
 
 pub mod bits;
 pub mod fast;
 pub mod line;
 pub mod operands;
 pub mod pairs;
+pub mod short_decimal;
 pub mod value;
 pub mod words;
 

@@ -26,10 +26,8 @@ impl Renderer for Plain {
     }
 
     fn decode(&mut self, out: &mut dyn Write, d: &Decoded) -> io::Result<()> {
-        self.line.clear();
-        self.line.push_str(&d.shortest);
-        self.line.push('\n');
-        out.write_all(self.line.as_bytes())
+        out.write_all(d.shortest.as_bytes())?;
+        out.write_all(b"\n")
     }
 
     fn convert(&mut self, out: &mut dyn Write, r: &Report) -> io::Result<()> {
