@@ -360,12 +360,12 @@ fn channels<const STRIDE: usize>(v: &[u32]) -> [__m256i; 3] {
         let hi01 = _mm256_unpackhi_epi32(t0, t1); // b0 b2 a0 a2 | b1 b3 a1 a3
         let lo23 = _mm256_unpacklo_epi32(t2, t3); // r4 r6 g4 g6 | r5 r7 g5 g7
         let hi23 = _mm256_unpackhi_epi32(t2, t3); // b4 b6 a4 a6 | b5 b7 a5 a7
+        // (No closure for the permutation: it would not take the target features.)
         let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-        let fix = |x: __m256i| _mm256_permutevar8x32_epi32(x, order);
         [
-            fix(_mm256_unpacklo_epi64(lo01, lo23)),
-            fix(_mm256_unpackhi_epi64(lo01, lo23)),
-            fix(_mm256_unpacklo_epi64(hi01, hi23)),
+            _mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(lo01, lo23), order),
+            _mm256_permutevar8x32_epi32(_mm256_unpackhi_epi64(lo01, lo23), order),
+            _mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(hi01, hi23), order),
         ]
     }
 }

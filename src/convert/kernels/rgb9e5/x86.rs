@@ -93,12 +93,18 @@ fn round<const M: u8>(p: __m256) -> __m256 {
 fn eight<const M: u8, const FULL: bool>(rgb: [__m256i; 3], c: &mut Acc) -> __m256i {
     let zero = _mm256_setzero_si256();
     let abs = _mm256_set1_epi32(0x7fff_ffff);
+    // Written out rather than `rgb.map(..)`: a closure does not take this function's
+    // target features, and LLVM then calls it out of line for every group of texels.
     let mags = if FULL {
-        rgb.map(|u| clamp(u, c))
+        [clamp(rgb[0], c), clamp(rgb[1], c), clamp(rgb[2], c)]
     } else {
         let raw = _mm256_max_epu32(_mm256_max_epu32(rgb[0], rgb[1]), rgb[2]);
         c.max_raw = _mm256_max_epu32(c.max_raw, raw);
-        rgb.map(|u| _mm256_and_si256(u, abs))
+        [
+            _mm256_and_si256(rgb[0], abs),
+            _mm256_and_si256(rgb[1], abs),
+            _mm256_and_si256(rgb[2], abs),
+        ]
     };
     let largest = _mm256_max_epi32(_mm256_max_epi32(mags[0], mags[1]), mags[2]);
     if !FULL {
