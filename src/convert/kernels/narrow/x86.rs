@@ -17,22 +17,41 @@ use std::arch::x86_64::*;
 use super::super::{RNE, RTP};
 use super::NarrowPass;
 
-/// Per-lane running state; counts go up by subtracting masks (-1).
+/// Per-lane running state; counts go up by subtracting masks (-1). Counts go in pairs,
+/// one in each 16-bit half of a lane (`vpblendw` joins two masks, `vpsubw` counts both):
+/// fewer running values, so that the loop keeps them and its constants in the sixteen
+/// registers; [`Acc::drain`] moves them into [`Totals`] before a half can wrap.
 #[derive(Clone, Copy)]
 struct Acc {
-    inexact: __m256i,
-    nan: __m256i,
-    clamped: __m256i,
-    /// Finite non-negative inputs past the largest finite value.
-    over: __m256i,
-    /// In-range results below the smallest normal (subnormal or zero), zero results,
-    /// +0 inputs: subnormal = below - zero results, flushed = zero results - +0 inputs.
-    below: __m256i,
-    zero_out: __m256i,
+    /// NaN inputs (low halves) and clamped negatives (high halves).
+    nan_clamped: __m256i,
+    /// Finite non-negative inputs past the largest finite value (low), in-range lanes
+    /// that changed (high; inexact = these + overflowed + clamped).
+    over_changed: __m256i,
+    /// In-range results below the smallest normal, subnormal or zero (low), and zero
+    /// results (high): subnormal = below - zero results.
+    below_zero: __m256i,
+    /// +0 inputs (flushed = zero results - these), whole lanes.
     zero_in: __m256i,
     /// The largest error in ULPs, as an f32 (exact for every lane counted in it).
     max_err: __m256,
 }
+
+/// The counts of [`Acc`] added up.
+#[derive(Clone, Copy, Default)]
+struct Totals {
+    nan: u32,
+    clamped: u32,
+    over: u32,
+    changed: u32,
+    below: u32,
+    zero_out: u32,
+    zero_in: u32,
+}
+
+/// Lanes a pass counts before [`Acc::drain`]: 2^12 per 32-bit lane at most, three times
+/// that for R11G11B10's three channels, well under 2^16.
+const DRAIN_LANES: usize = 1 << 15;
 
 /// The inputs that decide the rest of the largest error, which depends on the format:
 /// R11G11B10 keeps one for f11 and one for f10, and shares [`Acc`].
@@ -66,16 +85,45 @@ impl Acc {
     fn new() -> Acc {
         let zero = _mm256_setzero_si256();
         Acc {
-            inexact: zero,
-            nan: zero,
-            clamped: zero,
-            over: zero,
-            below: zero,
-            zero_out: zero,
+            nan_clamped: zero,
+            over_changed: zero,
+            below_zero: zero,
             zero_in: zero,
             max_err: _mm256_setzero_ps(),
         }
     }
+
+    /// Adds the counts into `t` and starts them again from 0 (the maximum stays).
+    #[target_feature(enable = "avx2")]
+    fn drain(&mut self, t: &mut Totals) {
+        let halves = |v: __m256i| {
+            lanes(v).iter().fold((0u32, 0u32), |(lo, hi), &w| {
+                (lo + (w & 0xffff), hi + (w >> 16))
+            })
+        };
+        let (nan, clamped) = halves(self.nan_clamped);
+        let (over, changed) = halves(self.over_changed);
+        let (below, zero_out) = halves(self.below_zero);
+        t.nan += nan;
+        t.clamped += clamped;
+        t.over += over;
+        t.changed += changed;
+        t.below += below;
+        t.zero_out += zero_out;
+        t.zero_in = t.zero_in.wrapping_add(sum(self.zero_in));
+        let zero = _mm256_setzero_si256();
+        self.nan_clamped = zero;
+        self.over_changed = zero;
+        self.below_zero = zero;
+        self.zero_in = zero;
+    }
+}
+
+/// Two masks in one lane: `lo`'s low half and `hi`'s high half.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn pair(lo: __m256i, hi: __m256i) -> __m256i {
+    _mm256_blend_epi16::<0b1010_1010>(lo, hi)
 }
 
 /// `vroundps` in mode `M` on non-negative values (toward -INF is toward zero there).
@@ -149,18 +197,13 @@ fn eight<const F: u32, const M: u8, const S: bool>(
     // Counts. Lanes that are not special nor over are in range.
     let out_of_range = _mm256_or_si256(special, over);
     let changed = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_NEQ_UQ>(q, p));
-    let inexact = _mm256_or_si256(
-        _mm256_andnot_si256(out_of_range, changed),
-        _mm256_or_si256(over, clamped),
-    );
-    c.inexact = _mm256_sub_epi32(c.inexact, inexact);
-    c.nan = _mm256_sub_epi32(c.nan, nan);
-    c.clamped = _mm256_sub_epi32(c.clamped, clamped);
-    c.over = _mm256_sub_epi32(c.over, over);
+    c.nan_clamped = _mm256_sub_epi16(c.nan_clamped, pair(nan, clamped));
+    let changed = _mm256_andnot_si256(out_of_range, changed);
+    c.over_changed = _mm256_sub_epi16(c.over_changed, pair(over, changed));
     let below = _mm256_cmpgt_epi32(_mm256_set1_epi32(1 << f), mag_bits);
     let zero_out = _mm256_cmpeq_epi32(mag_bits, zero);
-    c.below = _mm256_sub_epi32(c.below, _mm256_andnot_si256(out_of_range, below));
-    c.zero_out = _mm256_sub_epi32(c.zero_out, _mm256_andnot_si256(out_of_range, zero_out));
+    let below_zero = _mm256_andnot_si256(out_of_range, pair(below, zero_out));
+    c.below_zero = _mm256_sub_epi16(c.below_zero, below_zero);
     // +0 only: -0 is special, so its zero result was not counted either.
     c.zero_in = _mm256_sub_epi32(c.zero_in, _mm256_cmpeq_epi32(u, zero));
 
@@ -225,21 +268,21 @@ fn sum(v: __m256i) -> u32 {
 /// The counts of `c` (zero-padded lanes included: +0 converts exactly to +0, so it counts
 /// nowhere once subnormal and flushed are worked out), without the extremes.
 #[target_feature(enable = "avx2")]
-fn finish<const M: u8, const S: bool>(c: &Acc) -> NarrowPass {
-    let over = sum(c.over);
-    let zero_out = sum(c.zero_out);
+fn finish<const M: u8, const S: bool>(c: &mut Acc, mut t: Totals) -> NarrowPass {
+    c.drain(&mut t);
+    let (over, clamped, zero_out) = (t.over, t.clamped, t.zero_out);
     let max_err = bytemuck::cast::<__m256, [f32; 8]>(c.max_err)
         .into_iter()
         .fold(0f32, f32::max);
     let inf = to_infinity::<M, S>();
     NarrowPass {
-        inexact: sum(c.inexact),
+        inexact: t.changed + over + clamped,
         saturated: if inf { 0 } else { over },
         overflow: if inf { over } else { 0 },
-        nan: sum(c.nan),
-        clamped: sum(c.clamped),
-        subnormal: sum(c.below).wrapping_sub(zero_out),
-        flushed: zero_out.wrapping_sub(sum(c.zero_in)),
+        nan: t.nan,
+        clamped,
+        subnormal: t.below.wrapping_sub(zero_out),
+        flushed: zero_out.wrapping_sub(t.zero_in),
         max_error: max_err as f64,
         ..NarrowPass::default()
     }
@@ -255,21 +298,25 @@ pub(super) fn narrow_full<const F: u32, const M: u8, const S: bool>(
     let (values, out) = (&values[..n], &mut out[..n]);
     let mut c = Acc::new();
     let mut e = Extremes::new();
-    let mut vs = values.chunks_exact(16);
-    let mut os = out.chunks_exact_mut(16);
-    for (v, o) in (&mut vs).zip(&mut os) {
-        let words: [[u32; 8]; 2] = bytemuck::cast::<[u32; 16], _>(v.try_into().expect("16"));
-        let lo = eight::<F, M, S>(bytemuck::cast(words[0]), &mut c, &mut e);
-        let hi = eight::<F, M, S>(bytemuck::cast(words[1]), &mut c, &mut e);
-        // Packed to 16 bits within each 128-bit half, then the halves put in order.
-        let packed = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(lo, hi));
-        o.copy_from_slice(&bytemuck::cast::<__m256i, [u16; 16]>(packed));
-    }
-    for (v, o) in vs
-        .remainder()
-        .chunks(8)
-        .zip(os.into_remainder().chunks_mut(8))
+    let mut t = Totals::default();
+    let whole = n / 16 * 16;
+    let (body, tail) = values.split_at(whole);
+    let (out_body, out_tail) = out.split_at_mut(whole);
+    for (vs, os) in body
+        .chunks(DRAIN_LANES)
+        .zip(out_body.chunks_mut(DRAIN_LANES))
     {
+        for (v, o) in vs.chunks_exact(16).zip(os.chunks_exact_mut(16)) {
+            let words: [[u32; 8]; 2] = bytemuck::cast::<[u32; 16], _>(v.try_into().expect("16"));
+            let lo = eight::<F, M, S>(bytemuck::cast(words[0]), &mut c, &mut e);
+            let hi = eight::<F, M, S>(bytemuck::cast(words[1]), &mut c, &mut e);
+            // Packed to 16 bits within each 128-bit half, then the halves put in order.
+            let packed = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(lo, hi));
+            o.copy_from_slice(&bytemuck::cast::<__m256i, [u16; 16]>(packed));
+        }
+        c.drain(&mut t);
+    }
+    for (v, o) in tail.chunks(8).zip(out_tail.chunks_mut(8)) {
         let mut words = [0u32; 8];
         words[..v.len()].copy_from_slice(v);
         let bits = lanes(eight::<F, M, S>(bytemuck::cast(words), &mut c, &mut e));
@@ -277,7 +324,7 @@ pub(super) fn narrow_full<const F: u32, const M: u8, const S: bool>(
             *d = b as u16;
         }
     }
-    let mut p = finish::<M, S>(&c);
+    let mut p = finish::<M, S>(&mut c, t);
     e.finish(&mut p);
     p
 }
@@ -308,24 +355,32 @@ pub(super) fn r11g11b10_full<const M: u8, const S: bool, const STRIDE: usize>(
             )
         }};
     }
-    let mut vs = values.chunks_exact(8 * STRIDE);
-    let mut os = out.chunks_exact_mut(8);
-    for (v, o) in (&mut vs).zip(&mut os) {
-        let [r, g, b] = channels::<STRIDE>(v);
-        let word = texels_eight!(r, g, b);
-        o.copy_from_slice(&lanes(word));
+    let mut t = Totals::default();
+    let whole = texels / 8 * 8;
+    let (body, rest) = values.split_at(whole * STRIDE);
+    let (out_body, out_rest) = out.split_at_mut(whole);
+    // Three channels a texel: a third as many texels between drains.
+    let per_drain = DRAIN_LANES / 3 / 8 * 8;
+    for (vs, os) in body
+        .chunks(per_drain * STRIDE)
+        .zip(out_body.chunks_mut(per_drain))
+    {
+        for (v, o) in vs.chunks_exact(8 * STRIDE).zip(os.chunks_exact_mut(8)) {
+            let [r, g, b] = channels::<STRIDE>(v);
+            let word = texels_eight!(r, g, b);
+            o.copy_from_slice(&lanes(word));
+        }
+        c.drain(&mut t);
     }
     // The rest, padded with +0 texels (exact, counted nowhere).
-    let rest = vs.remainder();
     if !rest.is_empty() {
         let mut padded = [0u32; 32];
         padded[..rest.len()].copy_from_slice(rest);
         let [r, g, b] = channels::<STRIDE>(&padded[..8 * STRIDE]);
         let word = lanes(texels_eight!(r, g, b));
-        let o = os.into_remainder();
-        o.copy_from_slice(&word[..o.len()]);
+        out_rest.copy_from_slice(&word[..out_rest.len()]);
     }
-    let mut p11 = finish::<M, S>(&c);
+    let mut p11 = finish::<M, S>(&mut c, t);
     e11.finish(&mut p11);
     let mut p10 = NarrowPass::default();
     e10.finish(&mut p10);
@@ -499,6 +554,29 @@ mod tests {
         for chunk in values.chunks(24).step_by(11) {
             every_mode!(same_texels, 3; chunk);
             every_mode!(same_texels, 4; chunk);
+        }
+    }
+
+    /// More lanes than a 16-bit half can count, all of one kind in every pair of counts:
+    /// the drains keep the totals whole.
+    #[test]
+    fn counts_past_sixteen_bits() {
+        if !std::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let n = (1 << 20) + 13;
+        for fill in [
+            0x7fc0_0000u32,
+            0xbf80_0000,
+            0x7f7f_ffff,
+            0x0000_0001,
+            0x3f80_0001,
+        ] {
+            let values = vec![fill; n];
+            same::<6, RNE, false>(&values);
+            same::<5, RTP, true>(&values);
+            same_texels::<4, RNE, false>(&values);
+            same_texels::<3, RTZ, false>(&values[..n / 3 * 3]);
         }
     }
 }
