@@ -189,21 +189,22 @@ mod x86 {
 
     /// The running counts of the full pass, one per lane: masks are -1, so a count goes
     /// up by subtracting its mask. Each is the simplest mask that gives the count; the
-    /// summary's counts are worked out from them at the end (`narrow_full`).
+    /// summary's counts are worked out from them at the end (`narrow_full`). Counts go in
+    /// pairs, one in each 16-bit half of a lane (`pair`, then `vpsubw`), so the loop keeps
+    /// fewer running values; a pass takes at most [`FULL_LANES`], which no half can wrap.
     #[derive(Clone, Copy)]
     struct Full {
-        /// Lanes whose result equals the input, or NaN (inexact = the rest).
-        exact_or_nan: __m256i,
-        nan: __m256i,
-        /// Finite inputs past f16's range, and those of them that saturated (went to the
-        /// largest finite value rather than INF) where the mode makes that depend on the
-        /// sign.
-        over: __m256i,
-        saturated: __m256i,
-        /// Results below 2^-14 (subnormal or zero), results zero, inputs zero:
-        /// subnormal = below - zero results, flushed = zero results - zero inputs.
-        below: __m256i,
-        zero_out: __m256i,
+        /// Lanes whose result equals the input, or NaN (inexact = the rest; low halves),
+        /// and NaN (high).
+        exact_nan: __m256i,
+        /// Finite inputs past f16's range (low), and those of them that saturated (went to
+        /// the largest finite value rather than INF) where the mode makes that depend on
+        /// the sign (high).
+        over_saturated: __m256i,
+        /// Results below 2^-14, subnormal or zero (low), and results zero (high); inputs
+        /// zero, whole lanes: subnormal = below - zero results, flushed = zero results -
+        /// zero inputs.
+        below_zero: __m256i,
         zero_in: __m256i,
         /// The largest error in 2^-26 ULPs, as an f32: exact for every lane counted in it.
         max_units: __m256,
@@ -212,6 +213,23 @@ mod x86 {
         /// or of any lane of at least 2^-25 with a non-zero result (which no such lane is
         /// below, so a minimum from them means "none").
         min_far_one: __m256i,
+    }
+
+    /// Lanes one full pass counts: 2^12 per 32-bit lane, within a 16-bit half.
+    const FULL_LANES: usize = 1 << 15;
+
+    /// Two masks in one lane: `lo`'s low half and `hi`'s high half.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn pair(lo: __m256i, hi: __m256i) -> __m256i {
+        _mm256_blend_epi16::<0b1010_1010>(lo, hi)
+    }
+
+    /// The sums of the low and of the high halves of the lanes.
+    fn halves(v: __m256i) -> (u32, u32) {
+        bytemuck::cast::<__m256i, [u32; 8]>(v)
+            .iter()
+            .fold((0, 0), |(lo, hi), &w| (lo + (w & 0xffff), hi + (w >> 16)))
     }
 
     /// The smallest f32 magnitude (as a pattern) past f16's range in mode `M` for a lane of
@@ -279,13 +297,11 @@ mod x86 {
             h16 = _mm_blendv_epi8(h16, max, over16);
         }
         let zero_out = _mm256_cmpeq_epi32(back_mag, zero);
-        c.exact_or_nan = _mm256_sub_epi32(c.exact_or_nan, _mm256_or_si256(eq, nan));
-        c.nan = _mm256_sub_epi32(c.nan, nan);
-        c.over = _mm256_sub_epi32(c.over, over);
+        c.exact_nan = _mm256_sub_epi16(c.exact_nan, pair(_mm256_or_si256(eq, nan), nan));
         // 2^-14 (f16's smallest normal) is the f32 exponent field 113.
         let normal_min = _mm256_set1_epi32(113 << 23);
-        c.below = _mm256_sub_epi32(c.below, _mm256_cmpgt_epi32(normal_min, back_mag));
-        c.zero_out = _mm256_sub_epi32(c.zero_out, zero_out);
+        let below = _mm256_cmpgt_epi32(normal_min, back_mag);
+        c.below_zero = _mm256_sub_epi16(c.below_zero, pair(below, zero_out));
         c.zero_in = _mm256_sub_epi32(c.zero_in, _mm256_cmpeq_epi32(mag, zero));
 
         let mut diff_from = back_mag;
@@ -307,16 +323,21 @@ mod x86 {
         let units = _mm256_mul_ps(diff, _mm256_castsi256_ps(scale));
         let units = _mm256_andnot_ps(_mm256_castsi256_ps(over), units);
         c.max_units = _mm256_max_ps(units, c.max_units);
+        // Saturated lanes (past the range, not to INF): the error grows with |x|.
+        let sat = match (S, M) {
+            (true, _) | (_, RTZ) => over,
+            (_, RNE) => zero,
+            (_, RTP) => _mm256_and_si256(over, neg),
+            _ => _mm256_andnot_si256(neg, over),
+        };
+        // Only the modes where it depends on the sign count saturation apart.
+        let sat_count = if matches!(M, RTP | RTN) && !S {
+            sat
+        } else {
+            zero
+        };
+        c.over_saturated = _mm256_sub_epi16(c.over_saturated, pair(over, sat_count));
         if S || M != RNE {
-            // Saturated lanes (past the range, not to INF): the error grows with |x|.
-            let sat = match (S, M) {
-                (true, _) | (_, RTZ) => over,
-                (_, RTP) => _mm256_and_si256(over, neg),
-                _ => _mm256_andnot_si256(neg, over),
-            };
-            if matches!(M, RTP | RTN) && !S {
-                c.saturated = _mm256_sub_epi32(c.saturated, sat);
-            }
             c.max_saturated = _mm256_max_epi32(c.max_saturated, _mm256_and_si256(sat, mag));
         }
         h16
@@ -335,15 +356,25 @@ mod x86 {
         out: &mut [u16],
     ) -> NarrowPass {
         let n = values.len().min(out.len());
-        let (values, out) = (&values[..n], &mut out[..n]);
+        let mut pass = NarrowPass::default();
+        for (v, o) in values[..n]
+            .chunks(FULL_LANES)
+            .zip(out[..n].chunks_mut(FULL_LANES))
+        {
+            pass.merge(&full_part::<M, S>(v, o));
+        }
+        pass
+    }
+
+    /// [`narrow_full`] on at most [`FULL_LANES`] lanes.
+    #[target_feature(enable = "avx2,f16c")]
+    fn full_part<const M: u8, const S: bool>(values: &[u32], out: &mut [u16]) -> NarrowPass {
+        let n = values.len();
         let zero = _mm256_setzero_si256();
         let mut c = Full {
-            exact_or_nan: zero,
-            nan: zero,
-            over: zero,
-            saturated: zero,
-            below: zero,
-            zero_out: zero,
+            exact_nan: zero,
+            over_saturated: zero,
+            below_zero: zero,
             zero_in: zero,
             max_units: _mm256_setzero_ps(),
             max_saturated: zero,
@@ -375,25 +406,26 @@ mod x86 {
             o.copy_from_slice(&bytemuck::cast::<__m128i, [u16; 8]>(h)[..v.len()]);
             lanes_run += 8 - v.len() as u32;
         }
-        let over = lanes_sum(c.over);
+        let (exact_or_nan, nan) = halves(c.exact_nan);
+        let (over, sat_count) = halves(c.over_saturated);
+        let (below, zero_out) = halves(c.below_zero);
         // Which of the lanes past the range saturated, by the mode's direction.
         let saturated = match (S, M) {
             (true, _) | (_, RTZ) => over,
             (_, RNE) => 0,
-            _ => lanes_sum(c.saturated),
+            _ => sat_count,
         };
         let min_far_one = lanes_min(c.min_far_one);
-        let zero_out = lanes_sum(c.zero_out);
         let units = bytemuck::cast::<__m256, [f32; 8]>(c.max_units)
             .into_iter()
             .fold(0f32, f32::max);
         NarrowPass {
-            inexact: lanes_run - lanes_sum(c.exact_or_nan),
+            inexact: lanes_run - exact_or_nan,
             saturated,
             overflow: over - saturated,
-            nan: lanes_sum(c.nan),
+            nan,
             clamped: 0,
-            subnormal: lanes_sum(c.below).wrapping_sub(zero_out),
+            subnormal: below.wrapping_sub(zero_out),
             flushed: zero_out.wrapping_sub(lanes_sum(c.zero_in)),
             max_units: 0,
             max_saturated: lanes_max(c.max_saturated),

@@ -404,6 +404,22 @@ impl Default for NarrowPass {
 }
 
 impl NarrowPass {
+    /// Adds another part of the same block: its counts, and its extremes by their order.
+    pub(super) fn merge(&mut self, o: &NarrowPass) {
+        self.inexact += o.inexact;
+        self.saturated += o.saturated;
+        self.overflow += o.overflow;
+        self.nan += o.nan;
+        self.clamped += o.clamped;
+        self.subnormal += o.subnormal;
+        self.flushed += o.flushed;
+        self.max_units = self.max_units.max(o.max_units);
+        self.max_saturated = self.max_saturated.max(o.max_saturated);
+        self.max_far_zero = self.max_far_zero.max(o.max_far_zero);
+        self.min_far_one = self.min_far_one.min(o.min_far_one);
+        self.max_error = self.max_error.max(o.max_error);
+    }
+
     /// Adds the block's counts for `n` values, the largest error computed as the core does.
     pub(super) fn into_stats<const F: u32>(self, n: usize, stats: &mut Stats) {
         let mut err = (self.max_units as f64 * pow2(-26)).max(self.max_error);

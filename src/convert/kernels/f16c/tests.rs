@@ -158,3 +158,22 @@ fn f16c_short_pass_matches_the_portable_one() {
     same_as_portable::<RTP>(&ordinary);
     same_as_portable::<RTN>(&ordinary);
 }
+
+/// More lanes than a 16-bit half of the full pass's counters can count, all of one kind:
+/// the pass splits its input, so the totals stay whole.
+#[test]
+fn f16c_full_pass_counts_past_sixteen_bits() {
+    let n = (1 << 20) + 5;
+    for fill in [
+        0x7fc0_0000u32,
+        0xc780_0000,
+        0x7f7f_ffff,
+        0x0000_0001,
+        0x3f80_0001,
+    ] {
+        let values = vec![fill; n];
+        full_same_as_portable::<RNE, false>(&values);
+        full_same_as_portable::<RTP, false>(&values);
+        full_same_as_portable::<RTN, true>(&values);
+    }
+}
