@@ -214,14 +214,11 @@ fn eight<const F: u32, const M: u8, const S: bool>(
         _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff)),
     );
     let carried = _mm256_cmpeq_epi32(qi, _mm256_set1_epi32(2 << f));
-    let err = _mm256_mul_ps(
-        diff,
-        _mm256_blendv_ps(
-            _mm256_set1_ps(1.0),
-            _mm256_set1_ps(0.5),
-            _mm256_castsi256_ps(carried),
-        ),
-    );
+    // Halved by its exponent field: a carried lane's |q - p| is at least 2^-18, normal.
+    let err = _mm256_castsi256_ps(_mm256_sub_epi32(
+        _mm256_castps_si256(diff),
+        _mm256_and_si256(carried, _mm256_set1_epi32(1 << 23)),
+    ));
     let mut skip = out_of_range;
     if M == RTP {
         // Below 1/2 and rounded up to the smallest subnormal: 1 - p may not be exact.
