@@ -101,6 +101,8 @@ mod f16c;
 mod narrow;
 mod rgb9e5;
 mod widen;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 use narrow::{narrow, narrow_block, r11g11b10_block};
 use rgb9e5::rgb9e5_block;

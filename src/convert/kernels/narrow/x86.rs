@@ -14,6 +14,7 @@
 
 use std::arch::x86_64::*;
 
+use super::super::x86::{lanes, round, sum};
 use super::super::{RNE, RTP};
 use super::NarrowPass;
 
@@ -124,17 +125,6 @@ impl Acc {
 #[target_feature(enable = "avx2")]
 fn pair(lo: __m256i, hi: __m256i) -> __m256i {
     _mm256_blend_epi16::<0b1010_1010>(lo, hi)
-}
-
-/// `vroundps` in mode `M` on non-negative values (toward -INF is toward zero there).
-#[inline]
-#[target_feature(enable = "avx2")]
-fn round<const M: u8>(p: __m256) -> __m256 {
-    match M {
-        RNE => _mm256_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(p),
-        RTP => _mm256_round_ps::<{ _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC }>(p),
-        _ => _mm256_round_ps::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(p),
-    }
 }
 
 /// Whether overflow goes to INF (else to the largest finite value) for the lanes that
@@ -252,14 +242,6 @@ fn shl(x: __m256i, n: i32) -> __m256i {
 #[target_feature(enable = "avx2")]
 fn shr(x: __m256i, n: i32) -> __m256i {
     _mm256_srl_epi32(x, _mm_cvtsi32_si128(n))
-}
-
-fn lanes(v: __m256i) -> [u32; 8] {
-    bytemuck::cast(v)
-}
-
-fn sum(v: __m256i) -> u32 {
-    lanes(v).iter().fold(0u32, |a, &b| a.wrapping_add(b))
 }
 
 /// The counts of `c` (zero-padded lanes included: +0 converts exactly to +0, so it counts

@@ -13,7 +13,8 @@
 
 use std::arch::x86_64::*;
 
-use super::super::{RNE, RTP, RTZ};
+use super::super::x86::{lanes, round, sum};
+use super::super::{RNE, RTP};
 use super::{RGB9E5_MAX_F32, Rgb9e5Pass};
 
 /// Per-lane running state; counts go up by subtracting masks (-1).
@@ -71,18 +72,6 @@ fn clamp(u: __m256i, c: &mut Acc) -> __m256i {
     );
     c.saturated_mag = _mm256_max_epi32(c.saturated_mag, _mm256_and_si256(finite_past, u));
     _mm256_castps_si256(kept)
-}
-
-/// `vroundps` in mode `M` (the channels are non-negative: toward -INF is toward zero).
-#[inline]
-#[target_feature(enable = "avx2")]
-fn round<const M: u8>(p: __m256) -> __m256 {
-    match M {
-        RNE => _mm256_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(p),
-        RTP => _mm256_round_ps::<{ _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC }>(p),
-        RTZ => _mm256_round_ps::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(p),
-        _ => _mm256_round_ps::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(p),
-    }
 }
 
 /// Eight texels' channels (`rgb`: the R, G and B patterns) to their words, counted into
@@ -172,10 +161,6 @@ fn eight<const M: u8, const FULL: bool>(rgb: [__m256i; 3], c: &mut Acc) -> __m25
     word
 }
 
-fn lanes(v: __m256i) -> [u32; 8] {
-    bytemuck::cast(v)
-}
-
 /// The short pass over whole groups of eight texels (`values.len()` a multiple of 24);
 /// `None` when a channel needed clamping (the outputs are written either way).
 #[target_feature(enable = "avx2")]
@@ -230,7 +215,6 @@ fn pass3<const M: u8, const FULL: bool>(values: &[u32], out: &mut [u32]) -> Opti
     if max_mag > RGB9E5_MAX_F32 || max_raw > 0x8000_0000 {
         return None;
     }
-    let sum = |v: __m256i| lanes(v).iter().fold(0u32, |a, &b| a.wrapping_add(b));
     let far = sum(c.far);
     let mut units = lanes(c.near_units).into_iter().max().unwrap_or(0);
     if M != RTP {
