@@ -1,0 +1,251 @@
+//! The full f16 pass with F16C: any f32 patterns, every count of the summary exact.
+
+use std::arch::x86_64::*;
+
+use super::super::super::{RNE, RTN, RTP, RTZ};
+use super::{MAX_FINITE, NarrowPass, lanes_max, lanes_min, lanes_sum, to_f16};
+
+/// The running counts of the full pass, one per lane: masks are -1, so a count goes
+/// up by subtracting its mask. Each is the simplest mask that gives the count; the
+/// summary's counts are worked out from them at the end (`narrow_full`). Counts go in
+/// pairs, one in each 16-bit half of a lane (`pair`, then `vpsubw`), so the loop keeps
+/// fewer running values; a pass takes at most [`FULL_LANES`], which no half can wrap.
+#[derive(Clone, Copy)]
+struct Full {
+    /// Lanes whose result equals the input, or NaN (inexact = the rest; low halves),
+    /// and NaN (high).
+    exact_nan: __m256i,
+    /// Finite inputs past f16's range (low), and those of them that saturated (went to
+    /// the largest finite value rather than INF) where the mode makes that depend on
+    /// the sign (high).
+    over_saturated: __m256i,
+    /// Results below 2^-14, subnormal or zero (low), and results zero (high); inputs
+    /// zero, whole lanes: subnormal = below - zero results, flushed = zero results -
+    /// zero inputs.
+    below_zero: __m256i,
+    zero_in: __m256i,
+    /// The largest error in 2^-26 ULPs, as an f32: exact for every lane counted in it.
+    max_units: __m256,
+    max_saturated: __m256i,
+    /// The smallest |x| of the lanes below 2^-25 rounded up to the smallest subnormal,
+    /// or of any lane of at least 2^-25 with a non-zero result (which no such lane is
+    /// below, so a minimum from them means "none").
+    min_far_one: __m256i,
+}
+
+/// Lanes one full pass counts: 2^12 per 32-bit lane, within a 16-bit half.
+const FULL_LANES: usize = 1 << 15;
+
+/// Two masks in one lane: `lo`'s low half and `hi`'s high half.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn pair(lo: __m256i, hi: __m256i) -> __m256i {
+    _mm256_blend_epi16::<0b1010_1010>(lo, hi)
+}
+
+/// The sums of the low and of the high halves of the lanes.
+fn halves(v: __m256i) -> (u32, u32) {
+    bytemuck::cast::<__m256i, [u32; 8]>(v)
+        .iter()
+        .fold((0, 0), |(lo, hi), &w| (lo + (w & 0xffff), hi + (w >> 16)))
+}
+
+/// The smallest f32 magnitude (as a pattern) past f16's range in mode `M` for a lane of
+/// sign `neg`: one that rounds to INF, or is at least 2^16 (where the modes rounding
+/// toward zero give the largest finite value instead; the core calls both overflow).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn over_from<const M: u8>(neg: __m256i) -> __m256i {
+    // 65520 (halfway past the largest finite value), just above 65504, and 2^16.
+    let (half, above, two16) = (0x477f_f000, MAX_FINITE + 1, 0x4780_0000);
+    match M {
+        RNE => _mm256_set1_epi32(half),
+        RTZ => _mm256_set1_epi32(two16),
+        RTP => _mm256_blendv_epi8(_mm256_set1_epi32(above), _mm256_set1_epi32(two16), neg),
+        _ => _mm256_blendv_epi8(_mm256_set1_epi32(two16), _mm256_set1_epi32(above), neg),
+    }
+}
+
+/// Eight lanes of any f32 patterns to f16, counted into `c`.
+///
+/// IEEE rounding by `vcvtps2ph` is the core's rounding for f16 in every case: NaN
+/// keeps its top payload bits with the quiet bit set, INF stays INF, overflow gives
+/// INF or the largest finite value by the mode's direction (--saturate then turns INF
+/// from a finite input into the largest finite), subnormal results are exact. The
+/// counts come from the input and the result widened back (`vcvtph2ps`, exact).
+///
+/// The error of a lane is |result - input| scaled to 2^-26 ULPs of the result, in f32:
+/// exact wherever the result is not past the range (the two are within a factor of two
+/// of each other, or the result is 0 and the difference is the input itself, or both
+/// are multiples of 2^-49 less than 2^-24 apart; the scale is a power of two), except
+/// for an input below 2^-25 rounded up to the smallest subnormal (toward ±INF only),
+/// which is kept apart as the smallest such input. NaN and INF inputs give a NaN
+/// difference, which `vmaxps` passes over (it returns its second operand).
+#[inline]
+#[target_feature(enable = "avx2,f16c")]
+fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
+    let abs = _mm256_set1_epi32(0x7fff_ffff);
+    let zero = _mm256_setzero_si256();
+    let mag = _mm256_and_si256(x, abs);
+    let mut h16 = to_f16::<M>(x);
+    let back_mag = _mm256_and_si256(_mm256_castps_si256(_mm256_cvtph_ps(h16)), abs);
+    let neg = _mm256_srai_epi32::<31>(x);
+    let inf = _mm256_set1_epi32(0x7f80_0000);
+    let nan = _mm256_cmpgt_epi32(mag, inf);
+    let eq = _mm256_cmpeq_epi32(back_mag, mag);
+    let over = if M == RNE {
+        // Exactly the finite inputs rounded to INF (INF itself comes back equal).
+        _mm256_andnot_si256(eq, _mm256_cmpeq_epi32(back_mag, inf))
+    } else {
+        // over_from <= |x| < INF.
+        _mm256_andnot_si256(
+            _mm256_cmpgt_epi32(over_from::<M>(neg), mag),
+            _mm256_cmpgt_epi32(inf, mag),
+        )
+    };
+    if S {
+        // INF from a finite input becomes the largest finite value, sign kept.
+        let over16 = _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0b1000>(
+            _mm256_packs_epi32(over, over),
+        ));
+        let max = _mm_or_si128(
+            _mm_and_si128(h16, _mm_set1_epi16(0x8000u16 as i16)),
+            _mm_set1_epi16(0x7bff),
+        );
+        h16 = _mm_blendv_epi8(h16, max, over16);
+    }
+    let zero_out = _mm256_cmpeq_epi32(back_mag, zero);
+    c.exact_nan = _mm256_sub_epi16(c.exact_nan, pair(_mm256_or_si256(eq, nan), nan));
+    // 2^-14 (f16's smallest normal) is the f32 exponent field 113.
+    let normal_min = _mm256_set1_epi32(113 << 23);
+    let below = _mm256_cmpgt_epi32(normal_min, back_mag);
+    c.below_zero = _mm256_sub_epi16(c.below_zero, pair(below, zero_out));
+    c.zero_in = _mm256_sub_epi32(c.zero_in, _mm256_cmpeq_epi32(mag, zero));
+
+    let mut diff_from = back_mag;
+    if matches!(M, RTP | RTN) {
+        // Below 2^-25 and rounded up to the smallest subnormal, |result - x| is not
+        // exact in f32: such a lane is measured from 0 instead (|x|, less than its
+        // error), and its error comes from the smallest such |x|.
+        let far = _mm256_cmpgt_epi32(_mm256_set1_epi32(102 << 23), mag);
+        diff_from = _mm256_andnot_si256(far, diff_from);
+        c.min_far_one = _mm256_min_epu32(c.min_far_one, _mm256_or_si256(mag, zero_out));
+    }
+    // The scale 2^(26 - ulp exponent) has the field 290 - max(result field, 113).
+    let diff = _mm256_and_ps(
+        _mm256_sub_ps(_mm256_castsi256_ps(diff_from), _mm256_castsi256_ps(mag)),
+        _mm256_castsi256_ps(abs),
+    );
+    let field = _mm256_and_si256(_mm256_max_epi32(back_mag, normal_min), inf);
+    let scale = _mm256_sub_epi32(_mm256_set1_epi32(290 << 23), field);
+    let units = _mm256_mul_ps(diff, _mm256_castsi256_ps(scale));
+    let units = _mm256_andnot_ps(_mm256_castsi256_ps(over), units);
+    c.max_units = _mm256_max_ps(units, c.max_units);
+    // Saturated lanes (past the range, not to INF): the error grows with |x|.
+    let sat = match (S, M) {
+        (true, _) | (_, RTZ) => over,
+        (_, RNE) => zero,
+        (_, RTP) => _mm256_and_si256(over, neg),
+        _ => _mm256_andnot_si256(neg, over),
+    };
+    // Only the modes where it depends on the sign count saturation apart.
+    let sat_count = if matches!(M, RTP | RTN) && !S {
+        sat
+    } else {
+        zero
+    };
+    c.over_saturated = _mm256_sub_epi16(c.over_saturated, pair(over, sat_count));
+    if S || M != RNE {
+        c.max_saturated = _mm256_max_epi32(c.max_saturated, _mm256_and_si256(sat, mag));
+    }
+    h16
+}
+
+#[target_feature(enable = "avx2,f16c")]
+pub(in super::super) fn narrow_full<const M: u8, const S: bool>(
+    values: &[u32],
+    out: &mut [u16],
+) -> NarrowPass {
+    let n = values.len().min(out.len());
+    let mut pass = NarrowPass::default();
+    for (v, o) in values[..n]
+        .chunks(FULL_LANES)
+        .zip(out[..n].chunks_mut(FULL_LANES))
+    {
+        pass.merge(&full_part::<M, S>(v, o));
+    }
+    pass
+}
+
+/// [`narrow_full`] on at most [`FULL_LANES`] lanes.
+#[target_feature(enable = "avx2,f16c")]
+fn full_part<const M: u8, const S: bool>(values: &[u32], out: &mut [u16]) -> NarrowPass {
+    let n = values.len();
+    let zero = _mm256_setzero_si256();
+    let mut c = Full {
+        exact_nan: zero,
+        over_saturated: zero,
+        below_zero: zero,
+        zero_in: zero,
+        max_units: _mm256_setzero_ps(),
+        max_saturated: zero,
+        min_far_one: _mm256_set1_epi32(-1),
+    };
+    // Sixteen lanes a step, stored through the opaque zero (see `narrow_normal`).
+    let opaque = std::hint::black_box(zero);
+    let mut vs = values.chunks_exact(16);
+    let mut os = out.chunks_exact_mut(16);
+    for (v, o) in (&mut vs).zip(&mut os) {
+        let words: [[u32; 8]; 2] = bytemuck::cast::<[u32; 16], _>(v.try_into().expect("16"));
+        let lo = full_eight::<M, S>(bytemuck::cast(words[0]), &mut c);
+        let hi = full_eight::<M, S>(bytemuck::cast(words[1]), &mut c);
+        let both = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
+        let both = _mm256_xor_si256(both, opaque);
+        o.copy_from_slice(&bytemuck::cast::<__m256i, [u16; 16]>(both));
+    }
+    // The tail, eight lanes at a time, padded with +0: exact, a zero result from a
+    // zero input (so neither subnormal nor flushed), error 0.
+    let mut lanes_run = n as u32;
+    for (v, o) in vs
+        .remainder()
+        .chunks(8)
+        .zip(os.into_remainder().chunks_mut(8))
+    {
+        let mut words = [0u32; 8];
+        words[..v.len()].copy_from_slice(v);
+        let h = full_eight::<M, S>(bytemuck::cast(words), &mut c);
+        o.copy_from_slice(&bytemuck::cast::<__m128i, [u16; 8]>(h)[..v.len()]);
+        lanes_run += 8 - v.len() as u32;
+    }
+    let (exact_or_nan, nan) = halves(c.exact_nan);
+    let (over, sat_count) = halves(c.over_saturated);
+    let (below, zero_out) = halves(c.below_zero);
+    // Which of the lanes past the range saturated, by the mode's direction.
+    let saturated = match (S, M) {
+        (true, _) | (_, RTZ) => over,
+        (_, RNE) => 0,
+        _ => sat_count,
+    };
+    let min_far_one = lanes_min(c.min_far_one);
+    let units = bytemuck::cast::<__m256, [f32; 8]>(c.max_units)
+        .into_iter()
+        .fold(0f32, f32::max);
+    NarrowPass {
+        inexact: lanes_run - exact_or_nan,
+        saturated,
+        overflow: over - saturated,
+        nan,
+        clamped: 0,
+        subnormal: below.wrapping_sub(zero_out),
+        flushed: zero_out.wrapping_sub(lanes_sum(c.zero_in)),
+        max_units: 0,
+        max_saturated: lanes_max(c.max_saturated),
+        max_far_zero: 0,
+        min_far_one: if min_far_one < 102 << 23 {
+            min_far_one
+        } else {
+            u32::MAX
+        },
+        max_error: units as f64 * crate::format::pow2::pow2_normal(-26),
+    }
+}
