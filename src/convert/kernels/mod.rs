@@ -190,6 +190,16 @@ impl Tally {
     }
 }
 
+/// The next state of a xorshift64 generator: the kernels' unit tests draw their random
+/// patterns from it, so that a failure reproduces.
+#[cfg(test)]
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
 /// Whether the CPU has AVX2; the lane loops are compiled twice, with and without it.
 #[inline(always)]
 fn has_avx2() -> bool {

@@ -355,7 +355,7 @@ pub(super) fn rgb9e5_block<const M: u8>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{RNE, RTN, RTP, RTZ};
+    use super::super::{RNE, RTN, RTP, RTZ, xorshift};
     use super::*;
 
     /// Channels that need no clamping, from every region the shared exponent meets:
@@ -363,10 +363,7 @@ mod tests {
     fn plain_channels(n: usize, mut state: u64) -> Vec<u32> {
         (0..n)
             .map(|i| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                let r = state as u32;
+                let r = xorshift(&mut state) as u32;
                 match i % 8 {
                     0 => [0, 0x8000_0000, RGB9E5_MAX_F32, 0x477f_7fff][(r % 4) as usize],
                     1 => r % 0x0080_0000,
@@ -459,9 +456,7 @@ mod tests {
         ];
         let mut values = plain_channels(90_003, 0x51);
         for (i, v) in values.iter_mut().enumerate() {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            xorshift(&mut state);
             match i % 5 {
                 0 => *v = specials[(state % specials.len() as u64) as usize],
                 1 => *v = state as u32,

@@ -1,16 +1,13 @@
 //! The F16C passes against the portable ones.
 
-use super::super::{RNE, RTN, RTP, RTZ};
+use super::super::{RNE, RTN, RTP, RTZ, xorshift};
 use super::*;
 use crate::convert::summary::Stats;
 
 fn random_patterns(n: usize, mut state: u64) -> Vec<u32> {
     (0..n)
         .map(|i| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let r = state as u32;
+            let r = xorshift(&mut state) as u32;
             match i % 4 {
                 // Inside f16's range, both signs.
                 0 | 1 => (r & 0x8000_0000) | (0x3880_0000 + r % 0x0f00_0000),

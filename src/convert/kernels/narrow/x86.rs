@@ -406,7 +406,7 @@ fn channels<const STRIDE: usize>(v: &[u32]) -> [__m256i; 3] {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::{RNE, RTN, RTP, RTZ};
+    use super::super::super::{RNE, RTN, RTP, RTZ, xorshift};
     use super::super::{narrow_full_generic, r11g11b10_full_generic};
     use super::*;
     use crate::convert::summary::Stats;
@@ -436,10 +436,7 @@ mod tests {
         ];
         (0..n)
             .map(|i| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                let r = state as u32;
+                let r = xorshift(&mut state) as u32;
                 match i % 6 {
                     0 => specials[(r % specials.len() as u32) as usize],
                     1 => r,
