@@ -94,6 +94,50 @@ mod x86 {
     use super::super::{Ordinary, RNE, RTN, RTP, RTZ};
     use super::NarrowPass;
 
+    /// Runs `$eight` (eight f16 patterns from the f32 patterns `$x`) over `$values` into
+    /// `$out`: sixteen lanes a step, the two halves stored as one 32-byte word through an
+    /// opaque zero (without it LLVM converts the stored halves a second time, straight into
+    /// memory), then the tail eight lanes at a time, padded with +0. Evaluates to the
+    /// number of padding lanes run.
+    macro_rules! sixteen_at_a_time {
+        ($values:expr, $out:expr, |$x:ident| $eight:expr) => {{
+            let opaque = std::hint::black_box(_mm256_setzero_si256());
+            let mut vs = $values.chunks_exact(16);
+            let mut os = $out.chunks_exact_mut(16);
+            for (v, o) in (&mut vs).zip(&mut os) {
+                let words: [[u32; 8]; 2] =
+                    bytemuck::cast::<[u32; 16], _>(v.try_into().expect("16"));
+                let lo = {
+                    let $x: __m256i = bytemuck::cast(words[0]);
+                    $eight
+                };
+                let hi = {
+                    let $x: __m256i = bytemuck::cast(words[1]);
+                    $eight
+                };
+                let both = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
+                let both = _mm256_xor_si256(both, opaque);
+                o.copy_from_slice(&bytemuck::cast::<__m256i, [u16; 16]>(both));
+            }
+            let mut padding = 0u32;
+            for (v, o) in vs
+                .remainder()
+                .chunks(8)
+                .zip(os.into_remainder().chunks_mut(8))
+            {
+                let mut words = [0u32; 8];
+                words[..v.len()].copy_from_slice(v);
+                let h = {
+                    let $x: __m256i = bytemuck::cast(words);
+                    $eight
+                };
+                o.copy_from_slice(&bytemuck::cast::<__m128i, [u16; 8]>(h)[..v.len()]);
+                padding += 8 - v.len() as u32;
+            }
+            padding
+        }};
+    }
+
     mod full;
     pub(super) use full::narrow_full;
 
@@ -292,32 +336,8 @@ mod x86 {
             exact: zero,
             max_units: zero,
         };
-        // A zero LLVM cannot see through: without it the stored halves are converted a
-        // second time, straight into memory (`vcvtps2ph` to memory), for each block.
-        let opaque = std::hint::black_box(zero);
-        let mut vs = values.chunks_exact(16);
-        let mut os = out.chunks_exact_mut(16);
-        for (v, o) in (&mut vs).zip(&mut os) {
-            let words: [[u32; 8]; 2] = bytemuck::cast::<[u32; 16], _>(v.try_into().expect("16"));
-            let lo = eight_normal::<M>(bytemuck::cast(words[0]), &mut c);
-            let hi = eight_normal::<M>(bytemuck::cast(words[1]), &mut c);
-            let both = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
-            let both = _mm256_xor_si256(both, opaque);
-            o.copy_from_slice(&bytemuck::cast::<__m256i, [u16; 16]>(both));
-        }
-        // The tail, padded with zeros (taken, exact, error 0).
-        let mut padding = 0;
-        for (v, o) in vs
-            .remainder()
-            .chunks(8)
-            .zip(os.into_remainder().chunks_mut(8))
-        {
-            let mut words = [0u32; 8];
-            words[..v.len()].copy_from_slice(v);
-            let h = eight_normal::<M>(bytemuck::cast(words), &mut c);
-            o.copy_from_slice(&bytemuck::cast::<__m128i, [u16; 8]>(h)[..v.len()]);
-            padding += 8 - v.len() as u32;
-        }
+        // The tail's padding lanes are zeros (taken, exact, error 0).
+        let padding = sixteen_at_a_time!(values, out, |x| eight_normal::<M>(x, &mut c));
         let min = lanes_min(c.min);
         let max = lanes_max(c.max);
         if min < (NORMAL_MIN - 1) as u32 || max > MAX_FINITE as u32 {
@@ -362,31 +382,9 @@ mod x86 {
             zero_in: zero,
             max_units: zero,
         };
-        // Sixteen lanes a step, their halves stored as one 32-byte word (through the
-        // opaque zero, as in `narrow_normal`).
-        let opaque = std::hint::black_box(zero);
-        let mut vs = values.chunks_exact(16);
-        let mut os = out.chunks_exact_mut(16);
-        for (v, o) in (&mut vs).zip(&mut os) {
-            let words: [[u32; 8]; 2] = bytemuck::cast::<[u32; 16], _>(v.try_into().expect("16"));
-            let lo = eight::<M>(bytemuck::cast(words[0]), &mut c);
-            let hi = eight::<M>(bytemuck::cast(words[1]), &mut c);
-            let both = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
-            let both = _mm256_xor_si256(both, opaque);
-            o.copy_from_slice(&bytemuck::cast::<__m256i, [u16; 16]>(both));
-        }
-        // The tail, eight lanes at a time, padded with zeros (taken, exact, zero in and
-        // out: they cancel in subnormal and flushed).
-        let rest = vs.remainder();
-        let mut padding = 0;
-        for (v, o) in rest.chunks(8).zip(os.into_remainder().chunks_mut(8)) {
-            let mut words = [0u32; 8];
-            words[..v.len()].copy_from_slice(v);
-            let h = eight::<M>(bytemuck::cast(words), &mut c);
-            let halves = bytemuck::cast::<__m128i, [u16; 8]>(h);
-            o.copy_from_slice(&halves[..v.len()]);
-            padding += 8 - v.len() as u32;
-        }
+        // The tail's padding lanes are zeros (taken, exact, zero in and out: they cancel
+        // in subnormal and flushed).
+        let padding = sixteen_at_a_time!(values, out, |x| eight::<M>(x, &mut c));
         let taken =
             lanes_min(c.min) >= (SHORT_MIN - 1) as u32 && lanes_max(c.max) <= MAX_FINITE as u32;
         let exceptions = if taken {

@@ -191,32 +191,10 @@ fn full_part<const M: u8, const S: bool>(values: &[u32], out: &mut [u16]) -> Nar
         max_saturated: zero,
         min_far_one: _mm256_set1_epi32(-1),
     };
-    // Sixteen lanes a step, stored through the opaque zero (see `narrow_normal`).
-    let opaque = std::hint::black_box(zero);
-    let mut vs = values.chunks_exact(16);
-    let mut os = out.chunks_exact_mut(16);
-    for (v, o) in (&mut vs).zip(&mut os) {
-        let words: [[u32; 8]; 2] = bytemuck::cast::<[u32; 16], _>(v.try_into().expect("16"));
-        let lo = full_eight::<M, S>(bytemuck::cast(words[0]), &mut c);
-        let hi = full_eight::<M, S>(bytemuck::cast(words[1]), &mut c);
-        let both = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
-        let both = _mm256_xor_si256(both, opaque);
-        o.copy_from_slice(&bytemuck::cast::<__m256i, [u16; 16]>(both));
-    }
-    // The tail, eight lanes at a time, padded with +0: exact, a zero result from a
-    // zero input (so neither subnormal nor flushed), error 0.
-    let mut lanes_run = n as u32;
-    for (v, o) in vs
-        .remainder()
-        .chunks(8)
-        .zip(os.into_remainder().chunks_mut(8))
-    {
-        let mut words = [0u32; 8];
-        words[..v.len()].copy_from_slice(v);
-        let h = full_eight::<M, S>(bytemuck::cast(words), &mut c);
-        o.copy_from_slice(&bytemuck::cast::<__m128i, [u16; 8]>(h)[..v.len()]);
-        lanes_run += 8 - v.len() as u32;
-    }
+    // The tail's padding lanes are +0: exact, a zero result from a zero input (so neither
+    // subnormal nor flushed), error 0.
+    let padding = sixteen_at_a_time!(values, out, |x| full_eight::<M, S>(x, &mut c));
+    let lanes_run = n as u32 + padding;
     let (exact_or_nan, nan) = halves(c.exact_nan);
     let (over, sat_count) = halves(c.over_saturated);
     let (below, zero_out) = halves(c.below_zero);
