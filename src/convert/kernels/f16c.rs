@@ -91,6 +91,7 @@ pub(super) fn widen_f16(src: &[u8], out: &mut [u32]) -> Option<u32> {
 mod x86 {
     use std::arch::x86_64::*;
 
+    use super::super::x86::{max, min, sum};
     use super::super::{Ordinary, RNE, RTN, RTP, RTZ};
     use super::NarrowPass;
 
@@ -208,19 +209,6 @@ mod x86 {
         h
     }
 
-    fn lanes_sum(v: __m256i) -> u32 {
-        bytemuck::cast::<__m256i, [u32; 8]>(v)
-            .iter()
-            .fold(0u32, |a, &b| a.wrapping_add(b))
-    }
-
-    fn lanes_max(v: __m256i) -> u32 {
-        bytemuck::cast::<__m256i, [u32; 8]>(v)
-            .into_iter()
-            .max()
-            .unwrap_or(0)
-    }
-
     /// `vcvtps2ph` in rounding mode `M`.
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
@@ -233,13 +221,6 @@ mod x86 {
             RTN => _mm256_cvtps_ph::<_MM_FROUND_TO_NEG_INF>(xf),
             _ => unreachable!("rounding mode"),
         }
-    }
-
-    fn lanes_min(v: __m256i) -> u32 {
-        bytemuck::cast::<__m256i, [u32; 8]>(v)
-            .into_iter()
-            .min()
-            .unwrap_or(u32::MAX)
     }
 
     /// Eight f16 patterns to f32 patterns, NaNs quieted, and the NaN mask.
@@ -277,7 +258,7 @@ mod x86 {
                 .copy_from_slice(&words[..rest.len() / 2]);
             nans = _mm256_sub_epi32(nans, nan);
         }
-        lanes_sum(nans)
+        sum(nans)
     }
 
     /// The state of the normal-range pass: [`Short`] without the counts that results
@@ -338,16 +319,15 @@ mod x86 {
         };
         // The tail's padding lanes are zeros (taken, exact, error 0).
         let padding = sixteen_at_a_time!(values, out, |x| eight_normal::<M>(x, &mut c));
-        let min = lanes_min(c.min);
-        let max = lanes_max(c.max);
-        if min < (NORMAL_MIN - 1) as u32 || max > MAX_FINITE as u32 {
-            return Err((min, max));
+        let range = (min(c.min), max(c.max));
+        if range.0 < (NORMAL_MIN - 1) as u32 || range.1 > MAX_FINITE as u32 {
+            return Err(range);
         }
         Ok(Ordinary {
-            inexact: values.len() as u32 + padding - lanes_sum(c.exact),
+            inexact: values.len() as u32 + padding - sum(c.exact),
             subnormal: 0,
             flushed: 0,
-            max_units: f32::from_bits(lanes_max(c.max_units)) as u32,
+            max_units: f32::from_bits(max(c.max_units)) as u32,
         })
     }
 
@@ -385,21 +365,20 @@ mod x86 {
         // The tail's padding lanes are zeros (taken, exact, zero in and out: they cancel
         // in subnormal and flushed).
         let padding = sixteen_at_a_time!(values, out, |x| eight::<M>(x, &mut c));
-        let taken =
-            lanes_min(c.min) >= (SHORT_MIN - 1) as u32 && lanes_max(c.max) <= MAX_FINITE as u32;
+        let taken = min(c.min) >= (SHORT_MIN - 1) as u32 && max(c.max) <= MAX_FINITE as u32;
         let exceptions = if taken {
             0
         } else {
             values.iter().filter(|&&v| !super::short_range(v)).count() as u32
         };
-        let zero_out = lanes_sum(c.zero_out);
+        let zero_out = sum(c.zero_out);
         // Padding lanes are exact zeros: inexact = every lane run - the exact ones.
         let lanes_run = n as u32 + padding;
         let o = Ordinary {
-            inexact: lanes_run - lanes_sum(c.exact),
-            subnormal: lanes_sum(c.below).wrapping_sub(zero_out),
-            flushed: zero_out.wrapping_sub(lanes_sum(c.zero_in)),
-            max_units: f32::from_bits(lanes_max(c.max_units)) as u32,
+            inexact: lanes_run - sum(c.exact),
+            subnormal: sum(c.below).wrapping_sub(zero_out),
+            flushed: zero_out.wrapping_sub(sum(c.zero_in)),
+            max_units: f32::from_bits(max(c.max_units)) as u32,
         };
         (o, exceptions)
     }

@@ -14,7 +14,7 @@
 
 use std::arch::x86_64::*;
 
-use super::super::x86::{lanes, round, sum};
+use super::super::x86::{halves, lanes, max, max_f32, min, pair, round, sum};
 use super::super::{RNE, RTP};
 use super::NarrowPass;
 
@@ -73,11 +73,8 @@ impl Extremes {
 
     /// The extremes into `p`.
     fn finish(&self, p: &mut NarrowPass) {
-        p.max_saturated = lanes(self.max_saturated).into_iter().max().unwrap_or(0);
-        p.min_far_one = lanes(self.min_far_one)
-            .into_iter()
-            .min()
-            .unwrap_or(u32::MAX);
+        p.max_saturated = max(self.max_saturated);
+        p.min_far_one = min(self.min_far_one);
     }
 }
 
@@ -97,11 +94,6 @@ impl Acc {
     /// Adds the counts into `t` and starts them again from 0 (the maximum stays).
     #[target_feature(enable = "avx2")]
     fn drain(&mut self, t: &mut Totals) {
-        let halves = |v: __m256i| {
-            lanes(v).iter().fold((0u32, 0u32), |(lo, hi), &w| {
-                (lo + (w & 0xffff), hi + (w >> 16))
-            })
-        };
         let (nan, clamped) = halves(self.nan_clamped);
         let (over, changed) = halves(self.over_changed);
         let (below, zero_out) = halves(self.below_zero);
@@ -118,13 +110,6 @@ impl Acc {
         self.below_zero = zero;
         self.zero_in = zero;
     }
-}
-
-/// Two masks in one lane: `lo`'s low half and `hi`'s high half.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn pair(lo: __m256i, hi: __m256i) -> __m256i {
-    _mm256_blend_epi16::<0b1010_1010>(lo, hi)
 }
 
 /// Whether overflow goes to INF (else to the largest finite value) for the lanes that
@@ -250,9 +235,7 @@ fn shr(x: __m256i, n: i32) -> __m256i {
 fn finish<const M: u8, const S: bool>(c: &mut Acc, mut t: Totals) -> NarrowPass {
     c.drain(&mut t);
     let (over, clamped, zero_out) = (t.over, t.clamped, t.zero_out);
-    let max_err = bytemuck::cast::<__m256, [f32; 8]>(c.max_err)
-        .into_iter()
-        .fold(0f32, f32::max);
+    let max_err = max_f32(c.max_err);
     let inf = to_infinity::<M, S>();
     NarrowPass {
         inexact: t.changed + over + clamped,

@@ -13,7 +13,7 @@
 
 use std::arch::x86_64::*;
 
-use super::super::x86::{lanes, round, sum};
+use super::super::x86::{lanes, max, round, sum};
 use super::super::{RNE, RTP};
 use super::{RGB9E5_MAX_F32, Rgb9e5Pass};
 
@@ -210,13 +210,13 @@ fn pass3<const M: u8, const FULL: bool>(values: &[u32], out: &mut [u32]) -> Opti
         let word = eight::<M, FULL>(rgb, &mut c);
         o.copy_from_slice(&lanes(word));
     }
-    let max_mag = lanes(c.max_mag).into_iter().max().unwrap_or(0);
-    let max_raw = lanes(c.max_raw).into_iter().max().unwrap_or(0);
+    let max_mag = max(c.max_mag);
+    let max_raw = max(c.max_raw);
     if max_mag > RGB9E5_MAX_F32 || max_raw > 0x8000_0000 {
         return None;
     }
     let far = sum(c.far);
-    let mut units = lanes(c.near_units).into_iter().max().unwrap_or(0);
+    let mut units = max(c.near_units);
     if M != RTP {
         // |q - p| as an f32 pattern: 2^26 times it is a whole number (see `eight`).
         units = (f32::from_bits(units) * 67_108_864.0) as u32;
@@ -227,7 +227,7 @@ fn pass3<const M: u8, const FULL: bool>(values: &[u32], out: &mut [u32]) -> Opti
         nan: sum(c.nan),
         clamped: sum(c.clamped),
         flushed: sum(c.flushed),
-        saturated_mag: lanes(c.saturated_mag).into_iter().max().unwrap_or(0),
+        saturated_mag: max(c.saturated_mag),
         near_units: units,
         far_zero: if M == RTP { 0 } else { far },
         far_one: if M == RTP { far } else { 0 },

@@ -2,8 +2,9 @@
 
 use std::arch::x86_64::*;
 
+use super::super::super::x86::{halves, max, max_f32, min, pair, sum};
 use super::super::super::{RNE, RTN, RTP, RTZ};
-use super::{MAX_FINITE, NarrowPass, lanes_max, lanes_min, lanes_sum, to_f16};
+use super::{MAX_FINITE, NarrowPass, to_f16};
 
 /// The running counts of the full pass, one per lane: masks are -1, so a count goes
 /// up by subtracting its mask. Each is the simplest mask that gives the count; the
@@ -35,20 +36,6 @@ struct Full {
 
 /// Lanes one full pass counts: 2^12 per 32-bit lane, within a 16-bit half.
 const FULL_LANES: usize = 1 << 15;
-
-/// Two masks in one lane: `lo`'s low half and `hi`'s high half.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn pair(lo: __m256i, hi: __m256i) -> __m256i {
-    _mm256_blend_epi16::<0b1010_1010>(lo, hi)
-}
-
-/// The sums of the low and of the high halves of the lanes.
-fn halves(v: __m256i) -> (u32, u32) {
-    bytemuck::cast::<__m256i, [u32; 8]>(v)
-        .iter()
-        .fold((0, 0), |(lo, hi), &w| (lo + (w & 0xffff), hi + (w >> 16)))
-}
 
 /// The smallest f32 magnitude (as a pattern) past f16's range in mode `M` for a lane of
 /// sign `neg`: one that rounds to INF, or is at least 2^16 (where the modes rounding
@@ -204,10 +191,8 @@ fn full_part<const M: u8, const S: bool>(values: &[u32], out: &mut [u16]) -> Nar
         (_, RNE) => 0,
         _ => sat_count,
     };
-    let min_far_one = lanes_min(c.min_far_one);
-    let units = bytemuck::cast::<__m256, [f32; 8]>(c.max_units)
-        .into_iter()
-        .fold(0f32, f32::max);
+    let min_far_one = min(c.min_far_one);
+    let units = max_f32(c.max_units);
     NarrowPass {
         inexact: lanes_run - exact_or_nan,
         saturated,
@@ -215,9 +200,9 @@ fn full_part<const M: u8, const S: bool>(values: &[u32], out: &mut [u16]) -> Nar
         nan,
         clamped: 0,
         subnormal: below.wrapping_sub(zero_out),
-        flushed: zero_out.wrapping_sub(lanes_sum(c.zero_in)),
+        flushed: zero_out.wrapping_sub(sum(c.zero_in)),
         max_units: 0,
-        max_saturated: lanes_max(c.max_saturated),
+        max_saturated: max(c.max_saturated),
         max_far_zero: 0,
         min_far_one: if min_far_one < 102 << 23 {
             min_far_one
