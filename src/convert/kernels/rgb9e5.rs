@@ -242,6 +242,25 @@ pub(super) fn rgb9e5_vector_generic<const M: u8, const STRIDE: usize, const FULL
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
+/// Packed texels with AVX2: groups of eight in float arithmetic (`x86::pass3`), the rest
+/// through the portable pass compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+fn avx2_pass3<const M: u8, const FULL: bool>(values: &[u32], out: &mut [u32]) -> Rgb9e5Pass {
+    let whole = values.len() / 24 * 24;
+    // SAFETY: the callers checked that the CPU has AVX2.
+    let Some(mut pass) = (unsafe { x86::pass3::<M, FULL>(&values[..whole], out) }) else {
+        return Rgb9e5Pass {
+            exceptions: 1,
+            ..Rgb9e5Pass::default()
+        };
+    };
+    // SAFETY: as above.
+    let rest =
+        unsafe { avx2_vector::rgb9e5::<M, 3, FULL>(&values[whole..], &mut out[whole / 3..]) };
+    pass.merge(&rest);
+    pass
+}
+
 /// One pass over a block: the short one when `full` is false.
 fn rgb9e5_pass<const M: u8>(
     values: &[u32],
@@ -251,23 +270,7 @@ fn rgb9e5_pass<const M: u8>(
 ) -> Rgb9e5Pass {
     match (stride, full) {
         #[cfg(target_arch = "x86_64")]
-        (3, false) if super::has_avx2() => {
-            // Groups of eight texels in float arithmetic, the rest as below.
-            let whole = values.len() / 24 * 24;
-            // SAFETY: the CPU has AVX2, checked just above.
-            let Some(mut pass) = (unsafe { x86::short3::<M>(&values[..whole], out) }) else {
-                return Rgb9e5Pass {
-                    exceptions: 1,
-                    ..Rgb9e5Pass::default()
-                };
-            };
-            // SAFETY: as above.
-            let rest = unsafe {
-                avx2_vector::rgb9e5::<M, 3, false>(&values[whole..], &mut out[whole / 3..])
-            };
-            pass.merge(&rest);
-            pass
-        }
+        (3, false) if super::has_avx2() => avx2_pass3::<M, false>(values, out),
         (3, false) => vector_pass!(
             avx2_vector::rgb9e5::<M, 3, false>,
             rgb9e5_vector_generic::<M, 3, false>,
@@ -275,17 +278,7 @@ fn rgb9e5_pass<const M: u8>(
             out
         ),
         #[cfg(target_arch = "x86_64")]
-        (3, true) if super::has_avx2() => {
-            let whole = values.len() / 24 * 24;
-            // SAFETY: the CPU has AVX2, checked just above.
-            let mut pass = unsafe { x86::full3::<M>(&values[..whole], out) };
-            // SAFETY: as above.
-            let rest = unsafe {
-                avx2_vector::rgb9e5::<M, 3, true>(&values[whole..], &mut out[whole / 3..])
-            };
-            pass.merge(&rest);
-            pass
-        }
+        (3, true) if super::has_avx2() => avx2_pass3::<M, true>(values, out),
         (3, true) => vector_pass!(
             avx2_vector::rgb9e5::<M, 3, true>,
             rgb9e5_vector_generic::<M, 3, true>,

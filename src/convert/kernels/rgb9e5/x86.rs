@@ -161,23 +161,14 @@ fn eight<const M: u8, const FULL: bool>(rgb: [__m256i; 3], c: &mut Acc) -> __m25
     word
 }
 
-/// The short pass over whole groups of eight texels (`values.len()` a multiple of 24);
-/// `None` when a channel needed clamping (the outputs are written either way).
+/// The short (`FULL` false) or full pass over whole groups of eight texels
+/// (`values.len()` a multiple of 24); `None` when the short pass met a channel that
+/// needed clamping (the outputs are written either way). The full pass takes any texel.
 #[target_feature(enable = "avx2")]
-pub(super) fn short3<const M: u8>(values: &[u32], out: &mut [u32]) -> Option<Rgb9e5Pass> {
-    pass3::<M, false>(values, out)
-}
-
-/// The full pass over whole groups of eight texels (`values.len()` a multiple of 24): any
-/// channels.
-#[target_feature(enable = "avx2")]
-pub(super) fn full3<const M: u8>(values: &[u32], out: &mut [u32]) -> Rgb9e5Pass {
-    pass3::<M, true>(values, out).expect("the full pass takes every texel")
-}
-
-#[inline]
-#[target_feature(enable = "avx2")]
-fn pass3<const M: u8, const FULL: bool>(values: &[u32], out: &mut [u32]) -> Option<Rgb9e5Pass> {
+pub(super) fn pass3<const M: u8, const FULL: bool>(
+    values: &[u32],
+    out: &mut [u32],
+) -> Option<Rgb9e5Pass> {
     let zero = _mm256_setzero_si256();
     let mut c = Acc {
         inexact: zero,
