@@ -93,6 +93,7 @@ mod x86 {
 
     use super::super::x86::{max, min, sum};
     use super::super::{Ordinary, RNE, RTN, RTP, RTZ};
+
     use super::NarrowPass;
 
     /// Runs `$eight` (eight f16 patterns from the f32 patterns `$x`) over `$values` into
@@ -166,17 +167,41 @@ mod x86 {
         max_units: __m256i,
     }
 
+    /// Eight lanes rounded to f16 in mode `M` and widened back exactly: |x|, the f16
+    /// patterns and the magnitude of the result as f32 patterns.
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    fn round_trip<const M: u8>(x: __m256i) -> (__m256i, __m128i, __m256i) {
+        let abs = _mm256_set1_epi32(0x7fff_ffff);
+        let h = to_f16::<M>(x);
+        let back_mag = _mm256_and_si256(_mm256_castps_si256(_mm256_cvtph_ps(h)), abs);
+        (_mm256_and_si256(x, abs), h, back_mag)
+    }
+
+    /// |`result` - `mag`| (f32 patterns) in units of 2^-26 ULPs, as an f32: the scale
+    /// 2^(26 - ulp exponent) has the exponent field 290 - `field`, where `field` is the
+    /// result's f32 exponent field (its ULP's, at least 113 for 2^-14: f16's subnormals
+    /// share the smallest normal's ULP). Exact wherever the difference is (see
+    /// `full::full_eight`), the scale being a power of two.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn error_units(result: __m256i, mag: __m256i, field: __m256i) -> __m256 {
+        let diff = _mm256_and_ps(
+            _mm256_sub_ps(_mm256_castsi256_ps(result), _mm256_castsi256_ps(mag)),
+            _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff)),
+        );
+        let scale = _mm256_sub_epi32(_mm256_set1_epi32(290 << 23), field);
+        _mm256_mul_ps(diff, _mm256_castsi256_ps(scale))
+    }
+
     /// Eight lanes converted (once) and counted into `c`; returns the f16 patterns.
     /// The counts are only used when every lane was in [`super::short_range`], so they
     /// need no masking; they are all computed from |x| and the result widened back.
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     fn eight<const M: u8>(x: __m256i, c: &mut Short) -> __m128i {
-        let abs = _mm256_set1_epi32(0x7fff_ffff);
         let zero = _mm256_setzero_si256();
-        let mag = _mm256_and_si256(x, abs);
-        let h = to_f16::<M>(x);
-        let back_mag = _mm256_and_si256(_mm256_castps_si256(_mm256_cvtph_ps(h)), abs);
+        let (mag, h, back_mag) = round_trip::<M>(x);
         c.min = _mm256_min_epu32(c.min, _mm256_add_epi32(mag, _mm256_set1_epi32(-1)));
         c.max = _mm256_max_epu32(c.max, mag);
         c.exact = _mm256_sub_epi32(c.exact, _mm256_cmpeq_epi32(back_mag, mag));
@@ -185,26 +210,12 @@ mod x86 {
         c.below = _mm256_sub_epi32(c.below, below);
         c.zero_out = _mm256_sub_epi32(c.zero_out, _mm256_cmpeq_epi32(back_mag, zero));
         c.zero_in = _mm256_sub_epi32(c.zero_in, _mm256_cmpeq_epi32(mag, zero));
-        // In the short range |result - x| is exact in f32 (see `full_eight`), and so is
-        // scaling it by 2^(26 - ulp exponent): the result's f16 exponent is its f32
-        // exponent field - 112 (at least 1, subnormals and zero included), so the scale's
-        // field is 178 - that = 290 - max(field, 113).
-        let diff = _mm256_and_si256(
-            _mm256_castps_si256(_mm256_sub_ps(
-                _mm256_castsi256_ps(back_mag),
-                _mm256_castsi256_ps(mag),
-            )),
-            abs,
-        );
+        // In the short range |result - x| is exact in f32 (see `full_eight`).
         let field = _mm256_and_si256(
             _mm256_max_epi32(back_mag, _mm256_set1_epi32(113 << 23)),
             _mm256_set1_epi32(0x7f80_0000),
         );
-        let scale = _mm256_sub_epi32(_mm256_set1_epi32(290 << 23), field);
-        let units = _mm256_castps_si256(_mm256_mul_ps(
-            _mm256_castsi256_ps(diff),
-            _mm256_castsi256_ps(scale),
-        ));
+        let units = _mm256_castps_si256(error_units(back_mag, mag, field));
         c.max_units = _mm256_max_epi32(c.max_units, units);
         h
     }
@@ -280,27 +291,13 @@ mod x86 {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     fn eight_normal<const M: u8>(x: __m256i, c: &mut Normal) -> __m128i {
-        let abs = _mm256_set1_epi32(0x7fff_ffff);
-        let mag = _mm256_and_si256(x, abs);
-        let h = to_f16::<M>(x);
-        let back_mag = _mm256_and_si256(_mm256_castps_si256(_mm256_cvtph_ps(h)), abs);
+        let (mag, h, back_mag) = round_trip::<M>(x);
         c.min = _mm256_min_epu32(c.min, _mm256_add_epi32(mag, _mm256_set1_epi32(-1)));
         c.max = _mm256_max_epu32(c.max, mag);
         c.exact = _mm256_sub_epi32(c.exact, _mm256_cmpeq_epi32(back_mag, mag));
-        let diff = _mm256_and_si256(
-            _mm256_castps_si256(_mm256_sub_ps(
-                _mm256_castsi256_ps(back_mag),
-                _mm256_castsi256_ps(mag),
-            )),
-            abs,
-        );
         // As in `eight`; a zero result (from ±0 only) has error 0 whatever its scale.
         let field = _mm256_and_si256(back_mag, _mm256_set1_epi32(0x7f80_0000));
-        let scale = _mm256_sub_epi32(_mm256_set1_epi32(290 << 23), field);
-        let units = _mm256_castps_si256(_mm256_mul_ps(
-            _mm256_castsi256_ps(diff),
-            _mm256_castsi256_ps(scale),
-        ));
+        let units = _mm256_castps_si256(error_units(back_mag, mag, field));
         c.max_units = _mm256_max_epi32(c.max_units, units);
         h
     }

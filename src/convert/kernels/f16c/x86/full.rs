@@ -4,7 +4,7 @@ use std::arch::x86_64::*;
 
 use super::super::super::x86::{halves, max, max_f32, min, pair, sum};
 use super::super::super::{RNE, RTN, RTP, RTZ};
-use super::{MAX_FINITE, NarrowPass, to_f16};
+use super::{MAX_FINITE, NarrowPass, error_units, round_trip};
 
 /// The running counts of the full pass, one per lane: masks are -1, so a count goes
 /// up by subtracting its mask. Each is the simplest mask that gives the count; the
@@ -71,11 +71,8 @@ fn over_from<const M: u8>(neg: __m256i) -> __m256i {
 #[inline]
 #[target_feature(enable = "avx2,f16c")]
 fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
-    let abs = _mm256_set1_epi32(0x7fff_ffff);
     let zero = _mm256_setzero_si256();
-    let mag = _mm256_and_si256(x, abs);
-    let mut h16 = to_f16::<M>(x);
-    let back_mag = _mm256_and_si256(_mm256_castps_si256(_mm256_cvtph_ps(h16)), abs);
+    let (mag, mut h16, back_mag) = round_trip::<M>(x);
     let neg = _mm256_srai_epi32::<31>(x);
     let inf = _mm256_set1_epi32(0x7f80_0000);
     let nan = _mm256_cmpgt_epi32(mag, inf);
@@ -118,14 +115,8 @@ fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
         diff_from = _mm256_andnot_si256(far, diff_from);
         c.min_far_one = _mm256_min_epu32(c.min_far_one, _mm256_or_si256(mag, zero_out));
     }
-    // The scale 2^(26 - ulp exponent) has the field 290 - max(result field, 113).
-    let diff = _mm256_and_ps(
-        _mm256_sub_ps(_mm256_castsi256_ps(diff_from), _mm256_castsi256_ps(mag)),
-        _mm256_castsi256_ps(abs),
-    );
     let field = _mm256_and_si256(_mm256_max_epi32(back_mag, normal_min), inf);
-    let scale = _mm256_sub_epi32(_mm256_set1_epi32(290 << 23), field);
-    let units = _mm256_mul_ps(diff, _mm256_castsi256_ps(scale));
+    let units = error_units(diff_from, mag, field);
     let units = _mm256_andnot_ps(_mm256_castsi256_ps(over), units);
     c.max_units = _mm256_max_ps(units, c.max_units);
     // Saturated lanes (past the range, not to INF): the error grows with |x|.
