@@ -48,8 +48,9 @@ pub fn convert_parallel(conv: &Conversion, src: &[u8], dst: &mut [u8]) -> Stats 
 }
 
 /// Converts everything `input` holds into `output` (named `names.0` and `names.1` in
-/// errors). `progress` is called with the input bytes done so far after each chunk. A total that is not a whole number of groups is an
-/// error once the end is reached (callers that know the size check it first).
+/// errors). `progress` is called with the input bytes done so far after each chunk. A
+/// total that is not a whole number of groups is an error once the end is reached
+/// (callers that know the size check it first).
 pub fn convert_stream(
     conv: &Conversion,
     input: &mut (dyn Read + Send),
@@ -72,9 +73,9 @@ pub fn convert_stream(
         // Report the first failure in stream order: reading, then converting, then writing.
         let read = reader.join().expect("reader thread");
         let written = writer.join().expect("writer thread");
-        read.map_err(|e| ConvertError::io(format!("reading {}", names.0), e))?;
+        read.map_err(|e| reading(names.0, e))?;
         let stats = converted?;
-        written.map_err(|e| ConvertError::io(format!("writing {}", names.1), e))?;
+        written.map_err(|e| writing(names.1, e))?;
         Ok(stats)
     })
 }
@@ -89,36 +90,48 @@ fn convert_serial(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Stats, ConvertError> {
     let len = chunk_len(conv, SERIAL_CHUNK_BYTES);
-    let sg = conv.src_group_bytes();
     let mut src = vec![0u8; len];
     let mut dst = vec![0u8; conv.dst_len(len)];
     let mut stats = Stats::default();
     let mut total: u64 = 0;
     loop {
-        let n = read_full(input, &mut src)
-            .map_err(|e| ConvertError::io(format!("reading {}", names.0), e))?;
+        let n = read_full(input, &mut src).map_err(|e| reading(names.0, e))?;
         total += n as u64;
-        if n % sg != 0 {
-            return Err(ConvertError::Truncated {
-                size: total,
-                group: sg,
-                what: conv.src_group_name(),
-            });
-        }
+        whole_groups(conv, n, total)?;
         let m = conv.dst_len(n);
         stats.merge(&kernels::convert_slice(conv, &src[..n], &mut dst[..m]));
         output
             .write_all(&dst[..m])
-            .map_err(|e| ConvertError::io(format!("writing {}", names.1), e))?;
+            .map_err(|e| writing(names.1, e))?;
         progress(total);
         if n < len {
             break;
         }
     }
-    output
-        .flush()
-        .map_err(|e| ConvertError::io(format!("writing {}", names.1), e))?;
+    output.flush().map_err(|e| writing(names.1, e))?;
     Ok(stats)
+}
+
+/// A chunk of `n` bytes, `total` in all so far, must be whole groups: a stream that ends
+/// inside one is truncated.
+fn whole_groups(conv: &Conversion, n: usize, total: u64) -> Result<(), ConvertError> {
+    let group = conv.src_group_bytes();
+    if n.is_multiple_of(group) {
+        return Ok(());
+    }
+    Err(ConvertError::Truncated {
+        size: total,
+        group,
+        what: conv.src_group_name(),
+    })
+}
+
+fn reading(name: &str, e: std::io::Error) -> ConvertError {
+    ConvertError::io(format!("reading {name}"), e)
+}
+
+fn writing(name: &str, e: std::io::Error) -> ConvertError {
+    ConvertError::io(format!("writing {name}"), e)
 }
 
 fn read_chunks(
@@ -163,19 +176,12 @@ fn convert_chunks(
     spare: Receiver<Vec<u8>>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Stats, ConvertError> {
-    let sg = conv.src_group_bytes();
     let mut stats = Stats::default();
     let mut total: u64 = 0;
     let mut fresh_outputs = 2;
     for (buf, n) in full {
         total += n as u64;
-        if n % sg != 0 {
-            return Err(ConvertError::Truncated {
-                size: total,
-                group: sg,
-                what: conv.src_group_name(),
-            });
-        }
+        whole_groups(conv, n, total)?;
         let mut dst = if fresh_outputs > 0 {
             fresh_outputs -= 1;
             Vec::new()
