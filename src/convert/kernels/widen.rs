@@ -13,29 +13,18 @@ use crate::format::{F16, F32, Format};
 /// widening is exact, so NaN in = NaN out is all there is to count.
 pub(super) fn widen_into_f32(from: Format, src: &[u8], dst: &mut [u8], stats: &mut Stats) {
     with_elements::<u32, _>(dst, |out| {
-        if from == Format::Float(F16)
-            && let Some(nan) = super::f16c::widen_f16(src, out)
-        {
-            // f16 values are all normal (or zero) in f32: no subnormal comes out.
-            stats.merge(&Stats {
-                values: out.len() as u64,
-                nan_in: nan as u64,
-                nan_out: nan as u64,
-                ..Stats::default()
-            });
-            return;
-        }
-        if let Some(nan) = widen_into(from, src, out) {
-            // f11, f10 and the packed channels are all normal (or zero) in f32 too.
-            stats.merge(&Stats {
-                values: out.len() as u64,
-                nan_in: nan as u64,
-                nan_out: nan as u64,
-                ..Stats::default()
-            });
-            return;
-        }
-        let (nan, subnormal) = vector_pass!(avx2_vector::quiet_nans, quiet_nans_generic, out);
+        // f16, f11, f10 and the packed channels are all normal (or zero) in f32: no
+        // subnormal comes out of them; only what `widen_into` cannot take is counted for
+        // subnormals too.
+        let f16c = if from == Format::Float(F16) {
+            super::f16c::widen_f16(src, out)
+        } else {
+            None
+        };
+        let (nan, subnormal) = match f16c.or_else(|| widen_into(from, src, out)) {
+            Some(nan) => (nan, 0),
+            None => vector_pass!(avx2_vector::quiet_nans, quiet_nans_generic, out),
+        };
         stats.merge(&Stats {
             values: out.len() as u64,
             nan_in: nan as u64,
