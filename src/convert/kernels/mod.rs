@@ -213,6 +213,26 @@ fn has_avx2() -> bool {
     }
 }
 
+/// Whether the passes' AVX-512 copies can run: built by a compiler that takes the
+/// target features (`build.rs`), on a CPU with AVX-512 F, VL, BW and DQ (x86-64-v4). They
+/// run the same lane code on 256-bit vectors with 32 registers instead of 16.
+#[inline(always)]
+#[cfg_attr(not(d3dfloat_avx512), allow(dead_code))] // Then only the tests ask.
+fn has_avx512() -> bool {
+    #[cfg(all(target_arch = "x86_64", d3dfloat_avx512))]
+    {
+        std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx512dq")
+            && has_avx2()
+    }
+    #[cfg(not(all(target_arch = "x86_64", d3dfloat_avx512)))]
+    {
+        false
+    }
+}
+
 /// Defines `$name` (same signature as `$generic`) that runs `$generic` compiled for AVX2
 /// when the CPU has it, so the branch-free lane code becomes 8-wide vector code.
 macro_rules! multiversion {

@@ -212,6 +212,13 @@ pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const 
             pass.into_stats::<F>(values.len(), stats);
             return;
         }
+        #[cfg(all(target_arch = "x86_64", d3dfloat_avx512))]
+        if !SIGNED && super::has_avx512() {
+            // SAFETY: the CPU has AVX-512 F, VL, BW, DQ and AVX2, checked just above.
+            let pass = unsafe { x86::narrow_full_avx512::<F, M, S>(values, out) };
+            pass.into_stats::<F>(values.len(), stats);
+            return;
+        }
         #[cfg(target_arch = "x86_64")]
         if !SIGNED && super::has_avx2() {
             // SAFETY: the CPU has AVX2, checked just above.
@@ -302,6 +309,17 @@ pub(super) fn r11g11b10_block<const M: u8, const S: bool>(
     // §19.3.3).
     let texels = values.len() / stride;
     let (p11, p10) = with_elements::<u32, _>(dst, |out| {
+        #[cfg(all(target_arch = "x86_64", d3dfloat_avx512))]
+        if super::has_avx512() {
+            // SAFETY: the CPU has AVX-512 F, VL, BW, DQ and AVX2, checked just above.
+            return unsafe {
+                if stride == 3 {
+                    x86::r11g11b10_full_avx512::<M, S, 3>(values, out)
+                } else {
+                    x86::r11g11b10_full_avx512::<M, S, 4>(values, out)
+                }
+            };
+        }
         #[cfg(target_arch = "x86_64")]
         if super::has_avx2() {
             // SAFETY: the CPU has AVX2, checked just above.

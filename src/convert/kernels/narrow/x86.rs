@@ -250,104 +250,122 @@ fn finish<const M: u8, const S: bool>(c: &mut Acc, mut t: Totals) -> NarrowPass 
     }
 }
 
-/// The full f11 (`F` = 6) or f10 (`F` = 5) pass over a block.
-#[target_feature(enable = "avx2")]
-pub(super) fn narrow_full<const F: u32, const M: u8, const S: bool>(
-    values: &[u32],
-    out: &mut [u16],
-) -> NarrowPass {
-    let n = values.len().min(out.len());
-    let (values, out) = (&values[..n], &mut out[..n]);
-    let mut c = Acc::new();
-    let mut e = Extremes::new();
-    let mut t = Totals::default();
-    let whole = n / 16 * 16;
-    let (body, tail) = values.split_at(whole);
-    let (out_body, out_tail) = out.split_at_mut(whole);
-    for (vs, os) in body
-        .chunks(DRAIN_LANES)
-        .zip(out_body.chunks_mut(DRAIN_LANES))
-    {
-        for (v, o) in vs.chunks_exact(16).zip(os.chunks_exact_mut(16)) {
-            let words: [[u32; 8]; 2] = bytemuck::cast::<[u32; 16], _>(v.try_into().expect("16"));
-            let lo = eight::<F, M, S>(bytemuck::cast(words[0]), &mut c, &mut e);
-            let hi = eight::<F, M, S>(bytemuck::cast(words[1]), &mut c, &mut e);
-            // Packed to 16 bits within each 128-bit half, then the halves put in order.
-            let packed = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(lo, hi));
-            o.copy_from_slice(&bytemuck::cast::<__m256i, [u16; 16]>(packed));
+/// Defines the two pass drivers (the loops; the lane code they call inlines into them)
+/// for the target features `$features`: once for AVX2, and once for AVX-512 where the
+/// compiler has it (`build.rs`), where the same code keeps all its running values in the
+/// 32 registers (R11G11B10's three formats spill from sixteen).
+macro_rules! drivers {
+    ($features:literal, $narrow_full:ident, $r11g11b10_full:ident) => {
+        /// The full f11 (`F` = 6) or f10 (`F` = 5) pass over a block.
+        #[target_feature(enable = $features)]
+        pub(super) fn $narrow_full<const F: u32, const M: u8, const S: bool>(
+            values: &[u32],
+            out: &mut [u16],
+        ) -> NarrowPass {
+            let n = values.len().min(out.len());
+            let (values, out) = (&values[..n], &mut out[..n]);
+            let mut c = Acc::new();
+            let mut e = Extremes::new();
+            let mut t = Totals::default();
+            let whole = n / 16 * 16;
+            let (body, tail) = values.split_at(whole);
+            let (out_body, out_tail) = out.split_at_mut(whole);
+            for (vs, os) in body
+                .chunks(DRAIN_LANES)
+                .zip(out_body.chunks_mut(DRAIN_LANES))
+            {
+                for (v, o) in vs.chunks_exact(16).zip(os.chunks_exact_mut(16)) {
+                    let words: [[u32; 8]; 2] =
+                        bytemuck::cast::<[u32; 16], _>(v.try_into().expect("16"));
+                    let lo = eight::<F, M, S>(bytemuck::cast(words[0]), &mut c, &mut e);
+                    let hi = eight::<F, M, S>(bytemuck::cast(words[1]), &mut c, &mut e);
+                    // Packed to 16 bits within each 128-bit half, then the halves put in order.
+                    let packed =
+                        _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(lo, hi));
+                    o.copy_from_slice(&bytemuck::cast::<__m256i, [u16; 16]>(packed));
+                }
+                c.drain(&mut t);
+            }
+            for (v, o) in tail.chunks(8).zip(out_tail.chunks_mut(8)) {
+                let mut words = [0u32; 8];
+                words[..v.len()].copy_from_slice(v);
+                let bits = lanes(eight::<F, M, S>(bytemuck::cast(words), &mut c, &mut e));
+                for (d, &b) in o.iter_mut().zip(&bits) {
+                    *d = b as u16;
+                }
+            }
+            let mut p = finish::<M, S>(&mut c, t);
+            e.finish(&mut p);
+            p
         }
-        c.drain(&mut t);
-    }
-    for (v, o) in tail.chunks(8).zip(out_tail.chunks_mut(8)) {
-        let mut words = [0u32; 8];
-        words[..v.len()].copy_from_slice(v);
-        let bits = lanes(eight::<F, M, S>(bytemuck::cast(words), &mut c, &mut e));
-        for (d, &b) in o.iter_mut().zip(&bits) {
-            *d = b as u16;
+
+        /// The full R11G11B10 pass over a block of texels `STRIDE` words apart (3: packed RGB,
+        /// 4: RGBA, alpha ignored): every count in the first pass returned, f10's extremes (the
+        /// blue channel's) in the second, as `narrow::r11g11b10_full_generic` returns them.
+        #[target_feature(enable = $features)]
+        pub(super) fn $r11g11b10_full<const M: u8, const S: bool, const STRIDE: usize>(
+            values: &[u32],
+            out: &mut [u32],
+        ) -> (NarrowPass, NarrowPass) {
+            let texels = (values.len() / STRIDE).min(out.len());
+            let (values, out) = (&values[..texels * STRIDE], &mut out[..texels]);
+            let mut c = Acc::new();
+            let (mut e11, mut e10) = (Extremes::new(), Extremes::new());
+            // Eight texels' words from their R, G and B patterns; a macro rather than a function,
+            // which LLVM would not inline (it is three `eight`s long) and would then pass the
+            // running state through memory.
+            macro_rules! texels_eight {
+                ($r:expr, $g:expr, $b:expr) => {{
+                    let r = eight::<6, M, S>($r, &mut c, &mut e11);
+                    let g = eight::<6, M, S>($g, &mut c, &mut e11);
+                    let b = eight::<5, M, S>($b, &mut c, &mut e10);
+                    _mm256_or_si256(
+                        _mm256_or_si256(r, _mm256_slli_epi32::<11>(g)),
+                        _mm256_slli_epi32::<22>(b),
+                    )
+                }};
+            }
+            let mut t = Totals::default();
+            let whole = texels / 8 * 8;
+            let (body, rest) = values.split_at(whole * STRIDE);
+            let (out_body, out_rest) = out.split_at_mut(whole);
+            // Three channels a texel: a third as many texels between drains.
+            let per_drain = DRAIN_LANES / 3 / 8 * 8;
+            for (vs, os) in body
+                .chunks(per_drain * STRIDE)
+                .zip(out_body.chunks_mut(per_drain))
+            {
+                for (v, o) in vs.chunks_exact(8 * STRIDE).zip(os.chunks_exact_mut(8)) {
+                    let [r, g, b] = channels::<STRIDE>(v);
+                    let word = texels_eight!(r, g, b);
+                    o.copy_from_slice(&lanes(word));
+                }
+                c.drain(&mut t);
+            }
+            // The rest, padded with +0 texels (exact, counted nowhere).
+            if !rest.is_empty() {
+                let mut padded = [0u32; 32];
+                padded[..rest.len()].copy_from_slice(rest);
+                let [r, g, b] = channels::<STRIDE>(&padded[..8 * STRIDE]);
+                let word = lanes(texels_eight!(r, g, b));
+                out_rest.copy_from_slice(&word[..out_rest.len()]);
+            }
+            let mut p11 = finish::<M, S>(&mut c, t);
+            e11.finish(&mut p11);
+            let mut p10 = NarrowPass::default();
+            e10.finish(&mut p10);
+            (p11, p10)
         }
-    }
-    let mut p = finish::<M, S>(&mut c, t);
-    e.finish(&mut p);
-    p
+    };
 }
 
-/// The full R11G11B10 pass over a block of texels `STRIDE` words apart (3: packed RGB,
-/// 4: RGBA, alpha ignored): every count in the first pass returned, f10's extremes (the
-/// blue channel's) in the second, as `narrow::r11g11b10_full_generic` returns them.
-#[target_feature(enable = "avx2")]
-pub(super) fn r11g11b10_full<const M: u8, const S: bool, const STRIDE: usize>(
-    values: &[u32],
-    out: &mut [u32],
-) -> (NarrowPass, NarrowPass) {
-    let texels = (values.len() / STRIDE).min(out.len());
-    let (values, out) = (&values[..texels * STRIDE], &mut out[..texels]);
-    let mut c = Acc::new();
-    let (mut e11, mut e10) = (Extremes::new(), Extremes::new());
-    // Eight texels' words from their R, G and B patterns; a macro rather than a function,
-    // which LLVM would not inline (it is three `eight`s long) and would then pass the
-    // running state through memory.
-    macro_rules! texels_eight {
-        ($r:expr, $g:expr, $b:expr) => {{
-            let r = eight::<6, M, S>($r, &mut c, &mut e11);
-            let g = eight::<6, M, S>($g, &mut c, &mut e11);
-            let b = eight::<5, M, S>($b, &mut c, &mut e10);
-            _mm256_or_si256(
-                _mm256_or_si256(r, _mm256_slli_epi32::<11>(g)),
-                _mm256_slli_epi32::<22>(b),
-            )
-        }};
-    }
-    let mut t = Totals::default();
-    let whole = texels / 8 * 8;
-    let (body, rest) = values.split_at(whole * STRIDE);
-    let (out_body, out_rest) = out.split_at_mut(whole);
-    // Three channels a texel: a third as many texels between drains.
-    let per_drain = DRAIN_LANES / 3 / 8 * 8;
-    for (vs, os) in body
-        .chunks(per_drain * STRIDE)
-        .zip(out_body.chunks_mut(per_drain))
-    {
-        for (v, o) in vs.chunks_exact(8 * STRIDE).zip(os.chunks_exact_mut(8)) {
-            let [r, g, b] = channels::<STRIDE>(v);
-            let word = texels_eight!(r, g, b);
-            o.copy_from_slice(&lanes(word));
-        }
-        c.drain(&mut t);
-    }
-    // The rest, padded with +0 texels (exact, counted nowhere).
-    if !rest.is_empty() {
-        let mut padded = [0u32; 32];
-        padded[..rest.len()].copy_from_slice(rest);
-        let [r, g, b] = channels::<STRIDE>(&padded[..8 * STRIDE]);
-        let word = lanes(texels_eight!(r, g, b));
-        out_rest.copy_from_slice(&word[..out_rest.len()]);
-    }
-    let mut p11 = finish::<M, S>(&mut c, t);
-    e11.finish(&mut p11);
-    let mut p10 = NarrowPass::default();
-    e10.finish(&mut p10);
-    (p11, p10)
-}
+drivers!("avx2", narrow_full, r11g11b10_full);
+#[cfg(d3dfloat_avx512)]
+drivers!(
+    "avx2,avx512f,avx512vl,avx512bw,avx512dq",
+    narrow_full_avx512,
+    r11g11b10_full_avx512
+);
 
 /// The R, G and B patterns of eight texels `STRIDE` words apart (`v` holds 8 * STRIDE).
 #[inline]
@@ -437,37 +455,87 @@ mod tests {
         s
     }
 
+    type NarrowCopy = unsafe fn(&[u32], &mut [u16]) -> NarrowPass;
+    type TexelCopy = unsafe fn(&[u32], &mut [u32]) -> (NarrowPass, NarrowPass);
+
+    /// The copies of a driver this CPU runs: AVX2 (the callers checked for it), and
+    /// AVX-512 where it was built and the CPU has it.
+    fn copies<T>(avx2: T, avx512: T) -> Vec<(&'static str, T)> {
+        let mut v = vec![("avx2", avx2)];
+        if super::super::super::has_avx512() {
+            v.push(("avx512", avx512));
+        }
+        v
+    }
+
+    #[cfg(d3dfloat_avx512)]
+    fn narrow_copies<const F: u32, const M: u8, const S: bool>() -> Vec<(&'static str, NarrowCopy)>
+    {
+        copies::<NarrowCopy>(narrow_full::<F, M, S>, narrow_full_avx512::<F, M, S>)
+    }
+
+    #[cfg(not(d3dfloat_avx512))]
+    fn narrow_copies<const F: u32, const M: u8, const S: bool>() -> Vec<(&'static str, NarrowCopy)>
+    {
+        copies::<NarrowCopy>(narrow_full::<F, M, S>, narrow_full::<F, M, S>)
+    }
+
+    #[cfg(d3dfloat_avx512)]
+    fn texel_copies<const M: u8, const S: bool, const STRIDE: usize>()
+    -> Vec<(&'static str, TexelCopy)> {
+        copies::<TexelCopy>(
+            r11g11b10_full::<M, S, STRIDE>,
+            r11g11b10_full_avx512::<M, S, STRIDE>,
+        )
+    }
+
+    #[cfg(not(d3dfloat_avx512))]
+    fn texel_copies<const M: u8, const S: bool, const STRIDE: usize>()
+    -> Vec<(&'static str, TexelCopy)> {
+        copies::<TexelCopy>(
+            r11g11b10_full::<M, S, STRIDE>,
+            r11g11b10_full::<M, S, STRIDE>,
+        )
+    }
+
     fn same<const F: u32, const M: u8, const S: bool>(values: &[u32]) {
-        let (mut a, mut b) = (vec![0u16; values.len()], vec![0u16; values.len()]);
-        // SAFETY: the callers checked for AVX2.
-        let pa = unsafe { narrow_full::<F, M, S>(values, &mut a) };
+        let mut b = vec![0u16; values.len()];
         let pb = narrow_full_generic::<F, false, M, S>(values, &mut b);
-        assert_eq!(a, b, "bits, F {F} mode {M} saturate {S}");
-        assert_eq!(
-            stats::<F>(pa, values.len()),
-            stats::<F>(pb, values.len()),
-            "counts, F {F} mode {M} saturate {S}"
-        );
+        for (name, copy) in narrow_copies::<F, M, S>() {
+            let mut a = vec![0u16; values.len()];
+            // SAFETY: `narrow_copies` lists only what the CPU runs.
+            let pa = unsafe { copy(values, &mut a) };
+            assert_eq!(a, b, "{name} bits, F {F} mode {M} saturate {S}");
+            assert_eq!(
+                stats::<F>(pa, values.len()),
+                stats::<F>(pb, values.len()),
+                "{name} counts, F {F} mode {M} saturate {S}"
+            );
+        }
     }
 
     fn same_texels<const STRIDE: usize, const M: u8, const S: bool>(values: &[u32]) {
         let texels = values.len() / STRIDE;
         let values = &values[..texels * STRIDE];
-        let (mut a, mut b) = (vec![0u32; texels], vec![0u32; texels]);
-        // SAFETY: the callers checked for AVX2.
-        let (a11, a10) = unsafe { r11g11b10_full::<M, S, STRIDE>(values, &mut a) };
+        let mut b = vec![0u32; texels];
         let (b11, b10) = r11g11b10_full_generic::<M, S, STRIDE>(values, &mut b);
-        assert_eq!(a, b, "words, mode {M} saturate {S} stride {STRIDE}");
         let both = |p11: NarrowPass, p10: NarrowPass| {
             let mut s = stats::<6>(p11, 3 * texels);
             s.merge(&stats::<5>(p10, 0));
             s
         };
-        assert_eq!(
-            both(a11, a10),
-            both(b11, b10),
-            "counts, mode {M} saturate {S} stride {STRIDE}"
-        );
+        let expected = both(b11, b10);
+        for (name, copy) in texel_copies::<M, S, STRIDE>() {
+            let mut a = vec![0u32; texels];
+            // SAFETY: `texel_copies` lists only what the CPU runs.
+            let (a11, a10) = unsafe { copy(values, &mut a) };
+            assert_eq!(a, b, "{name} words, mode {M} saturate {S} stride {STRIDE}");
+            assert_eq!(
+                both(a11, a10),
+                expected,
+                "{name} counts, mode {M} saturate {S} stride {STRIDE}"
+            );
+        }
     }
 
     macro_rules! every_mode {
