@@ -64,6 +64,19 @@ pub(super) fn narrow_full<const M: u8, const S: bool>(
     values: &[u32],
     out: &mut [u16],
 ) -> Option<NarrowPass> {
+    #[cfg(all(target_arch = "x86_64", d3dfloat_avx512))]
+    if available() && super::has_avx512() {
+        // SAFETY: the CPU has F16C, AVX2 and AVX-512 F, VL, BW, DQ, checked just above.
+        return Some(unsafe { x86::narrow_full_avx512::<M, S>(values, out) });
+    }
+    narrow_full_avx2::<M, S>(values, out)
+}
+
+/// [`narrow_full`] without AVX-512 (the tests hold both copies to the portable pass).
+pub(super) fn narrow_full_avx2<const M: u8, const S: bool>(
+    values: &[u32],
+    out: &mut [u16],
+) -> Option<NarrowPass> {
     #[cfg(target_arch = "x86_64")]
     if available() {
         // SAFETY: the CPU has F16C and AVX2, checked just above.
@@ -142,6 +155,8 @@ mod x86 {
 
     mod full;
     pub(super) use full::narrow_full;
+    #[cfg(d3dfloat_avx512)]
+    pub(super) use full::narrow_full_avx512;
 
     /// 2^-25 (the short pass's smallest input) and f16's largest finite value as f32
     /// patterns.

@@ -41,16 +41,27 @@ fn same_as_portable<const M: u8>(values: &[u32]) {
     }
 }
 
+/// Both copies of the full pass (AVX2, and the dispatched one: AVX-512 where built and
+/// present) against the portable pass.
 fn full_same_as_portable<const M: u8, const S: bool>(values: &[u32]) {
-    let mut a = vec![0u16; values.len()];
     let mut b = vec![0u16; values.len()];
-    let pa = narrow_full::<M, S>(values, &mut a).expect("F16C");
     let pb = super::super::narrow::narrow_full_generic::<10, true, M, S>(values, &mut b);
-    assert_eq!(a, b, "bits, mode {M} saturate {S}");
-    let (mut sa, mut sb) = (Default::default(), Default::default());
-    pa.into_stats::<10>(values.len(), &mut sa);
+    let mut sb = Stats::default();
     pb.into_stats::<10>(values.len(), &mut sb);
-    assert_eq!(sa, sb, "counts, mode {M} saturate {S}");
+    for (name, copy) in [
+        (
+            "avx2",
+            narrow_full_avx2::<M, S> as fn(&[u32], &mut [u16]) -> Option<NarrowPass>,
+        ),
+        ("dispatched", narrow_full::<M, S>),
+    ] {
+        let mut a = vec![0u16; values.len()];
+        let pa = copy(values, &mut a).expect("F16C");
+        assert_eq!(a, b, "{name} bits, mode {M} saturate {S}");
+        let mut sa = Stats::default();
+        pa.into_stats::<10>(values.len(), &mut sa);
+        assert_eq!(sa, sb, "{name} counts, mode {M} saturate {S}");
+    }
 }
 
 #[test]
@@ -62,6 +73,19 @@ fn f16c_full_pass_matches_the_portable_one() {
     // Every f16 boundary region from below 2^-26 to past 2^16, finely.
     values.extend((0..200_000u32).map(|i| 0x3000_0000 + i * 0x97));
     values.extend((0..2_000u32).map(|i| 0x4770_0000 + i * 0x100));
+    // Each edge of the range exactly and one f32 step either side, both signs: 65504
+    // (the largest finite), 65520 (halfway past it), 2^16, the largest f32, INF.
+    for edge in [
+        0x477f_e000u32,
+        0x477f_f000,
+        0x4780_0000,
+        0x7f7f_ffff,
+        0x7f80_0000,
+    ] {
+        for pattern in [edge - 1, edge, edge + 1] {
+            values.extend([pattern, pattern | 0x8000_0000]);
+        }
+    }
     for len in [1, 7, 9, 1000, values.len()] {
         let v = &values[..len];
         full_same_as_portable::<RNE, false>(v);

@@ -37,20 +37,24 @@ struct Full {
 /// Lanes one full pass counts: 2^12 per 32-bit lane, within a 16-bit half.
 const FULL_LANES: usize = 1 << 15;
 
-/// The smallest f32 magnitude (as a pattern) past f16's range in mode `M` for a lane of
-/// sign `neg`: one that rounds to INF, or is at least 2^16 (where the modes rounding
-/// toward zero give the largest finite value instead; the core calls both overflow).
+/// Lanes past f16's range in mode `M` (for the modes other than to nearest): finite
+/// inputs that round to INF, or of at least 2^16 (where the modes rounding toward zero
+/// give the largest finite value instead; the core calls both overflow). One signed
+/// compare: adding 2^23 to |x| takes INF and NaN past the top of the positive range (to
+/// negative numbers), and keeps every finite magnitude in order below them.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn over_from<const M: u8>(neg: __m256i) -> __m256i {
-    // 65520 (halfway past the largest finite value), just above 65504, and 2^16.
-    let (half, above, two16) = (0x477f_f000, MAX_FINITE + 1, 0x4780_0000);
-    match M {
-        RNE => _mm256_set1_epi32(half),
-        RTZ => _mm256_set1_epi32(two16),
-        RTP => _mm256_blendv_epi8(_mm256_set1_epi32(above), _mm256_set1_epi32(two16), neg),
-        _ => _mm256_blendv_epi8(_mm256_set1_epi32(two16), _mm256_set1_epi32(above), neg),
-    }
+fn past_range<const M: u8>(mag: __m256i, neg: __m256i) -> __m256i {
+    // The largest magnitude within the range, shifted alike: 65504 where the mode rounds
+    // away from zero, just below 2^16 where it rounds toward zero.
+    let (away, toward) = (MAX_FINITE + (1 << 23), 0x477f_ffff + (1 << 23));
+    let within = match M {
+        RTZ => _mm256_set1_epi32(toward),
+        RTP => _mm256_blendv_epi8(_mm256_set1_epi32(away), _mm256_set1_epi32(toward), neg),
+        _ => _mm256_blendv_epi8(_mm256_set1_epi32(toward), _mm256_set1_epi32(away), neg),
+    };
+    let shifted = _mm256_add_epi32(mag, _mm256_set1_epi32(1 << 23));
+    _mm256_cmpgt_epi32(shifted, within)
 }
 
 /// Eight lanes of any f32 patterns to f16, counted into `c`.
@@ -81,11 +85,7 @@ fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
         // Exactly the finite inputs rounded to INF (INF itself comes back equal).
         _mm256_andnot_si256(eq, _mm256_cmpeq_epi32(back_mag, inf))
     } else {
-        // over_from <= |x| < INF.
-        _mm256_andnot_si256(
-            _mm256_cmpgt_epi32(over_from::<M>(neg), mag),
-            _mm256_cmpgt_epi32(inf, mag),
-        )
+        past_range::<M>(mag, neg)
     };
     if S {
         // INF from a finite input becomes the largest finite value, sign kept.
@@ -139,67 +139,82 @@ fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
     h16
 }
 
-#[target_feature(enable = "avx2,f16c")]
-pub(in super::super) fn narrow_full<const M: u8, const S: bool>(
-    values: &[u32],
-    out: &mut [u16],
-) -> NarrowPass {
-    let n = values.len().min(out.len());
-    let mut pass = NarrowPass::default();
-    for (v, o) in values[..n]
-        .chunks(FULL_LANES)
-        .zip(out[..n].chunks_mut(FULL_LANES))
-    {
-        pass.merge(&full_part::<M, S>(v, o));
-    }
-    pass
+/// Defines the pass's drivers (the loops; the lane code inlines into them) for the
+/// target features `$features`: once for AVX2, and once for AVX-512 where the compiler
+/// has it (`build.rs`), where the same code gets 32 registers and fused mask operations.
+macro_rules! drivers {
+    ($features:literal, $narrow_full:ident, $full_part:ident) => {
+        #[target_feature(enable = $features)]
+        pub(in super::super) fn $narrow_full<const M: u8, const S: bool>(
+            values: &[u32],
+            out: &mut [u16],
+        ) -> NarrowPass {
+            let n = values.len().min(out.len());
+            let mut pass = NarrowPass::default();
+            for (v, o) in values[..n]
+                .chunks(FULL_LANES)
+                .zip(out[..n].chunks_mut(FULL_LANES))
+            {
+                pass.merge(&$full_part::<M, S>(v, o));
+            }
+            pass
+        }
+
+        /// The pass on at most [`FULL_LANES`] lanes.
+        #[target_feature(enable = $features)]
+        fn $full_part<const M: u8, const S: bool>(values: &[u32], out: &mut [u16]) -> NarrowPass {
+            let n = values.len();
+            let zero = _mm256_setzero_si256();
+            let mut c = Full {
+                exact_nan: zero,
+                over_saturated: zero,
+                below_zero: zero,
+                zero_in: zero,
+                max_units: _mm256_setzero_ps(),
+                max_saturated: zero,
+                min_far_one: _mm256_set1_epi32(-1),
+            };
+            // The tail's padding lanes are +0: exact, a zero result from a zero input (so neither
+            // subnormal nor flushed), error 0.
+            let padding = sixteen_at_a_time!(values, out, |x| full_eight::<M, S>(x, &mut c));
+            let lanes_run = n as u32 + padding;
+            let (exact_or_nan, nan) = halves(c.exact_nan);
+            let (over, sat_count) = halves(c.over_saturated);
+            let (below, zero_out) = halves(c.below_zero);
+            // Which of the lanes past the range saturated, by the mode's direction.
+            let saturated = match (S, M) {
+                (true, _) | (_, RTZ) => over,
+                (_, RNE) => 0,
+                _ => sat_count,
+            };
+            let min_far_one = min(c.min_far_one);
+            let units = max_f32(c.max_units);
+            NarrowPass {
+                inexact: lanes_run - exact_or_nan,
+                saturated,
+                overflow: over - saturated,
+                nan,
+                clamped: 0,
+                subnormal: below.wrapping_sub(zero_out),
+                flushed: zero_out.wrapping_sub(sum(c.zero_in)),
+                max_units: 0,
+                max_saturated: max(c.max_saturated),
+                max_far_zero: 0,
+                min_far_one: if min_far_one < 102 << 23 {
+                    min_far_one
+                } else {
+                    u32::MAX
+                },
+                max_error: units as f64 * crate::format::pow2::pow2_normal(-26),
+            }
+        }
+    };
 }
 
-/// [`narrow_full`] on at most [`FULL_LANES`] lanes.
-#[target_feature(enable = "avx2,f16c")]
-fn full_part<const M: u8, const S: bool>(values: &[u32], out: &mut [u16]) -> NarrowPass {
-    let n = values.len();
-    let zero = _mm256_setzero_si256();
-    let mut c = Full {
-        exact_nan: zero,
-        over_saturated: zero,
-        below_zero: zero,
-        zero_in: zero,
-        max_units: _mm256_setzero_ps(),
-        max_saturated: zero,
-        min_far_one: _mm256_set1_epi32(-1),
-    };
-    // The tail's padding lanes are +0: exact, a zero result from a zero input (so neither
-    // subnormal nor flushed), error 0.
-    let padding = sixteen_at_a_time!(values, out, |x| full_eight::<M, S>(x, &mut c));
-    let lanes_run = n as u32 + padding;
-    let (exact_or_nan, nan) = halves(c.exact_nan);
-    let (over, sat_count) = halves(c.over_saturated);
-    let (below, zero_out) = halves(c.below_zero);
-    // Which of the lanes past the range saturated, by the mode's direction.
-    let saturated = match (S, M) {
-        (true, _) | (_, RTZ) => over,
-        (_, RNE) => 0,
-        _ => sat_count,
-    };
-    let min_far_one = min(c.min_far_one);
-    let units = max_f32(c.max_units);
-    NarrowPass {
-        inexact: lanes_run - exact_or_nan,
-        saturated,
-        overflow: over - saturated,
-        nan,
-        clamped: 0,
-        subnormal: below.wrapping_sub(zero_out),
-        flushed: zero_out.wrapping_sub(sum(c.zero_in)),
-        max_units: 0,
-        max_saturated: max(c.max_saturated),
-        max_far_zero: 0,
-        min_far_one: if min_far_one < 102 << 23 {
-            min_far_one
-        } else {
-            u32::MAX
-        },
-        max_error: units as f64 * crate::format::pow2::pow2_normal(-26),
-    }
-}
+drivers!("avx2,f16c", narrow_full, full_part);
+#[cfg(d3dfloat_avx512)]
+drivers!(
+    "avx2,f16c,avx512f,avx512vl,avx512bw,avx512dq",
+    narrow_full_avx512,
+    full_part_avx512
+);
