@@ -6,6 +6,11 @@
 #
 #   cargo build --release && benches/convert_process.sh [SIZE_MIB]    (default 1024)
 #
+# Beside cat, a floor for f32 -> f16 from examples/process_floor.rs (built here): the same
+# reads and writes with the `half` crate's conversion and nothing else (no counts, checks
+# or temporary file), and the reads and writes alone. No f32 -> f16 program can beat the
+# second, and the first is the best single-purpose code.
+#
 # Two inputs are made once and kept in $BENCH_DIR: texture-like values (the figures that
 # matter) and random f16 patterns widened to f32 (NaN, INF, subnormals and negatives
 # everywhere: the exact lane code's worst case). Both programs read them from the page
@@ -18,6 +23,8 @@ DIR=${BENCH_DIR:-/tmp/d3dfloat-bench}
 mkdir -p "$DIR"
 IN="$DIR/in-${SIZE_MIB}MiB.f32"
 OUT="$DIR/out.bin"
+cargo build -q --release --example process_floor
+FLOOR=target/release/examples/process_floor
 if [ ! -f "$IN" ]; then
     # Texture-like values (see sample_f32 in benches/convert.rs).
     cargo bench -q --bench convert -- --write-sample "$IN" "$SIZE_MIB" > /dev/null
@@ -57,6 +64,10 @@ best_of() {
 run_all() {
     best_of "cat IN > OUT (baseline)" "$@" sh -c "cat '$IN' > '$OUT'"
     local cat=$LAST
+    best_of "floor f16: the reads and writes only" "$@" "$FLOOR" io "$IN" "$OUT"
+    awk "BEGIN{printf \"  = %.2fx the speed of cat\n\", $cat / $LAST}"
+    best_of "floor f16: half crate, no counts" "$@" "$FLOOR" f16 "$IN" "$OUT"
+    awk "BEGIN{printf \"  = %.2fx the speed of cat\n\", $cat / $LAST}"
     for data in "$IN" "$IN.random"; do
         echo "-- $(basename "$data")"
         for to in f16 r11g11b10 rgb9e5; do

@@ -1,0 +1,59 @@
+//! The whole-process floor for `benches/convert_process.sh`: the least a program can do to
+//! turn a raw f32 file into f16 on one core, timed beside `cat` and `d3dfloat convert` in
+//! the same run. It reads the file in the chunks the tool's one-core loop uses, converts
+//! each with the `half` crate's slice conversion (F16C where the CPU has it) and writes it
+//! straight to the output: no counts, no checks, no temporary file.
+//!
+//!   process_floor f16 IN OUT     the conversion above
+//!   process_floor io IN OUT      the same reads and writes with no conversion (the
+//!                                first half of each chunk is written as it is)
+
+use std::fs::File;
+use std::io::{Read, Write};
+
+use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
+
+/// Input bytes per chunk: the input share of the tool's one-core chunk (384 KiB of input
+/// and output together, two thirds of it input for f32 -> f16).
+const CHUNK: usize = 256 << 10;
+
+fn main() -> std::io::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, mode, input, output] = args.as_slice() else {
+        eprintln!("usage: process_floor f16|io IN OUT");
+        std::process::exit(2);
+    };
+    let convert = mode == "f16";
+    let mut input = File::open(input)?;
+    let mut output = File::create(output)?;
+    let mut src = vec![0f32; CHUNK / 4];
+    let mut dst = vec![0u16; CHUNK / 4];
+    loop {
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut src);
+        let n = read_full(&mut input, bytes)?;
+        let values = n / 4;
+        if convert {
+            let halves = dst[..values].reinterpret_cast_mut::<half::f16>();
+            halves.convert_from_f32_slice(&src[..values]);
+            output.write_all(bytemuck::cast_slice(&dst[..values]))?;
+        } else {
+            let bytes: &[u8] = bytemuck::cast_slice(&src);
+            output.write_all(&bytes[..values * 2])?;
+        }
+        if n < CHUNK {
+            return Ok(());
+        }
+    }
+}
+
+/// Fills `buf` unless the file ends first; returns the bytes read.
+fn read_full(r: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match r.read(&mut buf[filled..])? {
+            0 => break,
+            k => filled += k,
+        }
+    }
+    Ok(filled)
+}
