@@ -46,9 +46,10 @@ pub(super) fn short_range(u: u32) -> bool {
     mag == 0 || (102 << 23..=(142 << 23) | (0x3ff << 13)).contains(&mag)
 }
 
-/// The short f16 pass in rounding mode `M`: every lane gets an output; returns the counts
-/// of the lanes in [`short_range`] and the number of the others (the exceptions). With no
-/// exception, the counts are the block's.
+/// The short f16 pass in rounding mode `M`: returns the counts of the lanes in
+/// [`short_range`] and the number of the others (the exceptions). With no exception, every
+/// lane has its output and the counts are the block's; with some, the caller runs the
+/// full pass over the block, and lanes may be left unwritten.
 pub(super) fn narrow_ordinary<const M: u8>(values: &[u32], out: &mut [u16]) -> (Ordinary, u32) {
     #[cfg(target_arch = "x86_64")]
     if available() {
@@ -300,6 +301,11 @@ mod x86 {
     /// 2^-14, f16's smallest normal value, as an f32 pattern.
     const NORMAL_MIN: i32 = 113 << 23;
 
+    /// Lanes of one run of the normal-range pass: short enough that a block whose first
+    /// value below the normal range comes early wastes little, long enough that the
+    /// run's sums and range checks cost nothing next to it.
+    const NORMAL_RUN: usize = 1024;
+
     /// [`eight`] for lanes in f16's normal range (±0 or 2^-14 <= |x| <= MAX_FINITE): the
     /// result is ±0 or normal in every mode (2^-14 is exact), so nothing is subnormal or
     /// flushed and the result's exponent gives the scale of its ULP directly.
@@ -317,11 +323,32 @@ mod x86 {
         h
     }
 
-    /// The normal-range pass: the counts when every lane was ±0 or in f16's normal range,
-    /// otherwise the unsigned minimum of |x| - 1 and maximum of |x| over the lanes (the
-    /// outputs are written either way).
+    /// Where the normal-range pass stopped: at the first run with a lane outside f16's
+    /// normal range.
+    struct Stopped {
+        /// The lanes before that run, and their counts.
+        done: usize,
+        counts: Ordinary,
+        /// The unsigned minimum of |x| - 1 and maximum of |x| up to the end of that run.
+        range: (u32, u32),
+    }
+
+    /// The counts of the normal-range pass's state over `lanes` lanes.
+    fn normal_counts(c: &Normal, lanes: usize) -> Ordinary {
+        Ordinary {
+            inexact: lanes as u32 - sum(c.exact),
+            subnormal: 0,
+            flushed: 0,
+            max_units: f32::from_bits(max(c.max_units)) as u32,
+        }
+    }
+
+    /// The normal-range pass, a run of [`NORMAL_RUN`] lanes at a time: the counts when
+    /// every lane was ±0 or in f16's normal range, or where it stopped (a block with a
+    /// few subnormal results, a dark texture's, goes through this pass only up to the
+    /// first run with one). The outputs of the runs it took are written.
     #[target_feature(enable = "avx2,f16c")]
-    fn narrow_normal<const M: u8>(values: &[u32], out: &mut [u16]) -> Result<Ordinary, (u32, u32)> {
+    fn narrow_normal<const M: u8>(values: &[u32], out: &mut [u16]) -> Result<Ordinary, Stopped> {
         let zero = _mm256_setzero_si256();
         let mut c = Normal {
             min: _mm256_set1_epi32(-1),
@@ -329,18 +356,30 @@ mod x86 {
             exact: zero,
             max_units: zero,
         };
-        // The tail's padding lanes are zeros (taken, exact, error 0).
-        let padding = sixteen_at_a_time!(values, out, |x| eight_normal::<M>(x, &mut c));
-        let range = (min(c.min), max(c.max));
-        if range.0 < (NORMAL_MIN - 1) as u32 || range.1 > MAX_FINITE as u32 {
-            return Err(range);
+        let (low, high) = (
+            _mm256_set1_epi32(NORMAL_MIN - 1),
+            _mm256_set1_epi32(MAX_FINITE),
+        );
+        let mut done = 0;
+        for (v, o) in values.chunks(NORMAL_RUN).zip(out.chunks_mut(NORMAL_RUN)) {
+            let before = c;
+            // The tail's padding lanes (in the last run only) are zeros: taken, exact,
+            // error 0.
+            let padding = sixteen_at_a_time!(v, o, |x| eight_normal::<M>(x, &mut c));
+            let inside = _mm256_and_si256(
+                _mm256_cmpeq_epi32(_mm256_max_epu32(c.min, low), c.min),
+                _mm256_cmpeq_epi32(_mm256_min_epu32(c.max, high), c.max),
+            );
+            if _mm256_movemask_epi8(inside) != -1 {
+                return Err(Stopped {
+                    done,
+                    counts: normal_counts(&before, done),
+                    range: (min(c.min), max(c.max)),
+                });
+            }
+            done += v.len() + padding as usize;
         }
-        Ok(Ordinary {
-            inexact: values.len() as u32 + padding - sum(c.exact),
-            subnormal: 0,
-            flushed: 0,
-            max_units: f32::from_bits(max(c.max_units)) as u32,
-        })
+        Ok(normal_counts(&c, done))
     }
 
     #[target_feature(enable = "avx2,f16c")]
@@ -348,16 +387,18 @@ mod x86 {
         let n = values.len().min(out.len());
         let (values, out) = (&values[..n], &mut out[..n]);
         // Most blocks have no value below f16's normal range: the shorter pass first.
-        let (min, max) = match narrow_normal::<M>(values, out) {
+        let stop = match narrow_normal::<M>(values, out) {
             Ok(o) => return (o, 0),
-            Err(range) => range,
+            Err(stop) => stop,
         };
+        let (min, max) = stop.range;
         if min < (SHORT_MIN - 1) as u32 || max > MAX_FINITE as u32 {
             // The full pass follows: only the number of exceptions matters.
             let exceptions = values.iter().filter(|&&v| !super::short_range(v)).count();
             return (Ordinary::default(), exceptions as u32);
         }
-        narrow_short::<M>(values, out)
+        let (rest, exceptions) = narrow_short::<M>(&values[stop.done..], &mut out[stop.done..]);
+        (stop.counts.merge(rest), exceptions)
     }
 
     /// The short pass for blocks with results below f16's normal range.

@@ -432,6 +432,16 @@ impl Ordinary {
         self.subnormal += ok & lane.subnormal;
         self.max_units = self.max_units.max(ok.wrapping_neg() & lane.units);
     }
+
+    /// The counts of two runs of lanes together.
+    fn merge(self, other: Ordinary) -> Ordinary {
+        Ordinary {
+            inexact: self.inexact + other.inexact,
+            flushed: self.flushed + other.flushed,
+            subnormal: self.subnormal + other.subnormal,
+            max_units: self.max_units.max(other.max_units),
+        }
+    }
 }
 
 /// What the vector pass computes for one ordinary lane.
