@@ -87,16 +87,19 @@ fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
     } else {
         past_range::<M>(mag, neg)
     };
-    if S {
-        // INF from a finite input becomes the largest finite value, sign kept.
-        let over16 = _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0b1000>(
-            _mm256_packs_epi32(over, over),
+    if S && M != RTZ {
+        // INF from a finite input (a lane past the range rounding away from zero; toward
+        // zero gives the largest finite value already) becomes the largest finite value,
+        // sign kept: the pattern just below INF's, so adding the lane's mask (-1) does it.
+        let to_inf = match M {
+            RNE => over,
+            RTP => _mm256_andnot_si256(neg, over),
+            _ => _mm256_and_si256(neg, over),
+        };
+        let to_inf16 = _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0b1000>(
+            _mm256_packs_epi32(to_inf, to_inf),
         ));
-        let max = _mm_or_si128(
-            _mm_and_si128(h16, _mm_set1_epi16(0x8000u16 as i16)),
-            _mm_set1_epi16(0x7bff),
-        );
-        h16 = _mm_blendv_epi8(h16, max, over16);
+        h16 = _mm_add_epi16(h16, to_inf16);
     }
     let zero_out = _mm256_cmpeq_epi32(back_mag, zero);
     c.exact_nan = _mm256_sub_epi16(c.exact_nan, pair(_mm256_or_si256(eq, nan), nan));
