@@ -242,13 +242,33 @@ pub(super) fn rgb9e5_vector_generic<const M: u8, const STRIDE: usize, const FULL
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-/// Packed texels with AVX2: groups of eight in float arithmetic (`x86::pass3`), the rest
-/// through the portable pass compiled for AVX2.
+/// Packed texels with AVX2: groups of eight in float arithmetic (`x86::pass3`, or its
+/// AVX-512 copy when `avx512` is set and built), the rest through the portable pass
+/// compiled for AVX2.
 #[cfg(target_arch = "x86_64")]
-fn avx2_pass3<const M: u8, const FULL: bool>(values: &[u32], out: &mut [u32]) -> Rgb9e5Pass {
+fn avx2_pass3<const M: u8, const FULL: bool>(
+    values: &[u32],
+    out: &mut [u32],
+    avx512: bool,
+) -> Rgb9e5Pass {
     let whole = values.len() / 24 * 24;
-    // SAFETY: the callers checked that the CPU has AVX2.
-    let Some(mut pass) = (unsafe { x86::pass3::<M, FULL>(&values[..whole], out) }) else {
+    let groups = &values[..whole];
+    // SAFETY: the callers checked that the CPU has AVX2, and AVX-512 F, VL, BW and DQ when
+    // they set `avx512`.
+    let texels = unsafe {
+        #[cfg(d3dfloat_avx512)]
+        if avx512 {
+            x86::pass3_avx512::<M, FULL>(groups, out)
+        } else {
+            x86::pass3::<M, FULL>(groups, out)
+        }
+        #[cfg(not(d3dfloat_avx512))]
+        {
+            let _ = avx512;
+            x86::pass3::<M, FULL>(groups, out)
+        }
+    };
+    let Some(mut pass) = texels else {
         return Rgb9e5Pass {
             exceptions: 1,
             ..Rgb9e5Pass::default()
@@ -270,7 +290,7 @@ fn rgb9e5_pass<const M: u8>(
 ) -> Rgb9e5Pass {
     match (stride, full) {
         #[cfg(target_arch = "x86_64")]
-        (3, false) if super::has_avx2() => avx2_pass3::<M, false>(values, out),
+        (3, false) if super::has_avx2() => avx2_pass3::<M, false>(values, out, super::has_avx512()),
         (3, false) => vector_pass!(
             avx2_vector::rgb9e5::<M, 3, false>,
             rgb9e5_vector_generic::<M, 3, false>,
@@ -278,7 +298,7 @@ fn rgb9e5_pass<const M: u8>(
             out
         ),
         #[cfg(target_arch = "x86_64")]
-        (3, true) if super::has_avx2() => avx2_pass3::<M, true>(values, out),
+        (3, true) if super::has_avx2() => avx2_pass3::<M, true>(values, out, super::has_avx512()),
         (3, true) => vector_pass!(
             avx2_vector::rgb9e5::<M, 3, true>,
             rgb9e5_vector_generic::<M, 3, true>,
@@ -376,7 +396,23 @@ mod tests {
         same_pass_as_portable::<M, false>(values)
     }
 
-    /// `rgb9e5_pass` (AVX2 where the CPU has it) against the portable pass, short or full.
+    /// The counts of a pass, in one array.
+    fn fields(p: Rgb9e5Pass) -> [u32; 9] {
+        [
+            p.inexact,
+            p.saturated,
+            p.nan,
+            p.clamped,
+            p.flushed,
+            p.saturated_mag,
+            p.near_units,
+            p.far_zero,
+            p.far_one,
+        ]
+    }
+
+    /// `rgb9e5_pass` (AVX2 or AVX-512 where the CPU has it) and the AVX2 copy against
+    /// the portable pass, short or full.
     fn same_pass_as_portable<const M: u8, const FULL: bool>(values: &[u32]) {
         let texels = values.len() / 3;
         let values = &values[..3 * texels];
@@ -384,23 +420,25 @@ mod tests {
         let pa = rgb9e5_pass::<M>(values, 3, &mut a, FULL);
         let pb = rgb9e5_vector_generic::<M, 3, FULL>(values, &mut b);
         assert_eq!(pa.exceptions > 0, pb.exceptions > 0, "exceptions, mode {M}");
+        #[cfg(target_arch = "x86_64")]
+        if super::super::has_avx2() {
+            // The AVX2 copy too, where the dispatch took the AVX-512 one.
+            let mut c = vec![0u32; texels];
+            let pc = avx2_pass3::<M, FULL>(values, &mut c, false);
+            assert_eq!(
+                pc.exceptions > 0,
+                pb.exceptions > 0,
+                "avx2 exceptions, mode {M}"
+            );
+            if pb.exceptions == 0 {
+                assert_eq!(c, b, "avx2 words, mode {M}");
+                assert_eq!(fields(pc), fields(pb), "avx2 counts, mode {M}");
+            }
+        }
         if pb.exceptions > 0 {
             return;
         }
         assert_eq!(a, b, "words, mode {M}");
-        let fields = |p: Rgb9e5Pass| {
-            [
-                p.inexact,
-                p.saturated,
-                p.nan,
-                p.clamped,
-                p.flushed,
-                p.saturated_mag,
-                p.near_units,
-                p.far_zero,
-                p.far_one,
-            ]
-        };
         assert_eq!(fields(pa), fields(pb), "counts, mode {M}");
     }
 

@@ -161,67 +161,82 @@ fn eight<const M: u8, const FULL: bool>(rgb: [__m256i; 3], c: &mut Acc) -> __m25
     word
 }
 
-/// The short (`FULL` false) or full pass over whole groups of eight texels
-/// (`values.len()` a multiple of 24); `None` when the short pass met a channel that
-/// needed clamping (the outputs are written either way). The full pass takes any texel.
-#[target_feature(enable = "avx2")]
-pub(super) fn pass3<const M: u8, const FULL: bool>(
-    values: &[u32],
-    out: &mut [u32],
-) -> Option<Rgb9e5Pass> {
-    let zero = _mm256_setzero_si256();
-    let mut c = Acc {
-        inexact: zero,
-        flushed: zero,
-        far: zero,
-        near_units: zero,
-        max_mag: zero,
-        max_raw: zero,
-        nan: zero,
-        clamped: zero,
-        saturated: zero,
-        saturated_mag: zero,
+/// Defines the pass's driver (the loop; the lane code inlines into it) for the target
+/// features `$features`: once for AVX2, and once for AVX-512 where the compiler has it
+/// (`build.rs`), where its ten running values and constants fit the 32 registers.
+macro_rules! drivers {
+    ($features:literal, $pass3:ident) => {
+        /// The short (`FULL` false) or full pass over whole groups of eight texels
+        /// (`values.len()` a multiple of 24); `None` when the short pass met a channel that
+        /// needed clamping (the outputs are written either way). The full pass takes any texel.
+        #[target_feature(enable = $features)]
+        pub(super) fn $pass3<const M: u8, const FULL: bool>(
+            values: &[u32],
+            out: &mut [u32],
+        ) -> Option<Rgb9e5Pass> {
+            let zero = _mm256_setzero_si256();
+            let mut c = Acc {
+                inexact: zero,
+                flushed: zero,
+                far: zero,
+                near_units: zero,
+                max_mag: zero,
+                max_raw: zero,
+                nan: zero,
+                clamped: zero,
+                saturated: zero,
+                saturated_mag: zero,
+            };
+            // The blends and permutations that take eight packed texels (three words of eight
+            // lanes: r0 g0 b0 r1 ..., b2 r3 ..., g5 b5 ...) apart into R, G and B.
+            let r_idx = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5);
+            let g_idx = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6);
+            let b_idx = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
+            for (v, o) in values.chunks_exact(24).zip(out.chunks_exact_mut(8)) {
+                let words: [[u32; 8]; 3] =
+                    bytemuck::cast::<[u32; 24], _>(v.try_into().expect("24"));
+                let [a, b, d] = words.map(bytemuck::cast::<[u32; 8], __m256i>);
+                let r =
+                    _mm256_blend_epi32::<0b0010_0100>(_mm256_blend_epi32::<0b1001_0010>(a, b), d);
+                let g =
+                    _mm256_blend_epi32::<0b0100_1001>(_mm256_blend_epi32::<0b0010_0100>(a, b), d);
+                let bl =
+                    _mm256_blend_epi32::<0b1001_0010>(_mm256_blend_epi32::<0b0100_1001>(a, b), d);
+                let rgb = [
+                    _mm256_permutevar8x32_epi32(r, r_idx),
+                    _mm256_permutevar8x32_epi32(g, g_idx),
+                    _mm256_permutevar8x32_epi32(bl, b_idx),
+                ];
+                let word = eight::<M, FULL>(rgb, &mut c);
+                o.copy_from_slice(&lanes(word));
+            }
+            let max_mag = max(c.max_mag);
+            let max_raw = max(c.max_raw);
+            if max_mag > RGB9E5_MAX_F32 || max_raw > 0x8000_0000 {
+                return None;
+            }
+            let far = sum(c.far);
+            let mut units = max(c.near_units);
+            if M != RTP {
+                // |q - p| as an f32 pattern: 2^26 times it is a whole number (see `eight`).
+                units = (f32::from_bits(units) * 67_108_864.0) as u32;
+            }
+            Some(Rgb9e5Pass {
+                inexact: sum(c.inexact),
+                saturated: sum(c.saturated),
+                nan: sum(c.nan),
+                clamped: sum(c.clamped),
+                flushed: sum(c.flushed),
+                saturated_mag: max(c.saturated_mag),
+                near_units: units,
+                far_zero: if M == RTP { 0 } else { far },
+                far_one: if M == RTP { far } else { 0 },
+                exceptions: 0,
+            })
+        }
     };
-    // The blends and permutations that take eight packed texels (three words of eight
-    // lanes: r0 g0 b0 r1 ..., b2 r3 ..., g5 b5 ...) apart into R, G and B.
-    let r_idx = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5);
-    let g_idx = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6);
-    let b_idx = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
-    for (v, o) in values.chunks_exact(24).zip(out.chunks_exact_mut(8)) {
-        let words: [[u32; 8]; 3] = bytemuck::cast::<[u32; 24], _>(v.try_into().expect("24"));
-        let [a, b, d] = words.map(bytemuck::cast::<[u32; 8], __m256i>);
-        let r = _mm256_blend_epi32::<0b0010_0100>(_mm256_blend_epi32::<0b1001_0010>(a, b), d);
-        let g = _mm256_blend_epi32::<0b0100_1001>(_mm256_blend_epi32::<0b0010_0100>(a, b), d);
-        let bl = _mm256_blend_epi32::<0b1001_0010>(_mm256_blend_epi32::<0b0100_1001>(a, b), d);
-        let rgb = [
-            _mm256_permutevar8x32_epi32(r, r_idx),
-            _mm256_permutevar8x32_epi32(g, g_idx),
-            _mm256_permutevar8x32_epi32(bl, b_idx),
-        ];
-        let word = eight::<M, FULL>(rgb, &mut c);
-        o.copy_from_slice(&lanes(word));
-    }
-    let max_mag = max(c.max_mag);
-    let max_raw = max(c.max_raw);
-    if max_mag > RGB9E5_MAX_F32 || max_raw > 0x8000_0000 {
-        return None;
-    }
-    let far = sum(c.far);
-    let mut units = max(c.near_units);
-    if M != RTP {
-        // |q - p| as an f32 pattern: 2^26 times it is a whole number (see `eight`).
-        units = (f32::from_bits(units) * 67_108_864.0) as u32;
-    }
-    Some(Rgb9e5Pass {
-        inexact: sum(c.inexact),
-        saturated: sum(c.saturated),
-        nan: sum(c.nan),
-        clamped: sum(c.clamped),
-        flushed: sum(c.flushed),
-        saturated_mag: max(c.saturated_mag),
-        near_units: units,
-        far_zero: if M == RTP { 0 } else { far },
-        far_one: if M == RTP { far } else { 0 },
-        exceptions: 0,
-    })
 }
+
+drivers!("avx2", pass3);
+#[cfg(d3dfloat_avx512)]
+drivers!("avx2,avx512f,avx512vl,avx512bw,avx512dq", pass3_avx512);
