@@ -194,7 +194,8 @@ mod x86 {
         (_mm256_and_si256(x, abs), h, back_mag)
     }
 
-    /// |`result` - `mag`| (f32 patterns) in units of 2^-26 ULPs, as an f32: the scale
+    /// |`result` - `mag`| (f32 patterns of the same sign: magnitudes, or a result and its
+    /// input) in units of 2^-26 ULPs, as an f32: the scale
     /// 2^(26 - ulp exponent) has the exponent field 290 - `field`, where `field` is the
     /// result's f32 exponent field (its ULP's, at least 113 for 2^-14: f16's subnormals
     /// share the smallest normal's ULP). Exact wherever the difference is (see
@@ -312,13 +313,17 @@ mod x86 {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     fn eight_normal<const M: u8>(x: __m256i, c: &mut Normal) -> __m128i {
-        let (mag, h, back_mag) = round_trip::<M>(x);
+        // The result keeps the input's sign (±0 included), so the result and the input
+        // compare and subtract as they are, without their magnitudes.
+        let h = to_f16::<M>(x);
+        let back = _mm256_castps_si256(_mm256_cvtph_ps(h));
+        let mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
         c.min = _mm256_min_epu32(c.min, _mm256_add_epi32(mag, _mm256_set1_epi32(-1)));
         c.max = _mm256_max_epu32(c.max, mag);
-        c.exact = _mm256_sub_epi32(c.exact, _mm256_cmpeq_epi32(back_mag, mag));
+        c.exact = _mm256_sub_epi32(c.exact, _mm256_cmpeq_epi32(back, x));
         // As in `eight`; a zero result (from ±0 only) has error 0 whatever its scale.
-        let field = _mm256_and_si256(back_mag, _mm256_set1_epi32(0x7f80_0000));
-        let units = _mm256_castps_si256(error_units(back_mag, mag, field));
+        let field = _mm256_and_si256(back, _mm256_set1_epi32(0x7f80_0000));
+        let units = _mm256_castps_si256(error_units(back, x, field));
         c.max_units = _mm256_max_epi32(c.max_units, units);
         h
     }
