@@ -95,6 +95,31 @@ fn f16c_full_pass_matches_the_portable_one() {
         full_same_as_portable::<RTN, false>(v);
         full_same_as_portable::<RTN, true>(v);
     }
+    // Values below 2^-25 (rounded up to the smallest subnormal toward one INF) and at
+    // its edge, both signs, alone and beside a value with a smaller error, so that each
+    // is the largest error once.
+    let far = [
+        1u32,
+        0x0040_0000,
+        0x0080_0000,
+        0x2000_0000,
+        0x3280_0000,
+        0x32c0_0000,
+    ];
+    // 0x32ff_fffd: 2^-24 - |x| rounds up in f32, above the error itself.
+    for edge in far
+        .into_iter()
+        .chain([0x32ff_fffd, 0x32ff_ffff, 0x3300_0000, 0x3300_0001])
+    {
+        for v in [edge, edge | 0x8000_0000] {
+            for block in [vec![v], vec![v, 0x3f80_0001], vec![0x3f80_0001, v, 0]] {
+                full_same_as_portable::<RTP, false>(&block);
+                full_same_as_portable::<RTP, true>(&block);
+                full_same_as_portable::<RTN, false>(&block);
+                full_same_as_portable::<RTN, true>(&block);
+            }
+        }
+    }
     // One value at a time, so each lane's error is the maximum.
     for &v in values.iter().step_by(97) {
         full_same_as_portable::<RNE, false>(&[v]);

@@ -37,24 +37,37 @@ struct Full {
 /// Lanes one full pass counts: 2^12 per 32-bit lane, within a 16-bit half.
 const FULL_LANES: usize = 1 << 15;
 
-/// Lanes past f16's range in mode `M` (for the modes other than to nearest): finite
-/// inputs that round to INF, or of at least 2^16 (where the modes rounding toward zero
-/// give the largest finite value instead; the core calls both overflow). One signed
-/// compare: adding 2^23 to |x| takes INF and NaN past the top of the positive range (to
-/// negative numbers), and keeps every finite magnitude in order below them.
+/// `if_neg` in the lanes where `x` is negative (its sign bit set), `if_pos` elsewhere:
+/// `vblendvps` reads the sign bit of each lane itself, so no mask is built from `x`.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn past_range<const M: u8>(mag: __m256i, neg: __m256i) -> __m256i {
+fn by_sign(x: __m256i, if_pos: __m256i, if_neg: __m256i) -> __m256i {
+    _mm256_castps_si256(_mm256_blendv_ps(
+        _mm256_castsi256_ps(if_pos),
+        _mm256_castsi256_ps(if_neg),
+        _mm256_castsi256_ps(x),
+    ))
+}
+
+/// Lanes past f16's range in mode `M` (for the modes other than to nearest): finite
+/// inputs that round to INF, or of at least 2^16 (where the modes rounding toward zero
+/// give the largest finite value instead; the core calls both overflow). `twice` is
+/// |x| + 2^23 as patterns (2|x| for normal |x|): the addition takes INF and NaN past the
+/// top of the positive range (to negative numbers) and keeps every finite magnitude in
+/// order below them, so one signed compare decides.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn past_range<const M: u8>(twice: __m256i, x: __m256i) -> __m256i {
     // The largest magnitude within the range, shifted alike: 65504 where the mode rounds
     // away from zero, just below 2^16 where it rounds toward zero.
-    let (away, toward) = (MAX_FINITE + (1 << 23), 0x477f_ffff + (1 << 23));
+    let away = _mm256_set1_epi32(MAX_FINITE + (1 << 23));
+    let toward = _mm256_set1_epi32(0x477f_ffff + (1 << 23));
     let within = match M {
-        RTZ => _mm256_set1_epi32(toward),
-        RTP => _mm256_blendv_epi8(_mm256_set1_epi32(away), _mm256_set1_epi32(toward), neg),
-        _ => _mm256_blendv_epi8(_mm256_set1_epi32(toward), _mm256_set1_epi32(away), neg),
+        RTZ => toward,
+        RTP => by_sign(x, away, toward),
+        _ => by_sign(x, toward, away),
     };
-    let shifted = _mm256_add_epi32(mag, _mm256_set1_epi32(1 << 23));
-    _mm256_cmpgt_epi32(shifted, within)
+    _mm256_cmpgt_epi32(twice, within)
 }
 
 /// Eight lanes of any f32 patterns to f16, counted into `c`.
@@ -77,15 +90,15 @@ fn past_range<const M: u8>(mag: __m256i, neg: __m256i) -> __m256i {
 fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
     let zero = _mm256_setzero_si256();
     let (mag, mut h16, back_mag) = round_trip::<M>(x);
-    let neg = _mm256_srai_epi32::<31>(x);
     let inf = _mm256_set1_epi32(0x7f80_0000);
     let nan = _mm256_cmpgt_epi32(mag, inf);
     let eq = _mm256_cmpeq_epi32(back_mag, mag);
+    let twice = _mm256_add_epi32(mag, _mm256_set1_epi32(1 << 23));
     let over = if M == RNE {
         // Exactly the finite inputs rounded to INF (INF itself comes back equal).
         _mm256_andnot_si256(eq, _mm256_cmpeq_epi32(back_mag, inf))
     } else {
-        past_range::<M>(mag, neg)
+        past_range::<M>(twice, x)
     };
     if S && M != RTZ {
         // INF from a finite input (a lane past the range rounding away from zero; toward
@@ -93,8 +106,8 @@ fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
         // sign kept: the pattern just below INF's, so adding the lane's mask (-1) does it.
         let to_inf = match M {
             RNE => over,
-            RTP => _mm256_andnot_si256(neg, over),
-            _ => _mm256_and_si256(neg, over),
+            RTP => by_sign(x, over, zero),
+            _ => by_sign(x, zero, over),
         };
         let to_inf16 = _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0b1000>(
             _mm256_packs_epi32(to_inf, to_inf),
@@ -112,10 +125,13 @@ fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
     let mut diff_from = back_mag;
     if matches!(M, RTP | RTN) {
         // Below 2^-25 and rounded up to the smallest subnormal, |result - x| is not
-        // exact in f32: such a lane is measured from 0 instead (|x|, less than its
-        // error), and its error comes from the smallest such |x|.
-        let far = _mm256_cmpgt_epi32(_mm256_set1_epi32(102 << 23), mag);
-        diff_from = _mm256_andnot_si256(far, diff_from);
+        // exact in f32: such a lane is measured from `twice` instead (2|x|, or 2^-126 +
+        // |x| for an f32 subnormal: |x| or 2^-126 from it, exact and less than its
+        // error), and its error comes from the smallest such |x|. Every other finite
+        // result is at most 2|x| (rounding moves |x| by less than itself from 2^-25 up),
+        // so the unsigned minimum keeps it; lanes past the range are left out below, and
+        // NaN and INF still give NaN (their `twice` wraps past the top).
+        diff_from = _mm256_min_epu32(diff_from, twice);
         c.min_far_one = _mm256_min_epu32(c.min_far_one, _mm256_or_si256(mag, zero_out));
     }
     let field = _mm256_and_si256(_mm256_max_epi32(back_mag, normal_min), inf);
@@ -126,8 +142,8 @@ fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
     let sat = match (S, M) {
         (true, _) | (_, RTZ) => over,
         (_, RNE) => zero,
-        (_, RTP) => _mm256_and_si256(over, neg),
-        _ => _mm256_andnot_si256(neg, over),
+        (_, RTP) => by_sign(x, zero, over),
+        _ => by_sign(x, over, zero),
     };
     // Only the modes where it depends on the sign count saturation apart.
     let sat_count = if matches!(M, RTP | RTN) && !S {
