@@ -128,9 +128,10 @@ fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
         // exact in f32: such a lane is measured from `twice` instead (2|x|, or 2^-126 +
         // |x| for an f32 subnormal: |x| or 2^-126 from it, exact and less than its
         // error), and its error comes from the smallest such |x|. Every other finite
-        // result is at most 2|x| (rounding moves |x| by less than itself from 2^-25 up),
+        // result is at most 2|x| (from 2^-25 up, rounding moves |x| by at most itself),
         // so the unsigned minimum keeps it; lanes past the range are left out below, and
-        // NaN and INF still give NaN (their `twice` wraps past the top).
+        // NaN and INF still give NaN (their `twice` has the sign bit set, so as unsigned
+        // numbers it lies above every f32 magnitude).
         diff_from = _mm256_min_epu32(diff_from, twice);
         c.min_far_one = _mm256_min_epu32(c.min_far_one, _mm256_or_si256(mag, zero_out));
     }
