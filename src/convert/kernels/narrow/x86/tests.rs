@@ -51,41 +51,34 @@ fn stats<const F: u32>(p: NarrowPass, n: usize) -> Stats {
 type NarrowCopy = unsafe fn(&[u32], &mut [u16]) -> NarrowPass;
 type TexelCopy = unsafe fn(&[u32], &mut [u32]) -> (NarrowPass, NarrowPass);
 
-/// The copies of a driver this CPU runs: AVX2 (the callers checked for it), and
-/// AVX-512 where it was built and the CPU has it.
-fn copies<T>(avx2: T, avx512: T) -> Vec<(&'static str, T)> {
-    let mut v = vec![("avx2", avx2)];
-    if super::super::super::has_avx512() {
-        v.push(("avx512", avx512));
-    }
-    v
+/// The copies of a driver this CPU runs, as `$ty` pointers: AVX2 (the callers checked
+/// for it), and AVX-512 where it was built and the CPU has it.
+macro_rules! copies {
+    ($ty:ty, $avx2:expr, $avx512:expr) => {{
+        #[cfg_attr(not(d3dfloat_avx512), allow(unused_mut))]
+        let mut v: Vec<(&'static str, $ty)> = vec![("avx2", $avx2)];
+        #[cfg(d3dfloat_avx512)]
+        if super::super::super::has_avx512() {
+            v.push(("avx512", $avx512));
+        }
+        v
+    }};
 }
 
-#[cfg(d3dfloat_avx512)]
 fn narrow_copies<const F: u32, const M: u8, const S: bool>() -> Vec<(&'static str, NarrowCopy)> {
-    copies::<NarrowCopy>(narrow_full::<F, M, S>, narrow_full_avx512::<F, M, S>)
-}
-
-#[cfg(not(d3dfloat_avx512))]
-fn narrow_copies<const F: u32, const M: u8, const S: bool>() -> Vec<(&'static str, NarrowCopy)> {
-    copies::<NarrowCopy>(narrow_full::<F, M, S>, narrow_full::<F, M, S>)
-}
-
-#[cfg(d3dfloat_avx512)]
-fn texel_copies<const M: u8, const S: bool, const STRIDE: usize>() -> Vec<(&'static str, TexelCopy)>
-{
-    copies::<TexelCopy>(
-        r11g11b10_full::<M, S, STRIDE>,
-        r11g11b10_full_avx512::<M, S, STRIDE>,
+    copies!(
+        NarrowCopy,
+        narrow_full::<F, M, S>,
+        narrow_full_avx512::<F, M, S>
     )
 }
 
-#[cfg(not(d3dfloat_avx512))]
 fn texel_copies<const M: u8, const S: bool, const STRIDE: usize>() -> Vec<(&'static str, TexelCopy)>
 {
-    copies::<TexelCopy>(
+    copies!(
+        TexelCopy,
         r11g11b10_full::<M, S, STRIDE>,
-        r11g11b10_full::<M, S, STRIDE>,
+        r11g11b10_full_avx512::<M, S, STRIDE>
     )
 }
 
