@@ -10,7 +10,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Verdict;
 use crate::convert::dds::{self, Shape, Texels};
-use crate::convert::output::{OutputFile, interrupts, refuse_same_file, stdin_metadata};
+use crate::convert::output::{
+    OutputFile, WRITE_BUFFER, interrupts, refuse_same_file, stdin_metadata,
+};
 use crate::convert::{
     Container, Conversion, ConvertError, Report, Stats, image_in, raw, raw::convert_parallel,
 };
@@ -69,7 +71,7 @@ impl Sink {
     fn open(path: Option<&Path>) -> Result<Sink, ConvertError> {
         Ok(match path {
             Some(p) => Sink::File(OutputFile::create(p)?),
-            None => Sink::Stdout(BufWriter::with_capacity(1 << 20, io::stdout())),
+            None => Sink::Stdout(BufWriter::with_capacity(WRITE_BUFFER, io::stdout())),
         })
     }
 

@@ -58,6 +58,14 @@ fn same_file(_: &Metadata, _: &Metadata) -> bool {
     false
 }
 
+/// Capacity of the buffer in front of an output. The raw converter writes whole chunks,
+/// nearly always larger than this (77 KiB to a few MiB; only f64 texels packed on one
+/// core give less), which `BufWriter` passes straight to the file; headers, tails and
+/// those small chunks are gathered here. With a 1 MiB buffer every
+/// one-core chunk was copied once more on its way out: 2-4% of a one-core f32 -> f16 run
+/// (`perf record`; `perf stat` minima 126 -> 121 ms for 256 MiB on tmpfs).
+pub const WRITE_BUFFER: usize = 64 << 10;
+
 /// An output file being written: replaced whole at the end, or written in place.
 pub enum OutputFile {
     /// A regular or missing file (or a link to one), written under a temporary name and
@@ -87,7 +95,7 @@ impl OutputFile {
                     .open(path)
                     .map_err(error)?;
                 Ok(OutputFile::InPlace {
-                    writer: BufWriter::with_capacity(1 << 20, file),
+                    writer: BufWriter::with_capacity(WRITE_BUFFER, file),
                     path: path.to_path_buf(),
                 })
             }
@@ -183,7 +191,7 @@ impl AtomicFile {
         })
         .map_err(error)?;
         Ok(AtomicFile {
-            writer: BufWriter::with_capacity(1 << 20, file),
+            writer: BufWriter::with_capacity(WRITE_BUFFER, file),
             temp: Some(temp),
             target: target.to_path_buf(),
             shown: shown.to_path_buf(),
