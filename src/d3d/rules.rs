@@ -87,7 +87,8 @@ pub enum Rule {
     /// (§3.1.2 and the D3D10 Floating-point rules page).
     D3D10OneUlp,
     /// float16 unfused arithmetic rounds to nearest even, which tightens every 1 ULP allowance of
-    /// the 32-bit rules (§3.1.5).
+    /// the 32-bit rules (§3.1.5). The text names the looser min-precision reading
+    /// (§7.20.2.2.1), which `op --fmt f16` does not judge by.
     F16HalfUlp,
     /// float16 fused operations within 0.6 ULP of the exact result (§3.1.5).
     F16Fused,
@@ -284,7 +285,7 @@ impl Rule {
                 "Direct3D 10 rules: 32-bit arithmetic (multiply and divide included) may be off by 1 ULP because hardware may truncate: either neighbour of an inexact result, an exact result exactly, and ±max or ±inf beyond the largest finite value"
             }
             F16HalfUlp => {
-                "float16 unfused arithmetic rounds to nearest, ties to even (0.5 ULP, per IEEE 754); every 1 ULP allowance of the 32-bit rules is tightened to that"
+                "float16 unfused arithmetic rounds to nearest, ties to even (0.5 ULP, per IEEE 754); every 1 ULP allowance of the 32-bit rules is tightened to that. These are native float16 rules: min-precision float16 (min16float, §7.20.2.2.1) may also truncate and flush denorms"
             }
             F16Fused => {
                 "float16 fused operations may also be off by up to 0.6 ULP of the exact result"
