@@ -1,14 +1,15 @@
 //! In-process throughput of the convert kernels, against baselines measured in the same
 //! run: memcpy of the same f32 buffer, and the `half` crate's slice conversions.
 //!
-//! `cargo bench --bench convert [-- N] [--only TEXT]`: N million f32 values (default 16),
+//! `cargo bench --bench convert [-- N] [--only TEXT] [--rounds R]`: N million f32 values (default 16),
 //! only the kernels whose label contains TEXT if asked. Every kernel
 //! runs on one thread and on all threads, over two data sets: texture-like values
 //! (`typical`) and uniformly random bit patterns (`random`: NaN, INF, subnormals,
 //! negatives and overflow everywhere, the worst case for a kernel with a slow path).
-//! Each figure is the best of several runs; "x memcpy" is memcpy time / kernel time for
-//! the same number of f32 values (memcpy is timed at the start and the end, the best
-//! kept), and random rows also print their speed as a fraction of the typical row.
+//! Each figure is the best of 3 rounds (`--rounds R`) over the whole list, of 5 runs each;
+//! "x memcpy" is memcpy time / kernel time for the same number of f32 values (memcpy is
+//! timed at the start of each round and at the end, the best kept), and random rows also
+//! print their speed as a fraction of the typical row.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -17,7 +18,11 @@ use d3dfloat::convert::{Conversion, kernels, raw};
 use d3dfloat::format::{F11, F16, F32, Format, RoundOptions, Rounding};
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 
-const RUNS: usize = 7;
+/// Runs of a row in a row (the best one kept) and rounds over the whole list: a slow
+/// spell of this shared machine lasts longer than one row's runs, so each row is timed
+/// again in every round and keeps its best time over all of them.
+const RUNS: usize = 5;
+const ROUNDS: usize = 3;
 
 fn best(mut f: impl FnMut()) -> Duration {
     f(); // Warm up: page in the buffers.
@@ -69,27 +74,66 @@ fn random_bytes(bytes: usize) -> Vec<u8> {
 
 struct Bench {
     n: usize,
-    /// Rows to print once memcpy has been timed again at the end: name, time, suffix.
-    rows: Vec<(String, Duration, String)>,
+    /// Every row timed so far, in first-timed order, with its best time over all rounds.
+    rows: Vec<Row>,
     /// `--only TEXT`: time just the kernels whose label contains TEXT.
     only: String,
-    /// Single-thread times of the typical rows, by label, for the random rows' ratio.
-    typical: Vec<(String, Duration)>,
+}
+
+struct Row {
+    /// The kernel's label (shared by its typical and random rows), the data set, and
+    /// whether it ran on one thread.
+    label: String,
+    data: String,
+    one_thread: bool,
+    name: String,
+    best: Duration,
 }
 
 impl Bench {
-    fn report(&mut self, name: &str, t: Duration, extra: &str) {
-        self.rows.push((name.to_string(), t, extra.to_string()));
+    /// Keeps the best time of the row `name` over the rounds.
+    fn report(&mut self, label: &str, data: &str, threads: Option<usize>, t: Duration) {
+        let name = match threads {
+            None => format!("{label} [{data}] (1 thread)"),
+            Some(k) => format!("{label} [{data}] ({k} threads)"),
+        };
+        match self.rows.iter_mut().find(|r| r.name == name) {
+            Some(r) => r.best = r.best.min(t),
+            None => self.rows.push(Row {
+                label: label.to_string(),
+                data: data.to_string(),
+                one_thread: threads.is_none(),
+                name,
+                best: t,
+            }),
+        }
     }
 
     fn print(&self, memcpy: Duration) {
-        for (name, t, extra) in &self.rows {
-            let gvals = self.n as f64 / t.as_secs_f64() / 1e9;
+        for r in &self.rows {
+            let gvals = self.n as f64 / r.best.as_secs_f64() / 1e9;
+            // A random row's speed as a fraction of the same kernel's typical row.
+            let typical = self.rows.iter().find(|t| {
+                r.data == "random"
+                    && r.one_thread
+                    && t.one_thread
+                    && t.data == "typical"
+                    && t.label == r.label
+            });
+            let extra = typical
+                .map(|t| {
+                    format!(
+                        "  {:>5.2}x typical",
+                        t.best.as_secs_f64() / r.best.as_secs_f64()
+                    )
+                })
+                .unwrap_or_default();
             println!(
-                "{name:<48} {:>8.2} ms {:>6.2} Gvalues/s {:>6.2}x memcpy{extra}",
-                t.as_secs_f64() * 1e3,
+                "{:<48} {:>8.2} ms {:>6.2} Gvalues/s {:>6.2}x memcpy{extra}",
+                r.name,
+                r.best.as_secs_f64() * 1e3,
                 gvals,
-                memcpy.as_secs_f64() / t.as_secs_f64()
+                memcpy.as_secs_f64() / r.best.as_secs_f64()
             );
         }
     }
@@ -108,20 +152,8 @@ impl Bench {
         let tn = best(|| {
             black_box(raw::convert_parallel(conv, black_box(src), &mut dst));
         });
-        let threads = rayon::current_num_threads();
-        if data == "typical" {
-            self.typical.push((label.to_string(), t1));
-            self.report(&format!("{label} [{data}] (1 thread)"), t1, "");
-        } else {
-            let extra = self
-                .typical
-                .iter()
-                .find(|(l, _)| l == label)
-                .map(|(_, t)| format!("  {:>5.2}x typical", t.as_secs_f64() / t1.as_secs_f64()))
-                .unwrap_or_default();
-            self.report(&format!("{label} [{data}] (1 thread)"), t1, &extra);
-        }
-        self.report(&format!("{label} [{data}] ({threads} threads)"), tn, "");
+        self.report(label, data, None, t1);
+        self.report(label, data, Some(rayon::current_num_threads()), tn);
         dst
     }
 }
@@ -173,11 +205,7 @@ fn run_set(b: &mut Bench, data: &str, src: &[u8]) {
         halves.convert_from_f32_slice(black_box(floats));
         black_box(&halves);
     });
-    b.report(
-        &format!("half crate f32 -> f16 slice [{data}] (1 thread)"),
-        t,
-        "",
-    );
+    b.report("half crate f32 -> f16 slice", data, None, t);
 
     for (mode, name) in [
         (Rounding::NearestEven, "rne"),
@@ -234,11 +262,7 @@ fn run_set(b: &mut Bench, data: &str, src: &[u8]) {
             .convert_to_f32_slice(&mut widened);
         black_box(&widened);
     });
-    b.report(
-        &format!("half crate f16 -> f32 slice [{data}] (1 thread)"),
-        t,
-        "",
-    );
+    b.report("half crate f16 -> f32 slice", data, None, t);
     b.kernel(&conv(f16f, f32f, 1, rne), &h, "f16 -> f32", data);
     b.kernel(
         &conv(Format::R11G11B10, f32f, 3, rne),
@@ -259,39 +283,47 @@ fn main() {
     if write_sample(&args) {
         return;
     }
-    let millions: usize = std::env::args()
-        .skip(1)
-        .find_map(|a| a.parse().ok())
+    // The first number that is not the value of a flag.
+    let millions: usize = (1..args.len())
+        .filter(|&i| !matches!(args[i - 1].as_str(), "--only" | "--rounds"))
+        .find_map(|i| args[i].parse().ok())
         .unwrap_or(16);
     let n = millions * 1_000_000 / 12 * 12;
     let typical = typical_f32(n);
     let random = random_bytes(n * 4);
-    let first = memcpy_time(&typical);
+    let arg_after = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .map(|i| args[i + 1].clone())
+    };
+    let rounds: usize = arg_after("--rounds").map_or(ROUNDS, |r| r.parse().expect("--rounds N"));
     let mut b = Bench {
         n,
         rows: Vec::new(),
-        only: args
-            .iter()
-            .position(|a| a == "--only")
-            .map(|i| args[i + 1].clone())
-            .unwrap_or_default(),
-        typical: Vec::new(),
+        only: arg_after("--only").unwrap_or_default(),
     };
     println!(
-        "{n} f32 values ({} MiB); f16c: {}; {} threads",
+        "{n} f32 values ({} MiB); f16c: {}; {} threads; best of {rounds} rounds of {RUNS} runs",
         typical.len() >> 20,
         cfg!(target_arch = "x86_64") && std::is_x86_feature_detected!("f16c"),
         rayon::current_num_threads()
     );
-    run_set(&mut b, "typical", &typical);
-    run_set(&mut b, "random", &random);
-    let again = memcpy_time(&typical);
-    let memcpy = first.min(again);
-    b.print(memcpy);
+    let mut memcpy = Vec::new();
+    for _ in 0..rounds {
+        memcpy.push(memcpy_time(&typical));
+        run_set(&mut b, "typical", &typical);
+        run_set(&mut b, "random", &random);
+    }
+    memcpy.push(memcpy_time(&typical));
+    let fastest = *memcpy.iter().min().expect("timed");
+    b.print(fastest);
+    let ms: Vec<String> = memcpy
+        .iter()
+        .map(|t| format!("{:.2}", t.as_secs_f64() * 1e3))
+        .collect();
     println!(
-        "memcpy of the f32 buffer: {:.2} ms at the start, {:.2} ms at the end; ratios use {:.2} ms",
-        first.as_secs_f64() * 1e3,
-        again.as_secs_f64() * 1e3,
-        memcpy.as_secs_f64() * 1e3
+        "memcpy of the f32 buffer at the start of each round and at the end: {} ms; ratios use {:.2} ms",
+        ms.join(" "),
+        fastest.as_secs_f64() * 1e3
     );
 }

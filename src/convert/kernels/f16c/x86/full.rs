@@ -92,11 +92,18 @@ fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
     let (mag, mut h16, back_mag) = round_trip::<M>(x);
     let inf = _mm256_set1_epi32(0x7f80_0000);
     let nan = _mm256_cmpgt_epi32(mag, inf);
-    let eq = _mm256_cmpeq_epi32(back_mag, mag);
+    // Exact or NaN in one compare: as floats, NaN is unordered, and two magnitudes
+    // (denormals included: nothing here sets DAZ) are equal exactly when their patterns
+    // are.
+    let exact_or_nan = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_EQ_UQ>(
+        _mm256_castsi256_ps(back_mag),
+        _mm256_castsi256_ps(mag),
+    ));
     let twice = _mm256_add_epi32(mag, _mm256_set1_epi32(1 << 23));
     let over = if M == RNE {
-        // Exactly the finite inputs rounded to INF (INF itself comes back equal).
-        _mm256_andnot_si256(eq, _mm256_cmpeq_epi32(back_mag, inf))
+        // Exactly the finite inputs rounded to INF (INF itself comes back equal; NaN
+        // does not come back as INF).
+        _mm256_andnot_si256(exact_or_nan, _mm256_cmpeq_epi32(back_mag, inf))
     } else {
         past_range::<M>(twice, x)
     };
@@ -115,7 +122,7 @@ fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
         h16 = _mm_add_epi16(h16, to_inf16);
     }
     let zero_out = _mm256_cmpeq_epi32(back_mag, zero);
-    c.exact_nan = _mm256_sub_epi16(c.exact_nan, pair(_mm256_or_si256(eq, nan), nan));
+    c.exact_nan = _mm256_sub_epi16(c.exact_nan, pair(exact_or_nan, nan));
     // 2^-14 (f16's smallest normal) is the f32 exponent field 113.
     let normal_min = _mm256_set1_epi32(113 << 23);
     let below = _mm256_cmpgt_epi32(normal_min, back_mag);
