@@ -115,24 +115,43 @@ mod x86 {
     /// opaque zero (without it LLVM converts the stored halves a second time, straight into
     /// memory), then the tail eight lanes at a time, padded with +0. Evaluates to the
     /// number of padding lanes run.
+    ///
+    /// With `then`, `$eight` also gives a 32-bit mask per lane, and `$fix` rewrites the
+    /// sixteen patterns `$h` before the store, given those masks as 16-bit masks `$m` in
+    /// the same order: one mask conversion per sixteen lanes rather than per eight.
     macro_rules! sixteen_at_a_time {
-        ($values:expr, $out:expr, |$x:ident| $eight:expr) => {{
+        ($values:expr, $out:expr, |$x:ident| $eight:expr) => {
+            sixteen_at_a_time!(
+                $values,
+                $out,
+                |$x| ($eight, _mm256_setzero_si256()),
+                then | h,
+                _m | h
+            )
+        };
+        ($values:expr, $out:expr, |$x:ident| $eight:expr, then |$h:ident, $m:ident| $fix:expr) => {{
+            // 32-bit masks of two groups of eight lanes to 16-bit masks in lane order:
+            // the pack interleaves the groups by 64-bit quarters, the permute restores them.
+            let masks16 = |lo: __m256i, hi: __m256i| {
+                _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi32(lo, hi))
+            };
             let opaque = std::hint::black_box(_mm256_setzero_si256());
             let mut vs = $values.chunks_exact(16);
             let mut os = $out.chunks_exact_mut(16);
             for (v, o) in (&mut vs).zip(&mut os) {
                 let words: [[u32; 8]; 2] =
                     bytemuck::cast::<[u32; 16], _>(v.try_into().expect("16"));
-                let lo = {
+                let (lo, m_lo) = {
                     let $x: __m256i = bytemuck::cast(words[0]);
                     $eight
                 };
-                let hi = {
+                let (hi, m_hi) = {
                     let $x: __m256i = bytemuck::cast(words[1]);
                     $eight
                 };
-                let both = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
-                let both = _mm256_xor_si256(both, opaque);
+                let $h = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
+                let $m = masks16(m_lo, m_hi);
+                let both = _mm256_xor_si256($fix, opaque);
                 o.copy_from_slice(&bytemuck::cast::<__m256i, [u16; 16]>(both));
             }
             let mut padding = 0u32;
@@ -143,11 +162,15 @@ mod x86 {
             {
                 let mut words = [0u32; 8];
                 words[..v.len()].copy_from_slice(v);
-                let h = {
+                let (h, m) = {
                     let $x: __m256i = bytemuck::cast(words);
                     $eight
                 };
-                o.copy_from_slice(&bytemuck::cast::<__m128i, [u16; 8]>(h)[..v.len()]);
+                // The eight lanes in the low half; the high half is not stored.
+                let $h = _mm256_castsi128_si256(h);
+                let $m = masks16(m, _mm256_setzero_si256());
+                let fixed = _mm256_castsi256_si128($fix);
+                o.copy_from_slice(&bytemuck::cast::<__m128i, [u16; 8]>(fixed)[..v.len()]);
                 padding += 8 - v.len() as u32;
             }
             padding

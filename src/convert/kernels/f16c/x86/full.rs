@@ -70,7 +70,8 @@ fn past_range<const M: u8>(twice: __m256i, x: __m256i) -> __m256i {
     _mm256_cmpgt_epi32(twice, within)
 }
 
-/// Eight lanes of any f32 patterns to f16, counted into `c`.
+/// Eight lanes of any f32 patterns to f16, counted into `c`; also the lanes that
+/// --saturate takes from INF to the largest finite value (all clear without it).
 ///
 /// IEEE rounding by `vcvtps2ph` is the core's rounding for f16 in every case: NaN
 /// keeps its top payload bits with the quiet bit set, INF stays INF, overflow gives
@@ -87,9 +88,9 @@ fn past_range<const M: u8>(twice: __m256i, x: __m256i) -> __m256i {
 /// difference, which `vmaxps` passes over (it returns its second operand).
 #[inline]
 #[target_feature(enable = "avx2,f16c")]
-fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
+fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> (__m128i, __m256i) {
     let zero = _mm256_setzero_si256();
-    let (mag, mut h16, back_mag) = round_trip::<M>(x);
+    let (mag, h16, back_mag) = round_trip::<M>(x);
     let inf = _mm256_set1_epi32(0x7f80_0000);
     let nan = _mm256_cmpgt_epi32(mag, inf);
     // Exact or NaN in one compare: as floats, NaN is unordered, and two magnitudes
@@ -107,20 +108,16 @@ fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
     } else {
         past_range::<M>(twice, x)
     };
-    if S && M != RTZ {
-        // INF from a finite input (a lane past the range rounding away from zero; toward
-        // zero gives the largest finite value already) becomes the largest finite value,
-        // sign kept: the pattern just below INF's, so adding the lane's mask (-1) does it.
-        let to_inf = match M {
-            RNE => over,
-            RTP => by_sign(x, over, zero),
-            _ => by_sign(x, zero, over),
-        };
-        let to_inf16 = _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0b1000>(
-            _mm256_packs_epi32(to_inf, to_inf),
-        ));
-        h16 = _mm_add_epi16(h16, to_inf16);
-    }
+    // With --saturate, INF from a finite input (a lane past the range rounding away from
+    // zero; toward zero gives the largest finite value already) becomes the largest
+    // finite value, sign kept: the pattern just below INF's, so the driver adds the
+    // lane's mask (-1) to it, sixteen lanes at a time.
+    let to_inf = match (S, M) {
+        (false, _) | (_, RTZ) => zero,
+        (_, RNE) => over,
+        (_, RTP) => by_sign(x, over, zero),
+        _ => by_sign(x, zero, over),
+    };
     let zero_out = _mm256_cmpeq_epi32(back_mag, zero);
     c.exact_nan = _mm256_sub_epi16(c.exact_nan, pair(exact_or_nan, nan));
     // 2^-14 (f16's smallest normal) is the f32 exponent field 113.
@@ -163,7 +160,7 @@ fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> __m128i {
     if S || M != RNE {
         c.max_saturated = _mm256_max_epi32(c.max_saturated, _mm256_and_si256(sat, mag));
     }
-    h16
+    (h16, to_inf)
 }
 
 /// Defines the pass's drivers (the loops; the lane code inlines into them) for the
@@ -203,7 +200,17 @@ macro_rules! drivers {
             };
             // The tail's padding lanes are +0: exact, a zero result from a zero input (so neither
             // subnormal nor flushed), error 0.
-            let padding = sixteen_at_a_time!(values, out, |x| full_eight::<M, S>(x, &mut c));
+            let padding = if S && M != RTZ {
+                sixteen_at_a_time!(
+                    values,
+                    out,
+                    |x| full_eight::<M, S>(x, &mut c),
+                    then | h,
+                    to_inf | _mm256_add_epi16(h, to_inf)
+                )
+            } else {
+                sixteen_at_a_time!(values, out, |x| full_eight::<M, S>(x, &mut c).0)
+            };
             let lanes_run = n as u32 + padding;
             let (exact_or_nan, nan) = halves(c.exact_nan);
             let (over, sat_count) = halves(c.over_saturated);
