@@ -20,11 +20,13 @@ use crate::io::read_full;
 /// chunks ran f32 -> f16 at 0.6x the speed of `cat`, 4 MiB chunks at 1.06-1.09x
 /// (`benches/convert_process.sh`).
 const CHUNK_BYTES: usize = 4 << 20;
-/// Input plus output bytes of one chunk on one core: within a core's L2 cache, so that the
-/// read copy leaves the input where the conversion reads it and the output stays there
-/// for the write copy. (On the development machine 128 KiB to 4 MiB all ran within the
-/// noise of each other, about as fast as `cat`: `benches/convert_process.sh`.)
-const SERIAL_CHUNK_BYTES: usize = 384 << 10;
+/// Input plus output bytes of one chunk on one core: about a core's L2 cache, so that
+/// the read copy leaves most of the input where the conversion reads it. The size of
+/// the writes matters more: on ext4 (Linux 6.18) 384 KiB chunks, whose
+/// writes are 77-128 KiB, took 7% (f32 -> f16) to 17% (f32x4 -> RGB9E5) longer than
+/// 1.5 MiB ones for 1 GiB on one core; 3 and 6 MiB chunks ran as fast as 1.5 MiB, and on
+/// tmpfs all of them ran alike (`perf stat` minima, interleaved).
+const SERIAL_CHUNK_BYTES: usize = 3 << 19;
 /// Bytes of input one rayon task converts.
 const TASK_BYTES: usize = 256 << 10;
 
