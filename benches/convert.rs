@@ -6,7 +6,7 @@
 //! runs on one thread and on all threads, over two data sets: texture-like values
 //! (`typical`) and uniformly random bit patterns (`random`: NaN, INF, subnormals,
 //! negatives and overflow everywhere, the worst case for a kernel with a slow path).
-//! Each figure is the best of 3 rounds (`--rounds R`) over the whole list, of 5 runs each;
+//! Each figure is the best of 5 rounds (`--rounds R`) over the whole list, of 5 runs each;
 //! "x memcpy" is memcpy time / kernel time for the same number of f32 values (memcpy is
 //! timed at the start of each round and at the end, the best kept), and random rows also
 //! print their speed as a fraction of the typical row.
@@ -22,7 +22,7 @@ use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 /// spell of this shared machine lasts longer than one row's runs, so each row is timed
 /// again in every round and keeps its best time over all of them.
 const RUNS: usize = 5;
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
 
 fn best(mut f: impl FnMut()) -> Duration {
     f(); // Warm up: page in the buffers.
