@@ -6,6 +6,10 @@
 #
 #   cargo build --release && benches/convert_process.sh [SIZE_MIB]    (default 1024)
 #
+# Environment: D3DFLOAT (the binary, default target/release/d3dfloat), BENCH_DIR (where the
+# inputs are made and kept, default /tmp/d3dfloat-bench), FLOOR and CONVERT_BENCH (see
+# below).
+#
 # Beside cat, a floor for f32 -> f16 from examples/process_floor.rs (built here): the same
 # reads and writes with the `half` crate's conversion and nothing else (no counts, checks
 # or temporary file), and the reads and writes alone. No f32 -> f16 program can beat the
@@ -23,11 +27,19 @@ DIR=${BENCH_DIR:-/tmp/d3dfloat-bench}
 mkdir -p "$DIR"
 IN="$DIR/in-${SIZE_MIB}MiB.f32"
 OUT="$DIR/out.bin"
-cargo build -q --release --example process_floor
-FLOOR=target/release/examples/process_floor
+# On a machine without cargo, FLOOR and CONVERT_BENCH name prebuilt binaries of
+# examples/process_floor.rs and benches/convert.rs.
+if [ -z "${FLOOR:-}" ]; then
+    cargo build -q --release --example process_floor
+    FLOOR=target/release/examples/process_floor
+fi
 if [ ! -f "$IN" ]; then
     # Texture-like values (see sample_f32 in benches/convert.rs).
-    cargo bench -q --bench convert -- --write-sample "$IN" "$SIZE_MIB" > /dev/null
+    if [ -n "${CONVERT_BENCH:-}" ]; then
+        "$CONVERT_BENCH" --write-sample "$IN" "$SIZE_MIB" > /dev/null
+    else
+        cargo bench -q --bench convert -- --write-sample "$IN" "$SIZE_MIB" > /dev/null
+    fi
 fi
 if [ ! -f "$IN.random" ]; then
     # Adversarial: random f16 patterns widened to f32 (NaN, INF, subnormals, negatives).
