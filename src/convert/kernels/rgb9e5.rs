@@ -242,30 +242,30 @@ pub(super) fn rgb9e5_vector_generic<const M: u8, const STRIDE: usize, const FULL
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-/// Packed texels with AVX2: groups of eight in float arithmetic (`x86::pass3`, or its
-/// AVX-512 copy when `avx512` is set and built), the rest through the portable pass
-/// compiled for AVX2.
+/// Packed texels of `STRIDE` channels (3, or 4 with alpha) with AVX2: groups of eight in
+/// float arithmetic (`x86::pass3`, or its AVX-512 copy when `avx512` is set and built),
+/// the rest through the portable pass compiled for AVX2.
 #[cfg(target_arch = "x86_64")]
-fn avx2_pass3<const M: u8, const FULL: bool>(
+fn avx2_pass<const M: u8, const FULL: bool, const STRIDE: usize>(
     values: &[u32],
     out: &mut [u32],
     avx512: bool,
 ) -> Rgb9e5Pass {
-    let whole = values.len() / 24 * 24;
+    let whole = values.len() / (8 * STRIDE) * (8 * STRIDE);
     let groups = &values[..whole];
     // SAFETY: the callers checked that the CPU has AVX2, and AVX-512 F, VL, BW and DQ when
     // they set `avx512`.
     let texels = unsafe {
         #[cfg(d3dfloat_avx512)]
         if avx512 {
-            x86::pass3_avx512::<M, FULL>(groups, out)
+            x86::pass3_avx512::<M, FULL, STRIDE>(groups, out)
         } else {
-            x86::pass3::<M, FULL>(groups, out)
+            x86::pass3::<M, FULL, STRIDE>(groups, out)
         }
         #[cfg(not(d3dfloat_avx512))]
         {
             let _ = avx512;
-            x86::pass3::<M, FULL>(groups, out)
+            x86::pass3::<M, FULL, STRIDE>(groups, out)
         }
     };
     let Some(mut pass) = texels else {
@@ -275,8 +275,9 @@ fn avx2_pass3<const M: u8, const FULL: bool>(
         };
     };
     // SAFETY: as above.
-    let rest =
-        unsafe { avx2_vector::rgb9e5::<M, 3, FULL>(&values[whole..], &mut out[whole / 3..]) };
+    let rest = unsafe {
+        avx2_vector::rgb9e5::<M, STRIDE, FULL>(&values[whole..], &mut out[whole / STRIDE..])
+    };
     pass.merge(&rest);
     pass
 }
@@ -290,15 +291,23 @@ fn rgb9e5_pass<const M: u8>(
 ) -> Rgb9e5Pass {
     match (stride, full) {
         #[cfg(target_arch = "x86_64")]
-        (3, false) if super::has_avx2() => avx2_pass3::<M, false>(values, out, super::has_avx512()),
+        (3, false) if super::has_avx2() => {
+            avx2_pass::<M, false, 3>(values, out, super::has_avx512())
+        }
+        #[cfg(target_arch = "x86_64")]
+        (3, true) if super::has_avx2() => avx2_pass::<M, true, 3>(values, out, super::has_avx512()),
+        #[cfg(target_arch = "x86_64")]
+        (_, false) if super::has_avx2() => {
+            avx2_pass::<M, false, 4>(values, out, super::has_avx512())
+        }
+        #[cfg(target_arch = "x86_64")]
+        (_, true) if super::has_avx2() => avx2_pass::<M, true, 4>(values, out, super::has_avx512()),
         (3, false) => vector_pass!(
             avx2_vector::rgb9e5::<M, 3, false>,
             rgb9e5_vector_generic::<M, 3, false>,
             values,
             out
         ),
-        #[cfg(target_arch = "x86_64")]
-        (3, true) if super::has_avx2() => avx2_pass3::<M, true>(values, out, super::has_avx512()),
         (3, true) => vector_pass!(
             avx2_vector::rgb9e5::<M, 3, true>,
             rgb9e5_vector_generic::<M, 3, true>,
@@ -412,34 +421,49 @@ mod tests {
     }
 
     /// `rgb9e5_pass` (AVX2 or AVX-512 where the CPU has it) and the AVX2 copy against
-    /// the portable pass, short or full.
+    /// the portable pass, short or full, on the texels of `values` (three channels), and
+    /// on the same texels with a fourth channel (alpha, which must be ignored: NaN, INF
+    /// and negatives among them).
     fn same_pass_as_portable<const M: u8, const FULL: bool>(values: &[u32]) {
         let texels = values.len() / 3;
         let values = &values[..3 * texels];
+        let alphas = [0x7fc0_dead, 0xff80_0000, 0xbf80_0000, 0x3f80_0000];
+        let rgba: Vec<u32> = values
+            .chunks_exact(3)
+            .enumerate()
+            .flat_map(|(i, t)| [t[0], t[1], t[2], alphas[i % 4]])
+            .collect();
+        same_stride_as_portable::<M, FULL, 3>(values);
+        same_stride_as_portable::<M, FULL, 4>(&rgba);
+    }
+
+    fn same_stride_as_portable<const M: u8, const FULL: bool, const STRIDE: usize>(values: &[u32]) {
+        let texels = values.len() / STRIDE;
         let (mut a, mut b) = (vec![0u32; texels], vec![0u32; texels]);
-        let pa = rgb9e5_pass::<M>(values, 3, &mut a, FULL);
-        let pb = rgb9e5_vector_generic::<M, 3, FULL>(values, &mut b);
-        assert_eq!(pa.exceptions > 0, pb.exceptions > 0, "exceptions, mode {M}");
+        let pa = rgb9e5_pass::<M>(values, STRIDE, &mut a, FULL);
+        let pb = rgb9e5_vector_generic::<M, STRIDE, FULL>(values, &mut b);
+        let what = format!("mode {M}, {STRIDE} channels");
+        assert_eq!(pa.exceptions > 0, pb.exceptions > 0, "exceptions, {what}");
         #[cfg(target_arch = "x86_64")]
         if super::super::has_avx2() {
             // The AVX2 copy too, where the dispatch took the AVX-512 one.
             let mut c = vec![0u32; texels];
-            let pc = avx2_pass3::<M, FULL>(values, &mut c, false);
+            let pc = avx2_pass::<M, FULL, STRIDE>(values, &mut c, false);
             assert_eq!(
                 pc.exceptions > 0,
                 pb.exceptions > 0,
-                "avx2 exceptions, mode {M}"
+                "avx2 exceptions, {what}"
             );
             if pb.exceptions == 0 {
-                assert_eq!(c, b, "avx2 words, mode {M}");
-                assert_eq!(fields(pc), fields(pb), "avx2 counts, mode {M}");
+                assert_eq!(c, b, "avx2 words, {what}");
+                assert_eq!(fields(pc), fields(pb), "avx2 counts, {what}");
             }
         }
         if pb.exceptions > 0 {
             return;
         }
-        assert_eq!(a, b, "words, mode {M}");
-        assert_eq!(fields(pa), fields(pb), "counts, mode {M}");
+        assert_eq!(a, b, "words, {what}");
+        assert_eq!(fields(pa), fields(pb), "counts, {what}");
     }
 
     #[test]

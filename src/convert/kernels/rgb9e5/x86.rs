@@ -1,4 +1,4 @@
-//! The short RGB9E5 pass over packed f32x3 texels with AVX2, in float arithmetic: the
+//! The short RGB9E5 pass over packed f32x3 (or RGBA f32x4) texels with AVX2, in float arithmetic: the
 //! portable pass (`rgb9e5_vector_generic`) shifts and rounds 24-bit mantissas with
 //! integer operations and needs about 300 instructions per eight texels; here the
 //! mantissa of a channel at shared exponent E is the f32 product v * 2^(24 - E), exact
@@ -166,11 +166,12 @@ fn eight<const M: u8, const FULL: bool>(rgb: [__m256i; 3], c: &mut Acc) -> __m25
 /// (`build.rs`), where its ten running values and constants fit the 32 registers.
 macro_rules! drivers {
     ($features:literal, $pass3:ident) => {
-        /// The short (`FULL` false) or full pass over whole groups of eight texels
-        /// (`values.len()` a multiple of 24); `None` when the short pass met a channel that
-        /// needed clamping (the outputs are written either way). The full pass takes any texel.
+        /// The short (`FULL` false) or full pass over whole groups of eight texels of
+        /// `STRIDE` (3 or 4) channels (`values.len()` a multiple of 8 * `STRIDE`); `None`
+        /// when the short pass met a channel that needed clamping (the outputs are written
+        /// either way). The full pass takes any texel.
         #[target_feature(enable = $features)]
-        pub(super) fn $pass3<const M: u8, const FULL: bool>(
+        pub(super) fn $pass3<const M: u8, const FULL: bool, const STRIDE: usize>(
             values: &[u32],
             out: &mut [u32],
         ) -> Option<Rgb9e5Pass> {
@@ -192,22 +193,49 @@ macro_rules! drivers {
             let r_idx = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5);
             let g_idx = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6);
             let b_idx = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
-            for (v, o) in values.chunks_exact(24).zip(out.chunks_exact_mut(8)) {
-                let words: [[u32; 8]; 3] =
-                    bytemuck::cast::<[u32; 24], _>(v.try_into().expect("24"));
-                let [a, b, d] = words.map(bytemuck::cast::<[u32; 8], __m256i>);
-                let r =
-                    _mm256_blend_epi32::<0b0010_0100>(_mm256_blend_epi32::<0b1001_0010>(a, b), d);
-                let g =
-                    _mm256_blend_epi32::<0b0100_1001>(_mm256_blend_epi32::<0b0010_0100>(a, b), d);
-                let bl =
-                    _mm256_blend_epi32::<0b1001_0010>(_mm256_blend_epi32::<0b0100_1001>(a, b), d);
-                let rgb = [
-                    _mm256_permutevar8x32_epi32(r, r_idx),
-                    _mm256_permutevar8x32_epi32(g, g_idx),
-                    _mm256_permutevar8x32_epi32(bl, b_idx),
-                ];
-                let word = eight::<M, FULL>(rgb, &mut c);
+            // With four channels the transpose leaves the texels in the order 0 2 4 6 1 3
+            // 5 7; this puts the words back.
+            let texel_order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+            for (v, o) in values.chunks_exact(8 * STRIDE).zip(out.chunks_exact_mut(8)) {
+                let word = if STRIDE == 3 {
+                    let words: [[u32; 8]; 3] =
+                        bytemuck::cast::<[u32; 24], _>(v.try_into().expect("24"));
+                    let [a, b, d] = words.map(bytemuck::cast::<[u32; 8], __m256i>);
+                    let r = _mm256_blend_epi32::<0b0010_0100>(
+                        _mm256_blend_epi32::<0b1001_0010>(a, b),
+                        d,
+                    );
+                    let g = _mm256_blend_epi32::<0b0100_1001>(
+                        _mm256_blend_epi32::<0b0010_0100>(a, b),
+                        d,
+                    );
+                    let bl = _mm256_blend_epi32::<0b1001_0010>(
+                        _mm256_blend_epi32::<0b0100_1001>(a, b),
+                        d,
+                    );
+                    let rgb = [
+                        _mm256_permutevar8x32_epi32(r, r_idx),
+                        _mm256_permutevar8x32_epi32(g, g_idx),
+                        _mm256_permutevar8x32_epi32(bl, b_idx),
+                    ];
+                    eight::<M, FULL>(rgb, &mut c)
+                } else {
+                    // Four words of two texels each (r0 g0 b0 a0 r1 g1 b1 a1, ...): a 4x4
+                    // transpose within each 128-bit half; alpha is left out.
+                    let words: [[u32; 8]; 4] =
+                        bytemuck::cast::<[u32; 32], _>(v.try_into().expect("32"));
+                    let [w0, w1, w2, w3] = words.map(bytemuck::cast::<[u32; 8], __m256i>);
+                    let rg01 = _mm256_unpacklo_epi32(w0, w1);
+                    let ba01 = _mm256_unpackhi_epi32(w0, w1);
+                    let rg23 = _mm256_unpacklo_epi32(w2, w3);
+                    let ba23 = _mm256_unpackhi_epi32(w2, w3);
+                    let rgb = [
+                        _mm256_unpacklo_epi64(rg01, rg23),
+                        _mm256_unpackhi_epi64(rg01, rg23),
+                        _mm256_unpacklo_epi64(ba01, ba23),
+                    ];
+                    _mm256_permutevar8x32_epi32(eight::<M, FULL>(rgb, &mut c), texel_order)
+                };
                 o.copy_from_slice(&lanes(word));
             }
             let max_mag = max(c.max_mag);
