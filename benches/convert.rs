@@ -241,6 +241,16 @@ fn run_set(b: &mut Bench, data: &str, src: &[u8]) {
         "f32x3 -> rgb9e5 rne",
         data,
     );
+    // RGBA texels (what `convert --channels 4` and textures with alpha give): the alpha
+    // channel is read past.
+    for to in [Format::R11G11B10, Format::Rgb9e5] {
+        b.kernel(
+            &conv(f32f, to, 4, rne),
+            src,
+            &format!("f32x4 -> {} rne", to.name()),
+            data,
+        );
+    }
 
     let (h, rg, e5) = if data == "typical" {
         let h: Vec<u8> = halves
