@@ -47,9 +47,11 @@ pub(super) fn short_range(u: u32) -> bool {
 }
 
 /// The short f16 pass in rounding mode `M`: returns the counts of the lanes in
-/// [`short_range`] and the number of the others (the exceptions). With no exception, every
-/// lane has its output and the counts are the block's; with some, the caller runs the
-/// full pass over the block, and lanes may be left unwritten.
+/// [`short_range`] and the number of the others (the exceptions), or no exception where
+/// its normal-range part took every lane (it also takes the few values past 65504 that
+/// round within a ULP, as the full pass does). With no exception, every lane has its
+/// output and the counts are the block's; with some, the caller runs the full pass over
+/// the block, and lanes may be left unwritten.
 pub(super) fn narrow_ordinary<const M: u8>(values: &[u32], out: &mut [u16]) -> (Ordinary, u32) {
     #[cfg(target_arch = "x86_64")]
     if available() {
@@ -317,7 +319,6 @@ mod x86 {
     #[derive(Clone, Copy)]
     struct Normal {
         min: __m256i,
-        max: __m256i,
         exact: __m256i,
         max_units: __m256i,
     }
@@ -330,9 +331,17 @@ mod x86 {
     /// run's sums and range checks cost nothing next to it.
     const NORMAL_RUN: usize = 1024;
 
-    /// [`eight`] for lanes in f16's normal range (±0 or 2^-14 <= |x| <= MAX_FINITE): the
-    /// result is ±0 or normal in every mode (2^-14 is exact), so nothing is subnormal or
-    /// flushed and the result's exponent gives the scale of its ULP directly.
+    /// The errors of the normal-range pass, in 2^-26 ULPs as f32 patterns, are below 2^26
+    /// (one ULP) for every lane it takes; a lane past the range reaches this or more (its
+    /// result is INF, or the largest finite value at least a ULP away), and NaN or INF
+    /// gives a NaN error, whose pattern lies above it too.
+    const ONE_ULP: i32 = (127 + 26) << 23;
+
+    /// [`eight`] for lanes in f16's normal range (±0 or 2^-14 <= |x|, and rounded within a
+    /// ULP, which is what every mode does up to 65504 and somewhat past it): the result
+    /// is ±0 or normal (2^-14 is exact), so nothing is subnormal or flushed and the
+    /// result's exponent gives the scale of its ULP directly. Only the low end is tested
+    /// on |x|; the high end shows in the error (see [`ONE_ULP`]), one test fewer a lane.
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     fn eight_normal<const M: u8>(x: __m256i, c: &mut Normal) -> __m128i {
@@ -342,7 +351,6 @@ mod x86 {
         let back = _mm256_castps_si256(_mm256_cvtph_ps(h));
         let mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
         c.min = _mm256_min_epu32(c.min, _mm256_add_epi32(mag, _mm256_set1_epi32(-1)));
-        c.max = _mm256_max_epu32(c.max, mag);
         c.exact = _mm256_sub_epi32(c.exact, _mm256_cmpeq_epi32(back, x));
         // As in `eight`; a zero result (from ±0 only) has error 0 whatever its scale.
         let field = _mm256_and_si256(back, _mm256_set1_epi32(0x7f80_0000));
@@ -357,8 +365,10 @@ mod x86 {
         /// The lanes before that run, and their counts.
         done: usize,
         counts: Ordinary,
-        /// The unsigned minimum of |x| - 1 and maximum of |x| up to the end of that run.
-        range: (u32, u32),
+        /// The unsigned minimum of |x| - 1 up to the end of that run, and whether a lane
+        /// up to there was past the range's top (an error of a ULP or more).
+        min: u32,
+        above: bool,
     }
 
     /// The counts of the normal-range pass's state over `lanes` lanes.
@@ -380,13 +390,12 @@ mod x86 {
         let zero = _mm256_setzero_si256();
         let mut c = Normal {
             min: _mm256_set1_epi32(-1),
-            max: zero,
             exact: zero,
             max_units: zero,
         };
-        let (low, high) = (
+        let (low, one_ulp) = (
             _mm256_set1_epi32(NORMAL_MIN - 1),
-            _mm256_set1_epi32(MAX_FINITE),
+            _mm256_set1_epi32(ONE_ULP),
         );
         let mut done = 0;
         for (v, o) in values.chunks(NORMAL_RUN).zip(out.chunks_mut(NORMAL_RUN)) {
@@ -394,15 +403,14 @@ mod x86 {
             // The tail's padding lanes (in the last run only) are zeros: taken, exact,
             // error 0.
             let padding = sixteen_at_a_time!(v, o, |x| eight_normal::<M>(x, &mut c));
-            let inside = _mm256_and_si256(
-                _mm256_cmpeq_epi32(_mm256_max_epu32(c.min, low), c.min),
-                _mm256_cmpeq_epi32(_mm256_min_epu32(c.max, high), c.max),
-            );
-            if _mm256_movemask_epi8(inside) != -1 {
+            let below = _mm256_cmpeq_epi32(_mm256_max_epu32(c.min, low), c.min);
+            let within = _mm256_cmpgt_epi32(one_ulp, c.max_units);
+            if _mm256_movemask_epi8(_mm256_and_si256(below, within)) != -1 {
                 return Err(Stopped {
                     done,
                     counts: normal_counts(&before, done),
-                    range: (min(c.min), max(c.max)),
+                    min: min(c.min),
+                    above: _mm256_movemask_epi8(within) != -1,
                 });
             }
             done += v.len() + padding as usize;
@@ -419,8 +427,10 @@ mod x86 {
             Ok(o) => return (o, 0),
             Err(stop) => stop,
         };
-        let (min, max) = stop.range;
-        if min < (SHORT_MIN - 1) as u32 || max > MAX_FINITE as u32 {
+        // A lane below 2^-14 has an error scaled as if its result were normal, which can
+        // pass a ULP: `above` means a lane past the top only where none was below.
+        let past_top = stop.above && stop.min >= (NORMAL_MIN - 1) as u32;
+        if stop.min < (SHORT_MIN - 1) as u32 || past_top {
             // The full pass follows: only the number of exceptions matters.
             let exceptions = values.iter().filter(|&&v| !super::short_range(v)).count();
             return (Ordinary::default(), exceptions as u32);

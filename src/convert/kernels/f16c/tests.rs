@@ -19,15 +19,23 @@ fn random_patterns(n: usize, mut state: u64) -> Vec<u32> {
         .collect()
 }
 
-/// The short pass against the portable full pass: the number of exceptions, and when
-/// there is none (it took every lane), the same bits and counts.
+/// The short pass against the portable full pass: the number of exceptions (all the
+/// lanes outside [`short_range`], or none where the normal-range pass took them: it
+/// takes a few past 65504 that round within a ULP), and when there is none (it took
+/// every lane), the same bits and counts.
 fn same_as_portable<const M: u8>(values: &[u32]) {
     let mut a = vec![0u16; values.len()];
     let mut b = vec![0u16; values.len()];
     let (o, exceptions) = narrow_ordinary::<M>(values, &mut a);
     let full = super::super::narrow::narrow_full_generic::<10, true, M, false>(values, &mut b);
     let outside = values.iter().filter(|&&v| !short_range(v)).count();
-    assert_eq!(exceptions as usize, outside, "exceptions, mode {M}");
+    assert!(
+        exceptions == 0 || exceptions as usize == outside,
+        "exceptions {exceptions} for {outside} outside, mode {M}"
+    );
+    if outside == 0 {
+        assert_eq!(exceptions, 0, "exceptions, mode {M}");
+    }
     if exceptions == 0 {
         for (i, &v) in values.iter().enumerate() {
             assert_eq!(a[i], b[i], "lane {i} ({v:#010x}), mode {M}");
@@ -217,6 +225,13 @@ fn f16c_short_pass_matches_the_portable_one() {
         0x32ff_ffff,
         0x477f_e000,
         0x477f_e001,
+        // Past 65504: within a ULP up to 65520 (to nearest), 65536 (toward zero); then
+        // INF or the largest finite value a ULP or more away.
+        0x477f_efff,
+        0x477f_f000,
+        0x477f_ffff,
+        0x4780_0000,
+        0x7f80_0000,
     ] {
         for odd in [edge, edge | 0x8000_0000] {
             let mut v = runs.clone();
