@@ -340,33 +340,47 @@ pub(super) fn r11g11b10_block<const M: u8, const S: bool>(
 }
 
 /// The full pass over texels of a block (the channels round independently, §19.3.3),
-/// counted into `stats`.
+/// counted into `stats`: its plain copy first where the CPU has one and the texels'
+/// first channels are plain (a dark texture's), the whole pass where they are not or it
+/// meets a channel that is not.
 fn r11g11b10_rest<const M: u8, const S: bool>(
     values: &[u32],
     stride: usize,
     out: &mut [u32],
     stats: &mut Stats,
 ) {
-    let (p11, p10) = r11g11b10_full::<M, S>(values, stride, out);
+    let plain = values
+        .chunks_exact(stride)
+        .take(16)
+        .all(|v| v[0] <= 0x477e_0000 && v[1] <= 0x477e_0000 && v[2] <= 0x477c_0000);
+    let passes = if plain {
+        r11g11b10_full::<M, S, true>(values, stride, out)
+    } else {
+        None
+    };
+    let (p11, p10) = passes.unwrap_or_else(|| {
+        r11g11b10_full::<M, S, false>(values, stride, out).expect("the full pass takes any texel")
+    });
     p11.into_stats::<6>(3 * out.len(), stats);
     p10.into_stats::<5>(0, stats);
 }
 
 /// The fastest full R11G11B10 pass the CPU has: f11's counts and extremes, and f10's
-/// extremes.
-fn r11g11b10_full<const M: u8, const S: bool>(
+/// extremes. With `PLAIN`, the plain copy (see `x86`), `None` where the CPU has none or
+/// a channel was not plain.
+fn r11g11b10_full<const M: u8, const S: bool, const PLAIN: bool>(
     values: &[u32],
     stride: usize,
     out: &mut [u32],
-) -> (NarrowPass, NarrowPass) {
+) -> Option<(NarrowPass, NarrowPass)> {
     #[cfg(all(target_arch = "x86_64", d3dfloat_avx512))]
     if super::has_avx512() {
         // SAFETY: the CPU has AVX-512 F, VL, BW, DQ and AVX2, checked just above.
         return unsafe {
             if stride == 3 {
-                x86::r11g11b10_full_avx512::<M, S, 3>(values, out)
+                x86::r11g11b10_full_avx512::<M, S, 3, PLAIN>(values, out)
             } else {
-                x86::r11g11b10_full_avx512::<M, S, 4>(values, out)
+                x86::r11g11b10_full_avx512::<M, S, 4, PLAIN>(values, out)
             }
         };
     }
@@ -375,13 +389,16 @@ fn r11g11b10_full<const M: u8, const S: bool>(
         // SAFETY: the CPU has AVX2, checked just above.
         return unsafe {
             if stride == 3 {
-                x86::r11g11b10_full::<M, S, 3>(values, out)
+                x86::r11g11b10_full::<M, S, 3, PLAIN>(values, out)
             } else {
-                x86::r11g11b10_full::<M, S, 4>(values, out)
+                x86::r11g11b10_full::<M, S, 4, PLAIN>(values, out)
             }
         };
     }
-    if stride == 3 {
+    if PLAIN {
+        return None;
+    }
+    Some(if stride == 3 {
         vector_pass!(
             avx2_vector::r11g11b10_full::<M, S, 3>,
             r11g11b10_full_generic::<M, S, 3>,
@@ -395,5 +412,5 @@ fn r11g11b10_full<const M: u8, const S: bool>(
             values,
             out
         )
-    }
+    })
 }

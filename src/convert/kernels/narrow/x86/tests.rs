@@ -49,7 +49,7 @@ fn stats<const F: u32>(p: NarrowPass, n: usize) -> Stats {
 }
 
 type NarrowCopy = unsafe fn(&[u32], &mut [u16]) -> NarrowPass;
-type TexelCopy = unsafe fn(&[u32], &mut [u32]) -> (NarrowPass, NarrowPass);
+type TexelCopy = unsafe fn(&[u32], &mut [u32]) -> Option<(NarrowPass, NarrowPass)>;
 
 /// The copies of a driver this CPU runs, as `$ty` pointers: AVX2 (the callers checked
 /// for it), and AVX-512 where it was built and the CPU has it.
@@ -73,12 +73,12 @@ fn narrow_copies<const F: u32, const M: u8, const S: bool>() -> Vec<(&'static st
     )
 }
 
-fn texel_copies<const M: u8, const S: bool, const STRIDE: usize>() -> Vec<(&'static str, TexelCopy)>
-{
+fn texel_copies<const M: u8, const S: bool, const STRIDE: usize, const PLAIN: bool>()
+-> Vec<(&'static str, TexelCopy)> {
     copies!(
         TexelCopy,
-        r11g11b10_full::<M, S, STRIDE>,
-        r11g11b10_full_avx512::<M, S, STRIDE>
+        r11g11b10_full::<M, S, STRIDE, PLAIN>,
+        r11g11b10_full_avx512::<M, S, STRIDE, PLAIN>
     )
 }
 
@@ -109,16 +109,31 @@ fn same_texels<const STRIDE: usize, const M: u8, const S: bool>(values: &[u32]) 
         s
     };
     let expected = both(b11, b10);
-    for (name, copy) in texel_copies::<M, S, STRIDE>() {
+    // The plain pass takes a block whose channels are all +0 or positive up to the
+    // largest finite value of their format, and no other.
+    let plain = values
+        .chunks_exact(STRIDE)
+        .all(|t| t[0] <= 0x477e_0000 && t[1] <= 0x477e_0000 && t[2] <= 0x477c_0000);
+    let copies = texel_copies::<M, S, STRIDE, false>()
+        .into_iter()
+        .map(|(name, copy)| (name, false, copy))
+        .chain(
+            texel_copies::<M, S, STRIDE, true>()
+                .into_iter()
+                .map(|(name, copy)| (name, true, copy)),
+        );
+    for (name, plain_pass, copy) in copies {
         let mut a = vec![0u32; texels];
         // SAFETY: `texel_copies` lists only what the CPU runs.
-        let (a11, a10) = unsafe { copy(values, &mut a) };
-        assert_eq!(a, b, "{name} words, mode {M} saturate {S} stride {STRIDE}");
-        assert_eq!(
-            both(a11, a10),
-            expected,
-            "{name} counts, mode {M} saturate {S} stride {STRIDE}"
-        );
+        let got = unsafe { copy(values, &mut a) };
+        let what = format!("{name} plain={plain_pass}, mode {M} saturate {S} stride {STRIDE}");
+        if plain_pass && !plain {
+            assert!(got.is_none(), "{what}: took a block that is not plain");
+            continue;
+        }
+        let (a11, a10) = got.unwrap_or_else(|| panic!("{what}: refused the block"));
+        assert_eq!(a, b, "{what}: words");
+        assert_eq!(both(a11, a10), expected, "{what}: counts");
     }
 }
 
@@ -165,6 +180,39 @@ fn r11g11b10_full_passes_match_the_portable_ones() {
     for chunk in values.chunks(24).step_by(11) {
         every_mode!(same_texels, 3; chunk);
         every_mode!(same_texels, 4; chunk);
+    }
+}
+
+#[test]
+fn plain_r11g11b10_pass_matches_the_portable_one() {
+    if !std::is_x86_feature_detected!("avx2") {
+        return;
+    }
+    // Every pattern made plain: +0 up to f10's largest finite value (a dark texture's
+    // channels, subnormal and far results among them), then one channel that is not.
+    let values: Vec<u32> = patterns(48_012, 0x9a1)
+        .iter()
+        .map(|&v| (v & 0x7fff_ffff).min(0x477c_0000))
+        .collect();
+    for len in [0, 3, 4, 24, 27, 32, 36, 4096, values.len()] {
+        every_mode!(same_texels, 3; &values[..len]);
+        every_mode!(same_texels, 4; &values[..len]);
+    }
+    for chunk in values.chunks(24).step_by(11) {
+        every_mode!(same_texels, 3; chunk);
+        every_mode!(same_texels, 4; chunk);
+    }
+    for odd in [
+        0x8000_0000u32,
+        0x477e_0001,
+        0x7f80_0000,
+        0x7fc0_0000,
+        0xbf80_0000,
+    ] {
+        let mut v = values[..4800].to_vec();
+        v[3000] = odd;
+        every_mode!(same_texels, 3; &v);
+        every_mode!(same_texels, 4; &v);
     }
 }
 
