@@ -118,20 +118,14 @@ mod x86 {
     /// memory), then the tail eight lanes at a time, padded with +0. Evaluates to the
     /// number of padding lanes run.
     ///
-    /// With `then`, `$eight` also gives a 32-bit mask per lane, and `$fix` rewrites the
+    /// With `fix`, `$eight` also gives a 32-bit mask per lane, and `$fix` rewrites the
     /// sixteen patterns `$h` before the store, given those masks as 16-bit masks `$m` in
     /// the same order: one mask conversion per sixteen lanes rather than per eight.
     macro_rules! sixteen_at_a_time {
         ($values:expr, $out:expr, |$x:ident| $eight:expr) => {
-            sixteen_at_a_time!(
-                $values,
-                $out,
-                |$x| ($eight, _mm256_setzero_si256()),
-                then | h,
-                _m | h
-            )
+            sixteen_at_a_time!($values, $out, |$x| ($eight, _mm256_setzero_si256()), fix(h, _m) { h })
         };
-        ($values:expr, $out:expr, |$x:ident| $eight:expr, then |$h:ident, $m:ident| $fix:expr) => {{
+        ($values:expr, $out:expr, |$x:ident| $eight:expr, fix($h:ident, $m:ident) $fix:block) => {{
             // 32-bit masks of two groups of eight lanes to 16-bit masks in lane order:
             // the pack interleaves the groups by 64-bit quarters, the permute restores them.
             let masks16 = |lo: __m256i, hi: __m256i| {

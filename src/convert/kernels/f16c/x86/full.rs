@@ -201,13 +201,9 @@ macro_rules! drivers {
             // The tail's padding lanes are +0: exact, a zero result from a zero input (so neither
             // subnormal nor flushed), error 0.
             let padding = if S && M != RTZ {
-                sixteen_at_a_time!(
-                    values,
-                    out,
-                    |x| full_eight::<M, S>(x, &mut c),
-                    then | h,
-                    to_inf | _mm256_add_epi16(h, to_inf)
-                )
+                sixteen_at_a_time!(values, out, |x| full_eight::<M, S>(x, &mut c), fix(h, to_inf) {
+                    _mm256_add_epi16(h, to_inf)
+                })
             } else {
                 sixteen_at_a_time!(values, out, |x| full_eight::<M, S>(x, &mut c).0)
             };
