@@ -14,7 +14,9 @@
 
 use std::arch::x86_64::*;
 
-use super::super::x86::{halves, lanes, max, max_f32, min, pair, round, sum};
+use super::super::x86::{
+    channels, halves, lanes, max, max_f32, min, pair, round, sum, texel_order,
+};
 use super::super::{RNE, RTP};
 use super::NarrowPass;
 
@@ -377,7 +379,7 @@ macro_rules! drivers {
             {
                 for (v, o) in vs.chunks_exact(8 * STRIDE).zip(os.chunks_exact_mut(8)) {
                     let [r, g, b] = channels::<STRIDE>(v);
-                    let word = texels_eight!(r, g, b);
+                    let word = texel_order::<STRIDE>(texels_eight!(r, g, b));
                     o.copy_from_slice(&lanes(word));
                 }
                 c.drain(&mut t);
@@ -387,7 +389,7 @@ macro_rules! drivers {
                 let mut padded = [0u32; 32];
                 padded[..rest.len()].copy_from_slice(rest);
                 let [r, g, b] = channels::<STRIDE>(&padded[..8 * STRIDE]);
-                let word = lanes(texels_eight!(r, g, b));
+                let word = lanes(texel_order::<STRIDE>(texels_eight!(r, g, b)));
                 out_rest.copy_from_slice(&word[..out_rest.len()]);
             }
             // The largest finite f11 and f10 values as f32 patterns.
@@ -410,44 +412,6 @@ drivers!(
     narrow_full_avx512,
     r11g11b10_full_avx512
 );
-
-/// The R, G and B patterns of eight texels `STRIDE` words apart (`v` holds 8 * STRIDE).
-#[inline]
-#[target_feature(enable = "avx2")]
-fn channels<const STRIDE: usize>(v: &[u32]) -> [__m256i; 3] {
-    let load = |i: usize| -> __m256i {
-        let w: [u32; 8] = v[8 * i..8 * i + 8].try_into().expect("8");
-        bytemuck::cast(w)
-    };
-    if STRIDE == 3 {
-        // r0 g0 b0 r1 g1 b1 r2 g2 | b2 r3 ... | ... g7 b7: blends pick each channel's
-        // words, a permutation puts them in texel order (as in the RGB9E5 pass).
-        let (a, b, d) = (load(0), load(1), load(2));
-        let r = _mm256_blend_epi32::<0b0010_0100>(_mm256_blend_epi32::<0b1001_0010>(a, b), d);
-        let g = _mm256_blend_epi32::<0b0100_1001>(_mm256_blend_epi32::<0b0010_0100>(a, b), d);
-        let bl = _mm256_blend_epi32::<0b1001_0010>(_mm256_blend_epi32::<0b0100_1001>(a, b), d);
-        [
-            _mm256_permutevar8x32_epi32(r, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5)),
-            _mm256_permutevar8x32_epi32(g, _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6)),
-            _mm256_permutevar8x32_epi32(bl, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7)),
-        ]
-    } else {
-        // Texels 0-1, 2-3, 4-5, 6-7: a 4x4 transpose within each 128-bit half gives
-        // R = r0 r2 r4 r6 | r1 r3 r5 r7 (and G, B alike); a permutation restores the order.
-        let (t0, t1, t2, t3) = (load(0), load(1), load(2), load(3));
-        let lo01 = _mm256_unpacklo_epi32(t0, t1); // r0 r2 g0 g2 | r1 r3 g1 g3
-        let hi01 = _mm256_unpackhi_epi32(t0, t1); // b0 b2 a0 a2 | b1 b3 a1 a3
-        let lo23 = _mm256_unpacklo_epi32(t2, t3); // r4 r6 g4 g6 | r5 r7 g5 g7
-        let hi23 = _mm256_unpackhi_epi32(t2, t3); // b4 b6 a4 a6 | b5 b7 a5 a7
-        // (No closure for the permutation: it would not take the target features.)
-        let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-        [
-            _mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(lo01, lo23), order),
-            _mm256_permutevar8x32_epi32(_mm256_unpackhi_epi64(lo01, lo23), order),
-            _mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(hi01, hi23), order),
-        ]
-    }
-}
 
 #[cfg(test)]
 mod tests;

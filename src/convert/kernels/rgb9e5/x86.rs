@@ -13,7 +13,7 @@
 
 use std::arch::x86_64::*;
 
-use super::super::x86::{lanes, max, round, sum};
+use super::super::x86::{channels, lanes, max, round, sum, texel_order};
 use super::super::{RNE, RTP};
 use super::{RGB9E5_MAX_F32, Rgb9e5Pass};
 
@@ -188,54 +188,8 @@ macro_rules! drivers {
                 saturated: zero,
                 saturated_mag: zero,
             };
-            // The blends and permutations that take eight packed texels (three words of eight
-            // lanes: r0 g0 b0 r1 ..., b2 r3 ..., g5 b5 ...) apart into R, G and B.
-            let r_idx = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5);
-            let g_idx = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6);
-            let b_idx = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
-            // With four channels the transpose leaves the texels in the order 0 2 4 6 1 3
-            // 5 7; this puts the words back.
-            let texel_order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
             for (v, o) in values.chunks_exact(8 * STRIDE).zip(out.chunks_exact_mut(8)) {
-                let word = if STRIDE == 3 {
-                    let words: [[u32; 8]; 3] =
-                        bytemuck::cast::<[u32; 24], _>(v.try_into().expect("24"));
-                    let [a, b, d] = words.map(bytemuck::cast::<[u32; 8], __m256i>);
-                    let r = _mm256_blend_epi32::<0b0010_0100>(
-                        _mm256_blend_epi32::<0b1001_0010>(a, b),
-                        d,
-                    );
-                    let g = _mm256_blend_epi32::<0b0100_1001>(
-                        _mm256_blend_epi32::<0b0010_0100>(a, b),
-                        d,
-                    );
-                    let bl = _mm256_blend_epi32::<0b1001_0010>(
-                        _mm256_blend_epi32::<0b0100_1001>(a, b),
-                        d,
-                    );
-                    let rgb = [
-                        _mm256_permutevar8x32_epi32(r, r_idx),
-                        _mm256_permutevar8x32_epi32(g, g_idx),
-                        _mm256_permutevar8x32_epi32(bl, b_idx),
-                    ];
-                    eight::<M, FULL>(rgb, &mut c)
-                } else {
-                    // Four words of two texels each (r0 g0 b0 a0 r1 g1 b1 a1, ...): a 4x4
-                    // transpose within each 128-bit half; alpha is left out.
-                    let words: [[u32; 8]; 4] =
-                        bytemuck::cast::<[u32; 32], _>(v.try_into().expect("32"));
-                    let [w0, w1, w2, w3] = words.map(bytemuck::cast::<[u32; 8], __m256i>);
-                    let rg01 = _mm256_unpacklo_epi32(w0, w1);
-                    let ba01 = _mm256_unpackhi_epi32(w0, w1);
-                    let rg23 = _mm256_unpacklo_epi32(w2, w3);
-                    let ba23 = _mm256_unpackhi_epi32(w2, w3);
-                    let rgb = [
-                        _mm256_unpacklo_epi64(rg01, rg23),
-                        _mm256_unpackhi_epi64(rg01, rg23),
-                        _mm256_unpacklo_epi64(ba01, ba23),
-                    ];
-                    _mm256_permutevar8x32_epi32(eight::<M, FULL>(rgb, &mut c), texel_order)
-                };
+                let word = texel_order::<STRIDE>(eight::<M, FULL>(channels::<STRIDE>(v), &mut c));
                 o.copy_from_slice(&lanes(word));
             }
             let max_mag = max(c.max_mag);
