@@ -172,6 +172,11 @@ pub(super) fn narrow_vector_generic<const F: u32, const SIGNED: bool, const M: u
     (o, exceptions)
 }
 
+/// The largest finite f11 and f10 values as f32 patterns: the plain R11G11B10 pass
+/// takes channels from +0 up to these.
+pub(super) const F11_MAX_F32: u32 = 0x477e_0000;
+pub(super) const F10_MAX_F32: u32 = 0x477c_0000;
+
 /// Values per call of the short f11/f10 pass: a block whose first exception comes late
 /// keeps the runs before it, and only the rest goes through the full pass. Each call's
 /// sums and loop tails cost typical data 4-5% at runs of 256 values; at 1024 (blocks
@@ -346,7 +351,7 @@ fn r11g11b10_rest<const M: u8, const S: bool>(
     let plain = values
         .chunks_exact(stride)
         .take(16)
-        .all(|v| v[0] <= 0x477e_0000 && v[1] <= 0x477e_0000 && v[2] <= 0x477c_0000);
+        .all(|v| v[0] <= F11_MAX_F32 && v[1] <= F11_MAX_F32 && v[2] <= F10_MAX_F32);
     let passes = if plain {
         r11g11b10_full::<M, S, true>(values, stride, out)
     } else {

@@ -18,7 +18,7 @@ use super::super::x86::{
     channels, halves, lanes, max, max_f32, min, pair, round, sum, texel_order,
 };
 use super::super::{RNE, RTP};
-use super::NarrowPass;
+use super::{F10_MAX_F32, F11_MAX_F32, NarrowPass};
 
 /// Per-lane running state; counts go up by subtracting masks (-1). Counts go in pairs,
 /// one in each 16-bit half of a lane (`vpblendw` joins two masks, `vpsubw` counts both):
@@ -392,8 +392,7 @@ macro_rules! drivers {
                 let word = lanes(texel_order::<STRIDE>(texels_eight!(r, g, b)));
                 out_rest.copy_from_slice(&word[..out_rest.len()]);
             }
-            // The largest finite f11 and f10 values as f32 patterns.
-            if PLAIN && (max(e11.max_raw) > 0x477e_0000 || max(e10.max_raw) > 0x477c_0000) {
+            if PLAIN && (max(e11.max_raw) > F11_MAX_F32 || max(e10.max_raw) > F10_MAX_F32) {
                 return None;
             }
             let mut p11 = finish::<M, S>(&mut c, t);
