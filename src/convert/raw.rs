@@ -11,7 +11,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use rayon::prelude::*;
 
 use super::{Conversion, ConvertError, Stats, kernels};
-use crate::io::read_full;
+use crate::io::{PageBuf, read_full};
 
 /// Input plus output bytes of one chunk; three chunks are in flight at most (one being
 /// read, one converted, one written), so memory stays near 3 x this whatever the input.
@@ -30,10 +30,17 @@ const SERIAL_CHUNK_BYTES: usize = 3 << 19;
 /// Bytes of input one rayon task converts.
 const TASK_BYTES: usize = 256 << 10;
 
-/// Source bytes per chunk of `bytes` input plus output: a whole number of groups.
+/// Source bytes per chunk of `bytes` input plus output: a whole number of groups, and a
+/// multiple of 4096 groups, so that both the input and the output chunks are whole pages.
+/// Then every read and write starts at a file offset on a page, as the buffers
+/// ([`PageBuf`]) do, and Linux copies between them at full speed: f32x4 -> RGB9E5 in
+/// input chunks of 1258288 bytes (816 bytes past a whole number of pages, so that
+/// most reads land off the buffer's alignment) took 199-208 ms against 190-191 ms for
+/// 1 GiB on one core on ext4 (`perf stat` task-clock and wall minima, interleaved).
 fn chunk_len(conv: &Conversion, bytes: usize) -> usize {
+    const GROUPS: usize = 4096;
     let (sg, dg) = (conv.src_group_bytes(), conv.dst_group_bytes());
-    (bytes / (sg + dg)).max(1) * sg
+    (bytes / (sg + dg) / GROUPS).max(1) * GROUPS * sg
 }
 
 /// Converts slices in parallel and adds up their counts.
@@ -64,10 +71,10 @@ pub fn convert_stream(
         return convert_serial(conv, input, output, names, progress);
     }
     let len = chunk_len(conv, CHUNK_BYTES);
-    let (full_tx, full_rx) = sync_channel::<(Vec<u8>, usize)>(1);
-    let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(3);
-    let (out_tx, out_rx) = sync_channel::<Vec<u8>>(1);
-    let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(3);
+    let (full_tx, full_rx) = sync_channel::<(PageBuf, usize)>(1);
+    let (empty_tx, empty_rx) = sync_channel::<PageBuf>(3);
+    let (out_tx, out_rx) = sync_channel::<(PageBuf, usize)>(1);
+    let (spare_tx, spare_rx) = sync_channel::<PageBuf>(3);
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || read_chunks(input, len, full_tx, empty_rx));
         let writer = scope.spawn(move || write_chunks(output, out_rx, spare_tx));
@@ -92,8 +99,8 @@ fn convert_serial(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Stats, ConvertError> {
     let len = chunk_len(conv, SERIAL_CHUNK_BYTES);
-    let mut src = vec![0u8; len];
-    let mut dst = vec![0u8; conv.dst_len(len)];
+    let mut src = PageBuf::zeroed(len);
+    let mut dst = PageBuf::zeroed(conv.dst_len(len));
     let mut stats = Stats::default();
     let mut total: u64 = 0;
     loop {
@@ -139,18 +146,14 @@ fn writing(name: &str, e: std::io::Error) -> ConvertError {
 fn read_chunks(
     input: &mut (dyn Read + Send),
     len: usize,
-    full: SyncSender<(Vec<u8>, usize)>,
-    empty: Receiver<Vec<u8>>,
+    full: SyncSender<(PageBuf, usize)>,
+    empty: Receiver<PageBuf>,
 ) -> std::io::Result<()> {
-    let mut spare = vec![vec![0u8; len], vec![0u8; len]];
+    let mut spare = vec![PageBuf::zeroed(len), PageBuf::zeroed(len)];
     loop {
-        let mut buf = spare
-            .pop()
-            .or_else(|| empty.recv().ok())
-            .unwrap_or_default();
-        if buf.len() != len {
+        let Some(mut buf) = spare.pop().or_else(|| empty.recv().ok()) else {
             return Ok(()); // The converter stopped.
-        }
+        };
         let n = read_full(input, &mut buf)?;
         if full.send((buf, n)).is_err() || n < len {
             return Ok(());
@@ -160,11 +163,11 @@ fn read_chunks(
 
 fn write_chunks(
     output: &mut (dyn Write + Send),
-    chunks: Receiver<Vec<u8>>,
-    spare: SyncSender<Vec<u8>>,
+    chunks: Receiver<(PageBuf, usize)>,
+    spare: SyncSender<PageBuf>,
 ) -> std::io::Result<()> {
-    for buf in chunks {
-        output.write_all(&buf)?;
+    for (buf, n) in chunks {
+        output.write_all(&buf[..n])?;
         let _ = spare.send(buf);
     }
     output.flush()
@@ -172,10 +175,10 @@ fn write_chunks(
 
 fn convert_chunks(
     conv: &Conversion,
-    full: Receiver<(Vec<u8>, usize)>,
-    empty: SyncSender<Vec<u8>>,
-    out: SyncSender<Vec<u8>>,
-    spare: Receiver<Vec<u8>>,
+    full: Receiver<(PageBuf, usize)>,
+    empty: SyncSender<PageBuf>,
+    out: SyncSender<(PageBuf, usize)>,
+    spare: Receiver<PageBuf>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Stats, ConvertError> {
     let mut stats = Stats::default();
@@ -186,20 +189,54 @@ fn convert_chunks(
         whole_groups(conv, n, total)?;
         let mut dst = if fresh_outputs > 0 {
             fresh_outputs -= 1;
-            Vec::new()
+            PageBuf::zeroed(conv.dst_len(buf.len()))
         } else {
             match spare.recv() {
                 Ok(b) => b,
                 Err(_) => break, // The writer failed; its error is reported.
             }
         };
-        dst.resize(conv.dst_len(n), 0);
-        stats.merge(&convert_parallel(conv, &buf[..n], &mut dst));
-        if out.send(dst).is_err() {
+        let m = conv.dst_len(n);
+        stats.merge(&convert_parallel(conv, &buf[..n], &mut dst[..m]));
+        if out.send((dst, m)).is_err() {
             break;
         }
         let _ = empty.send(buf);
         progress(total);
     }
     Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{F10, F11, F16, F32, F64, Format, RoundOptions, Rounding};
+
+    /// Every conversion's chunks, in both drivers, are whole pages on both sides (so reads
+    /// and writes stay on the buffers' alignment) and fit the budget they were cut from.
+    #[test]
+    fn chunks_are_whole_pages_within_their_budget() {
+        let formats = [F64, F32, F16, F11, F10]
+            .map(Format::Float)
+            .into_iter()
+            .chain([Format::R11G11B10, Format::Rgb9e5]);
+        let opts = RoundOptions::new(Rounding::NearestEven);
+        for from in formats.clone() {
+            for to in formats.clone() {
+                for channels in [3, 4] {
+                    let conv = Conversion::new(from, to, channels, opts).unwrap();
+                    for budget in [SERIAL_CHUNK_BYTES, CHUNK_BYTES] {
+                        let src = chunk_len(&conv, budget);
+                        let dst = conv.dst_len(src);
+                        let what = format!("{} -> {} x{channels}", from.name(), to.name());
+                        assert_eq!(src % 4096, 0, "{what}: {src}");
+                        assert_eq!(dst % 4096, 0, "{what}: {dst}");
+                        assert_eq!(src % conv.src_group_bytes(), 0, "{what}");
+                        assert!(src + dst <= budget, "{what}: {src} + {dst}");
+                        assert!(src + dst > budget * 3 / 4, "{what}: {src} + {dst}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -5,7 +5,7 @@ use std::io::{self, Read};
 use super::{Layout, Sample, Summary, ValueLine};
 use crate::format::Format;
 use crate::format::packed::R11G11B10_CHANNELS;
-use crate::io::read_full;
+use crate::io::{PageBuf, read_full};
 
 /// Why two buffers could not be compared.
 #[derive(Debug, thiserror::Error)]
@@ -77,8 +77,8 @@ pub fn compare_streams(
     summary: &mut Summary,
 ) -> Result<u64, BufferError> {
     let element = layout.format.element_bytes();
-    let mut buf_e = vec![0u8; CHUNK_BYTES];
-    let mut buf_a = vec![0u8; CHUNK_BYTES];
+    let mut buf_e = PageBuf::zeroed(CHUNK_BYTES);
+    let mut buf_a = PageBuf::zeroed(CHUNK_BYTES);
     let mut total: u64 = 0;
     loop {
         let n_e = read_full(&mut expected, &mut buf_e).map_err(|source| BufferError::Read {
