@@ -107,7 +107,7 @@ pub(super) fn widen_f16(src: &[u8], out: &mut [u32]) -> Option<u32> {
 mod x86 {
     use std::arch::x86_64::*;
 
-    use super::super::x86::{max, min, sum};
+    use super::super::x86::{halves, max, min, sum};
     use super::super::{Ordinary, RNE, RTN, RTP, RTZ};
 
     use super::NarrowPass;
@@ -162,8 +162,9 @@ mod x86 {
                     let $x: __m256i = bytemuck::cast(words);
                     $eight
                 };
-                // The eight lanes in the low half; the high half is not stored.
-                let $h = _mm256_castsi128_si256(h);
+                // The eight lanes in the low half; the high half (zeros, with zero masks)
+                // is not stored.
+                let $h = _mm256_zextsi128_si256(h);
                 let $m = masks16(m, _mm256_setzero_si256());
                 let fixed = _mm256_castsi256_si128($fix);
                 o.copy_from_slice(&bytemuck::cast::<__m128i, [u16; 8]>(fixed)[..v.len()]);
@@ -183,24 +184,27 @@ mod x86 {
     const SHORT_MIN: i32 = 102 << 23;
     const MAX_FINITE: i32 = (142 << 23) | (0x3ff << 13);
 
-    /// The running state of the short pass, one per lane. Counts go up by subtracting
-    /// masks (-1).
+    /// The running state of the short pass. Its range test and error are per f32 lane;
+    /// its counts are per f16 result, sixteen to a vector (see [`count_sixteen`]).
     #[derive(Clone, Copy)]
     struct Short {
-        /// Unsigned minimum of |x| - 1 (±0 wraps to the top, out of the way) and maximum
-        /// of |x|: every lane was taken when they lie within the short range.
+        /// Unsigned minimum of |x| - 1 (±0 wraps to the top, out of the way): every lane
+        /// was at least 2^-25 or zero when it is at least 2^-25 - 1. The top of the range
+        /// shows in the error, as in the normal-range pass ([`ONE_ULP`]).
         min: __m256i,
-        max: __m256i,
-        exact: __m256i,
-        /// Results below f16's normal range (subnormal or zero), results zero, inputs zero:
-        /// subnormal = below - zero results, flushed = zero results - zero inputs.
-        below: __m256i,
-        zero_out: __m256i,
-        zero_in: __m256i,
         /// Errors in 2^-26 ULPs, as integer-valued f32 patterns (non-negative, so they
-        /// order as integers).
+        /// order as integers; NaN lies above every finite one).
         max_units: __m256i,
+        /// Counts in 16-bit lanes: inexact results, subnormal results, and results
+        /// flushed to zero (zero from a value that was not).
+        inexact: __m256i,
+        subnormal: __m256i,
+        flushed: __m256i,
     }
+
+    /// Lanes of one run of the short pass: few enough that a 16-bit count, one a step of
+    /// sixteen lanes, cannot wrap (4096 at most).
+    const SHORT_RUN: usize = 1 << 16;
 
     /// Eight lanes rounded to f16 in mode `M` and widened back exactly: |x|, the f16
     /// patterns and the magnitude of the result as f32 patterns.
@@ -230,30 +234,50 @@ mod x86 {
         _mm256_mul_ps(diff, _mm256_castsi256_ps(scale))
     }
 
-    /// Eight lanes converted (once) and counted into `c`; returns the f16 patterns.
-    /// The counts are only used when every lane was in [`super::short_range`], so they
-    /// need no masking; they are all computed from |x| and the result widened back.
+    /// Eight lanes converted (once); their minimum and error go into `c`. Returns the
+    /// f16 patterns and the mask of the inexact lanes, which [`count_sixteen`] counts
+    /// sixteen at a time. The range test and the counts are only used when every lane
+    /// was in [`super::short_range`] (or past its top but within a ULP), so they need no
+    /// masking.
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
-    fn eight<const M: u8>(x: __m256i, c: &mut Short) -> __m128i {
-        let zero = _mm256_setzero_si256();
-        let (mag, h, back_mag) = round_trip::<M>(x);
+    fn eight<const M: u8>(x: __m256i, c: &mut Short) -> (__m128i, __m256i) {
+        // The result keeps the input's sign (±0 included), so the result and the input
+        // compare and subtract as they are, without their magnitudes.
+        let h = to_f16::<M>(x);
+        let back = _mm256_cvtph_ps(h);
+        let mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
         c.min = _mm256_min_epu32(c.min, _mm256_add_epi32(mag, _mm256_set1_epi32(-1)));
-        c.max = _mm256_max_epu32(c.max, mag);
-        c.exact = _mm256_sub_epi32(c.exact, _mm256_cmpeq_epi32(back_mag, mag));
-        // 2^-14 (f16's smallest normal) is the f32 exponent field 113.
-        let below = _mm256_cmpgt_epi32(_mm256_set1_epi32(113 << 23), back_mag);
-        c.below = _mm256_sub_epi32(c.below, below);
-        c.zero_out = _mm256_sub_epi32(c.zero_out, _mm256_cmpeq_epi32(back_mag, zero));
-        c.zero_in = _mm256_sub_epi32(c.zero_in, _mm256_cmpeq_epi32(mag, zero));
-        // In the short range |result - x| is exact in f32 (see `full_eight`).
-        let field = _mm256_and_si256(
-            _mm256_max_epi32(back_mag, _mm256_set1_epi32(113 << 23)),
-            _mm256_set1_epi32(0x7f80_0000),
+        // A NaN result comes only from a NaN input, outside the range, whose counts are
+        // not used: ordered or not, the compare gives the same counts.
+        let inexact =
+            _mm256_castps_si256(_mm256_cmp_ps::<_CMP_NEQ_UQ>(back, _mm256_castsi256_ps(x)));
+        // In the short range |result - x| is exact in f32 (see `full_eight`). f16's
+        // subnormals share the ULP of its smallest normal, 2^-14 (the f32 exponent field
+        // 113).
+        let back = _mm256_castps_si256(back);
+        let field = _mm256_max_epi32(
+            _mm256_and_si256(back, _mm256_set1_epi32(0x7f80_0000)),
+            _mm256_set1_epi32(NORMAL_MIN),
         );
-        let units = _mm256_castps_si256(error_units(back_mag, mag, field));
+        let units = _mm256_castps_si256(error_units(back, x, field));
         c.max_units = _mm256_max_epi32(c.max_units, units);
-        h
+        (h, inexact)
+    }
+
+    /// Counts sixteen f16 results `h` into `c`, given the 16-bit masks of the inexact
+    /// ones: a result below 2^-14 (exponent field 0) is subnormal unless it is zero, and a
+    /// zero result is flushed when it is inexact (a zero input gives an exact zero).
+    /// Padding lanes are zero results with clear masks: exact, counted nowhere.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn count_sixteen(h: __m256i, inexact: __m256i, c: &mut Short) {
+        let mag = _mm256_and_si256(h, _mm256_set1_epi16(0x7fff));
+        let below = _mm256_cmpgt_epi16(_mm256_set1_epi16(0x0400), mag);
+        let zero = _mm256_cmpeq_epi16(mag, _mm256_setzero_si256());
+        c.inexact = _mm256_sub_epi16(c.inexact, inexact);
+        c.subnormal = _mm256_sub_epi16(c.subnormal, _mm256_andnot_si256(zero, below));
+        c.flushed = _mm256_sub_epi16(c.flushed, _mm256_and_si256(zero, inexact));
     }
 
     /// `vcvtps2ph` in rounding mode `M`.
@@ -433,39 +457,47 @@ mod x86 {
         (stop.counts.merge(rest), exceptions)
     }
 
-    /// The short pass for blocks with results below f16's normal range.
+    /// The short pass for blocks with results below f16's normal range, a run of
+    /// [`SHORT_RUN`] lanes at a time.
     #[target_feature(enable = "avx2,f16c")]
     fn narrow_short<const M: u8>(values: &[u32], out: &mut [u16]) -> (Ordinary, u32) {
-        let n = values.len();
         let zero = _mm256_setzero_si256();
-        let mut c = Short {
-            min: _mm256_set1_epi32(-1),
-            max: zero,
-            exact: zero,
-            below: zero,
-            zero_out: zero,
-            zero_in: zero,
-            max_units: zero,
-        };
-        // The tail's padding lanes are zeros (taken, exact, zero in and out: they cancel
-        // in subnormal and flushed).
-        let padding = sixteen_at_a_time!(values, out, |x| eight::<M>(x, &mut c));
-        let taken = min(c.min) >= (SHORT_MIN - 1) as u32 && max(c.max) <= MAX_FINITE as u32;
+        let (mut min_all, mut units_all) = (u32::MAX, 0u32);
+        let mut counts = Ordinary::default();
+        for (v, o) in values.chunks(SHORT_RUN).zip(out.chunks_mut(SHORT_RUN)) {
+            let mut c = Short {
+                min: _mm256_set1_epi32(-1),
+                max_units: zero,
+                inexact: zero,
+                subnormal: zero,
+                flushed: zero,
+            };
+            sixteen_at_a_time!(v, o, |x| eight::<M>(x, &mut c), fix(h, m) {
+                count_sixteen(h, m, &mut c);
+                h
+            });
+            let total = |v: __m256i| {
+                let (lo, hi) = halves(v);
+                lo + hi
+            };
+            min_all = min_all.min(min(c.min));
+            units_all = units_all.max(max(c.max_units));
+            counts = counts.merge(Ordinary {
+                inexact: total(c.inexact),
+                subnormal: total(c.subnormal),
+                flushed: total(c.flushed),
+                max_units: 0,
+            });
+        }
+        // Errors past a ULP (or NaN) come from lanes past the range's top.
+        let taken = min_all >= (SHORT_MIN - 1) as u32 && units_all < ONE_ULP as u32;
         let exceptions = if taken {
             0
         } else {
             values.iter().filter(|&&v| !super::short_range(v)).count() as u32
         };
-        let zero_out = sum(c.zero_out);
-        // Padding lanes are exact zeros: inexact = every lane run - the exact ones.
-        let lanes_run = n as u32 + padding;
-        let o = Ordinary {
-            inexact: lanes_run - sum(c.exact),
-            subnormal: sum(c.below).wrapping_sub(zero_out),
-            flushed: zero_out.wrapping_sub(sum(c.zero_in)),
-            max_units: f32::from_bits(max(c.max_units)) as u32,
-        };
-        (o, exceptions)
+        counts.max_units = f32::from_bits(units_all) as u32;
+        (counts, exceptions)
     }
 }
 
