@@ -47,6 +47,14 @@ fn same_as_portable<const M: u8>(values: &[u32]) {
     }
 }
 
+/// [`same_as_portable`] in all four rounding modes.
+fn in_every_mode(values: &[u32]) {
+    same_as_portable::<RNE>(values);
+    same_as_portable::<RTZ>(values);
+    same_as_portable::<RTP>(values);
+    same_as_portable::<RTN>(values);
+}
+
 /// Both copies of the full pass (AVX2, and the dispatched one: AVX-512 where built and
 /// present) against the portable pass.
 fn full_same_as_portable<const M: u8, const S: bool>(values: &[u32]) {
@@ -166,10 +174,7 @@ fn f16c_short_pass_matches_the_portable_one() {
     let values = random_patterns(100_003, 0x5eed);
     for len in [0, 1, 7, 8, 9, 1023, 1024, 100_003] {
         let v = &values[..len];
-        same_as_portable::<RNE>(v);
-        same_as_portable::<RTZ>(v);
-        same_as_portable::<RTP>(v);
-        same_as_portable::<RTN>(v);
+        in_every_mode(v);
     }
     // Only lanes the short pass takes: the counts then cover every lane. Blocks of
     // a few values too, so each lane's error is the maximum once.
@@ -195,10 +200,7 @@ fn f16c_short_pass_matches_the_portable_one() {
     ] {
         normal.extend(tail);
         for chunk in normal.chunks(1001).step_by(7) {
-            same_as_portable::<RNE>(chunk);
-            same_as_portable::<RTZ>(chunk);
-            same_as_portable::<RTP>(chunk);
-            same_as_portable::<RTN>(chunk);
+            in_every_mode(chunk);
         }
         let last = normal.len().saturating_sub(2000);
         same_as_portable::<RNE>(&normal[last..]);
@@ -236,35 +238,14 @@ fn f16c_short_pass_matches_the_portable_one() {
         for odd in [edge, edge | 0x8000_0000] {
             let mut v = runs.clone();
             v[1500] = odd;
-            same_as_portable::<RNE>(&v);
-            same_as_portable::<RTZ>(&v);
-            same_as_portable::<RTP>(&v);
-            same_as_portable::<RTN>(&v);
-        }
-    }
-    // A value below the normal range early in a block sends the rest of it to the short
-    // pass, which sees the range's top only in the error: the same edges there.
-    for edge in [
-        0x477f_efffu32,
-        0x477f_f000,
-        0x477f_ffff,
-        0x4780_0000,
-        0x7f80_0000,
-    ] {
-        for odd in [edge, edge | 0x8000_0000] {
-            let mut v = runs.clone();
+            in_every_mode(&v);
+            // A value below the normal range before it sends the rest of the block to
+            // the short pass, which sees the range's top only in the error.
             v[20] = 0x3580_0123;
-            v[3000] = odd;
-            same_as_portable::<RNE>(&v);
-            same_as_portable::<RTZ>(&v);
-            same_as_portable::<RTP>(&v);
-            same_as_portable::<RTN>(&v);
+            in_every_mode(&v);
         }
     }
-    same_as_portable::<RNE>(&ordinary);
-    same_as_portable::<RTZ>(&ordinary);
-    same_as_portable::<RTP>(&ordinary);
-    same_as_portable::<RTN>(&ordinary);
+    in_every_mode(&ordinary);
 }
 
 /// More lanes than a 16-bit half of the full pass's counters can count, all of one kind:
