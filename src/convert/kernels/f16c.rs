@@ -38,12 +38,17 @@ pub(super) fn available() -> bool {
     }
 }
 
+/// 2^-25 (the short pass's smallest input) and f16's largest finite value as f32
+/// patterns.
+const SHORT_MIN: i32 = 102 << 23;
+const MAX_FINITE: i32 = (142 << 23) | (0x3ff << 13);
+
 /// Whether the F16C short pass takes `u`: ±0, or 2^-25 <= |u| <= 65504 (f16's normal
 /// range, and its subnormal one down to where the error still fits an f32).
 #[inline(always)]
 pub(super) fn short_range(u: u32) -> bool {
     let mag = u & 0x7fff_ffff;
-    mag == 0 || (102 << 23..=(142 << 23) | (0x3ff << 13)).contains(&mag)
+    mag == 0 || (SHORT_MIN as u32..=MAX_FINITE as u32).contains(&mag)
 }
 
 /// The short f16 pass in rounding mode `M`: returns the counts of the lanes in
@@ -110,7 +115,7 @@ mod x86 {
     use super::super::x86::{halves, max, min, sum};
     use super::super::{Ordinary, RNE, RTN, RTP, RTZ};
 
-    use super::NarrowPass;
+    use super::{NarrowPass, SHORT_MIN};
 
     /// Runs `$eight` (eight f16 patterns from the f32 patterns `$x`) over `$values` into
     /// `$out`: sixteen lanes a step, the two halves stored as one 32-byte word through an
@@ -178,11 +183,6 @@ mod x86 {
     pub(super) use full::narrow_full;
     #[cfg(d3dfloat_avx512)]
     pub(super) use full::narrow_full_avx512;
-
-    /// 2^-25 (the short pass's smallest input) and f16's largest finite value as f32
-    /// patterns.
-    const SHORT_MIN: i32 = 102 << 23;
-    const MAX_FINITE: i32 = (142 << 23) | (0x3ff << 13);
 
     /// The running state of the short pass. Its range test and error are per f32 lane;
     /// its counts are per f16 result, sixteen to a vector (see [`count_sixteen`]).
@@ -464,6 +464,11 @@ mod x86 {
         let zero = _mm256_setzero_si256();
         let (mut min_all, mut units_all) = (u32::MAX, 0u32);
         let mut counts = Ordinary::default();
+        // The sum of a vector's sixteen 16-bit counts.
+        let total = |v: __m256i| {
+            let (lo, hi) = halves(v);
+            lo + hi
+        };
         for (v, o) in values.chunks(SHORT_RUN).zip(out.chunks_mut(SHORT_RUN)) {
             let mut c = Short {
                 min: _mm256_set1_epi32(-1),
@@ -476,10 +481,6 @@ mod x86 {
                 count_sixteen(h, m, &mut c);
                 h
             });
-            let total = |v: __m256i| {
-                let (lo, hi) = halves(v);
-                lo + hi
-            };
             min_all = min_all.min(min(c.min));
             units_all = units_all.max(max(c.max_units));
             counts = counts.merge(Ordinary {

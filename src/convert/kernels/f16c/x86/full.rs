@@ -4,7 +4,8 @@ use std::arch::x86_64::*;
 
 use super::super::super::x86::{halves, max, max_f32, min, pair, sum};
 use super::super::super::{RNE, RTN, RTP, RTZ};
-use super::{MAX_FINITE, NarrowPass, error_units, round_trip};
+use super::super::MAX_FINITE;
+use super::{NarrowPass, error_units, round_trip};
 
 /// The running counts of the full pass, one per lane: masks are -1, so a count goes
 /// up by subtracting its mask. Each is the simplest mask that gives the count; the
