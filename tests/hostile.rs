@@ -232,6 +232,46 @@ fn signals_during_a_conversion_remove_the_temporary_file_and_exit_128_plus_signo
     }
 }
 
+/// A sparse input as large as a disk array (8 TiB of zeros, holding no disk) asks for an
+/// output far larger than any test machine's free space: the run fails at once, naming
+/// the output, without converting (and writing) until the disk is full.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_output_larger_than_the_free_disk_fails_before_the_conversion() {
+    let dir = TempDir::new().unwrap();
+    let input = dir.path().join("huge.f32");
+    std::fs::File::create(&input)
+        .unwrap()
+        .set_len(8 << 40)
+        .unwrap();
+    let output = dir.path().join("out.f16");
+    let mut child = StdCommand::new(bin_path())
+        .args(["convert", "--from", "f32", "--to", "f16", "--no-progress"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            panic!("still converting after 20 s: no reservation up front");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = one_error_line(&out);
+    assert!(err.contains("writing") && err.contains("out.f16"), "{err}");
+    assert!(
+        err.contains("No space left") || err.contains("too large"),
+        "{err}"
+    );
+    assert!(leftovers(dir.path()).is_empty());
+    assert!(!output.exists());
+}
+
 // ---- 4. Image headers that lie about their size ----
 
 fn hdr_with_dimensions(dims: &str, pixel_bytes: usize) -> Vec<u8> {

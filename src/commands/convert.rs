@@ -68,9 +68,10 @@ enum Sink {
 }
 
 impl Sink {
-    fn open(path: Option<&Path>) -> Result<Sink, ConvertError> {
+    /// `size`: the bytes that will be written, when known in advance.
+    fn open(path: Option<&Path>, size: Option<u64>) -> Result<Sink, ConvertError> {
         Ok(match path {
-            Some(p) => Sink::File(OutputFile::create(p)?),
+            Some(p) => Sink::File(OutputFile::create(p, size)?),
             None => Sink::Stdout(BufWriter::with_capacity(WRITE_BUFFER, io::stdout())),
         })
     }
@@ -238,7 +239,11 @@ fn convert_raw(
         .into());
     }
     let bar = progress_bar(req.progress, size);
-    let mut sink = Sink::open(output)?;
+    let out_size = match size {
+        Some(s) => Some(output_size(&conv, s).with_context(|| input_name(input))?),
+        None => None,
+    };
+    let mut sink = Sink::open(output, out_size)?;
     let names = (input_name(input), output_name(output));
     let names = (names.0.as_str(), names.1.as_str());
     let stats = raw::convert_stream(&conv, source.as_mut(), sink.writer(), names, &|done| {
@@ -257,6 +262,22 @@ fn convert_raw(
         groups * conv.dst_group_bytes() as u64,
         stats,
     ))
+}
+
+/// The bytes `size` bytes of input convert to. An output no file can hold (a sparse
+/// input near 2^63 bytes, widened 4x from f16 to f64) is refused before it is begun.
+fn output_size(conv: &Conversion, size: u64) -> anyhow::Result<u64> {
+    let groups = size / conv.src_group_bytes() as u64;
+    groups
+        .checked_mul(conv.dst_group_bytes() as u64)
+        .filter(|&n| n <= i64::MAX as u64)
+        .with_context(|| {
+            format!(
+                "{size} bytes of {} input would convert to more than 2^63 bytes, \
+                 more than a file can hold",
+                conv.from.name()
+            )
+        })
 }
 
 /// Groups converted, from the values counted.
@@ -297,10 +318,28 @@ fn convert_texture(
     } else {
         converted
     };
-    let mut sink = Sink::open(output)?;
+    let mut sink = Sink::open(output, Some(bytes.len() as u64))?;
     sink.writer()
         .write_all(&bytes)
         .map_err(|e| ConvertError::io(format!("writing {}", output_name(output)), e))?;
     sink.finish()?;
     Ok((conv, data.len() as u64, bytes_out, stats))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{F16, F64, Rounding};
+
+    #[test]
+    fn an_output_past_the_largest_file_is_refused_by_its_size() {
+        let opts = RoundOptions::new(Rounding::NearestEven);
+        let widen = Conversion::new(Format::Float(F16), Format::Float(F64), 3, opts).unwrap();
+        assert_eq!(output_size(&widen, 6).unwrap(), 24);
+        // 2^60 f16 values are 2^63 bytes of f64: one byte past the largest file.
+        assert_eq!(output_size(&widen, (1 << 61) - 2).unwrap(), (1 << 63) - 8);
+        let err = output_size(&widen, 1 << 61).unwrap_err().to_string();
+        assert!(err.contains("more than 2^63 bytes"), "{err}");
+        assert!(output_size(&widen, u64::MAX).is_err());
+    }
 }
