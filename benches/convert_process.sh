@@ -12,8 +12,9 @@
 #
 # Beside cat, a floor for f32 -> f16 from examples/process_floor.rs (built here): the same
 # reads and writes with the `half` crate's conversion and nothing else (no counts, checks
-# or temporary file), and the reads and writes alone. No f32 -> f16 program can beat the
-# second, and the first is the best single-purpose code.
+# or temporary file; its output's disk reserved first, as the tool's is), and the reads and
+# writes alone. No f32 -> f16 program reading with read(2) can beat the second, and the
+# first is the best single-purpose code.
 #
 # Two inputs are made once and kept in $BENCH_DIR: texture-like values (the figures that
 # matter) and random f16 patterns widened to f32 (NaN, INF, subnormals and negatives
