@@ -239,10 +239,10 @@ fn convert_raw(
         .into());
     }
     let bar = progress_bar(req.progress, size);
-    let out_size = match size {
-        Some(s) => Some(output_size(&conv, s).with_context(|| input_name(input))?),
-        None => None,
-    };
+    let out_size = size
+        .map(|s| output_size(&conv, s))
+        .transpose()
+        .with_context(|| input_name(input))?;
     let mut sink = Sink::open(output, out_size)?;
     let names = (input_name(input), output_name(output));
     let names = (names.0.as_str(), names.1.as_str());

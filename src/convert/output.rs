@@ -256,9 +256,8 @@ fn without_temp_path(e: std::io::Error) -> std::io::Error {
 ///
 /// Two gains. A disk or quota too small for the output fails here, before the conversion
 /// runs, rather than after most of it. And ext4 need not reserve and map blocks one page at
-/// a time as the writes come: a 512 MiB output written on one core took 30-35 ms less
-/// (about 15% of a 1 GiB f32 -> f16 conversion, `perf stat` minima, interleaved; see
-/// docs/benchmarks.md). A file system that cannot (`EOPNOTSUPP`) or any other refusal
+/// a time as the writes come: a 1 GiB f32 -> f16 conversion on one core took 251 ms
+/// against 281 ms (interleaved minima; see docs/benchmarks.md, round 7). A file system that cannot (`EOPNOTSUPP`) or any other refusal
 /// leaves the file as it was: the reservation is only a hint.
 #[cfg(target_os = "linux")]
 fn reserve(file: &File, len: u64) -> std::io::Result<bool> {
