@@ -4,8 +4,8 @@
 //! each with the `half` crate's slice conversion (F16C where the CPU has it) and writes it
 //! straight to the output: no counts, no checks, no temporary file. Its buffers start on
 //! a page, as the tool's do (`d3dfloat::io::PageBuf`): Linux copies into a buffer 16
-//! bytes off at about half the speed. On Linux the output's disk is reserved first, as
-//! the tool does (`fallocate`): ext4 then writes 512 MiB 30-35 ms faster.
+//! bytes off at about half the speed. Its output's disk is reserved first, by the tool's
+//! own `reserve` (`fallocate` on Linux): ext4 then writes 512 MiB 30-35 ms faster.
 //!
 //!   process_floor f16 IN OUT     the conversion above
 //!   process_floor io IN OUT      the same reads and writes with no conversion (the
@@ -30,17 +30,8 @@ fn main() -> std::io::Result<()> {
     let convert = mode == "f16";
     let mut input = File::open(input)?;
     let mut output = File::create(output)?;
-    #[cfg(target_os = "linux")]
-    {
-        use rustix::fs::{FallocateFlags, fallocate};
-        // Best effort, as in the tool: a file system that cannot is written as it comes.
-        let _ = fallocate(
-            &output,
-            FallocateFlags::KEEP_SIZE,
-            0,
-            input.metadata()?.len() / 2,
-        );
-    }
+    // The tool's reservation (a hint: a file system that cannot is written as it comes).
+    d3dfloat::convert::output::reserve(&output, input.metadata()?.len() / 2)?;
     let mut src_bytes = PageBuf::zeroed(CHUNK);
     let mut dst_bytes = PageBuf::zeroed(CHUNK / 2);
     loop {

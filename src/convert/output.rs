@@ -83,7 +83,7 @@ pub enum OutputFile {
 impl OutputFile {
     /// Opens `path` for writing by the rules at the top of this module. `size`, when
     /// known, is what will be written: a replaced file reserves that much disk first
-    /// on Linux (`fallocate`; see `reserve` below).
+    /// ([`reserve`]).
     pub fn create(path: &Path, size: Option<u64>) -> Result<OutputFile, ConvertError> {
         let error = |e| ConvertError::io(format!("writing {}", path.display()), e);
         match std::fs::metadata(path) {
@@ -257,10 +257,12 @@ fn without_temp_path(e: std::io::Error) -> std::io::Error {
 /// Two gains. A disk or quota too small for the output fails here, before the conversion
 /// runs, rather than after most of it. And ext4 need not reserve and map blocks one page at
 /// a time as the writes come: a 1 GiB f32 -> f16 conversion on one core took 251 ms
-/// against 281 ms (interleaved minima; see docs/benchmarks.md, round 7). A file system that cannot (`EOPNOTSUPP`) or any other refusal
-/// leaves the file as it was: the reservation is only a hint.
+/// against 281 ms (interleaved minima; see docs/benchmarks.md, round 7).
+///
+/// A file system that cannot (`EOPNOTSUPP`), or any other refusal but a full disk or
+/// quota, leaves the file as it was: the reservation is only a hint.
 #[cfg(target_os = "linux")]
-fn reserve(file: &File, len: u64) -> std::io::Result<bool> {
+pub fn reserve(file: &File, len: u64) -> std::io::Result<bool> {
     use rustix::fs::{FallocateFlags, fallocate};
     use rustix::io::Errno;
     if len == 0 {
@@ -273,8 +275,9 @@ fn reserve(file: &File, len: u64) -> std::io::Result<bool> {
     }
 }
 
+/// Elsewhere nothing is reserved; the output is written as it comes.
 #[cfg(not(target_os = "linux"))]
-fn reserve(_: &File, _: u64) -> std::io::Result<bool> {
+pub fn reserve(_: &File, _: u64) -> std::io::Result<bool> {
     Ok(false)
 }
 
