@@ -267,9 +267,7 @@ fn convert_raw(
 /// The bytes `size` bytes of input convert to. An output no file can hold (a sparse
 /// input near 2^63 bytes, widened 4x from f16 to f64) is refused before it is begun.
 fn output_size(conv: &Conversion, size: u64) -> anyhow::Result<u64> {
-    let groups = size / conv.src_group_bytes() as u64;
-    groups
-        .checked_mul(conv.dst_group_bytes() as u64)
+    conv.dst_len_checked(size)
         .filter(|&n| n <= i64::MAX as u64)
         .with_context(|| {
             format!(

@@ -142,6 +142,12 @@ impl Conversion {
         src_len / self.src_group_bytes() * self.dst_group_bytes()
     }
 
+    /// [`Self::dst_len`] for a file or stream of `src_len` bytes, which may be larger than
+    /// memory: `None` where the output's length would not fit a `u64`.
+    pub fn dst_len_checked(&self, src_len: u64) -> Option<u64> {
+        (src_len / self.src_group_bytes() as u64).checked_mul(self.dst_group_bytes() as u64)
+    }
+
     /// Whether the source is f64, the one format the fast kernels do not widen to f32.
     fn source_is_f64(&self) -> bool {
         self.from == Format::Float(F64)
