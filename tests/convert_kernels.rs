@@ -353,3 +353,47 @@ fn rgb9e5_texels_report_their_own_error() {
         }
     }
 }
+
+/// A stream converted a slice at a time into one set of counts, as `convert` does: once
+/// its largest error has reached the most the f16 passes can give, they stop measuring
+/// it, and the counts of the whole stream must still be the core's, larger errors later
+/// on (a value just under 2^-24 toward zero, past 65504, far past it) included.
+#[test]
+fn f16_stream_counts_stay_exact_once_the_largest_error_is_reached() {
+    // Slice 1: values in f16's normal range with every 13-bit tail below its ULP, so
+    // that every mode meets its largest normal-range error (a tie, or 8191 f32 steps).
+    let tails: Vec<u32> = (0..1u32 << 13).map(|t| 0x3f80_0000 | t).collect();
+    // Slice 2: ordinary values only. Slice 3: the same with subnormal results, then the
+    // larger errors.
+    let mut rng = Rng(12);
+    let ordinary: Vec<u32> = std::iter::from_fn(|| Some(rng.f32_bits()))
+        .filter(|&b| ordinary_for(&F16, b))
+        .take(40_000)
+        .collect();
+    let mut late = ordinary.clone();
+    for (i, v) in late.iter_mut().enumerate().step_by(29) {
+        *v = 0x3400_0000 | (i as u32 * 0x9e37) & 0x007f_ffff | (i as u32 & 1) << 31;
+    }
+    // Then slices with one larger error each, so that each is the stream's largest when
+    // it comes: 2^-24 - 2^-48 toward zero (either sign), 65504 + 15.99 and 1.0e30.
+    let mut slices = vec![bytes_u32(&tails), bytes_u32(&ordinary), bytes_u32(&late)];
+    for v in [0x337f_ffffu32, 0xb37f_ffff, 0x477f_efff, 0x7149_f2ca] {
+        let mut one = late.clone();
+        one[20_000] = v;
+        slices.push(bytes_u32(&one));
+    }
+    for opts in all_options() {
+        let conv = Conversion::new(Format::Float(F32), Format::Float(F16), 1, opts).unwrap();
+        let (mut got, mut whole_src, mut whole_out) = (Default::default(), Vec::new(), Vec::new());
+        for (k, src) in slices.iter().enumerate() {
+            let mut out = vec![0u8; conv.dst_len(src.len())];
+            kernels::convert_slice_into(&conv, src, &mut out, &mut got);
+            whole_src.extend_from_slice(src);
+            whole_out.extend_from_slice(&out);
+            let mut want = vec![0u8; conv.dst_len(whole_src.len())];
+            let want_stats = element::convert_slice(&conv, &whole_src, &mut want);
+            assert!(want == whole_out, "{opts:?}: bits, slices 1-{}", k + 1);
+            assert_eq!(got, want_stats, "{opts:?}: counts, slices 1-{}", k + 1);
+        }
+    }
+}

@@ -108,7 +108,7 @@ fn convert_serial(
         total += n as u64;
         whole_groups(conv, n, total)?;
         let m = conv.dst_len(n);
-        stats.merge(&kernels::convert_slice(conv, &src[..n], &mut dst[..m]));
+        kernels::convert_slice_into(conv, &src[..n], &mut dst[..m], &mut stats);
         output
             .write_all(&dst[..m])
             .map_err(|e| writing(names.1, e))?;

@@ -21,9 +21,19 @@
 //! tests below check both passes against the portable ones (which the integration tests
 //! hold to the per-element core). The runtime check falls back to the portable passes on
 //! CPUs (and targets) without F16C.
+//!
+//! The largest error is the costliest count (six of the normal-range pass's thirteen
+//! operations per eight lanes), and it stops changing once it reaches the most any lane
+//! of the pass can have in its rounding mode ([`normal_bound`], [`short_bound`]): half a
+//! ULP to nearest, just under one ULP in the directed modes. So both passes take the
+//! largest error counted so far in the stream (`known`), and where it has reached the
+//! bound they leave the errors out and test the range's top on |x| instead. The bound is
+//! reached within a few thousand values of data whose low bits look random (a value on
+//! a halfway point, or with all its dropped bits set); exact data (say, widened f16)
+//! never reaches it and is measured to the end. The summary is the same either way.
 
-use super::Ordinary;
 use super::narrow::NarrowPass;
+use super::{Ordinary, RNE};
 
 /// Whether the CPU has F16C (and AVX2, for the integer half of the pass).
 #[inline(always)]
@@ -43,6 +53,33 @@ pub(super) fn available() -> bool {
 const SHORT_MIN: i32 = 102 << 23;
 const MAX_FINITE: i32 = (142 << 23) | (0x3ff << 13);
 
+/// The largest error, in 2^-26 ULPs of the result, of any lane the normal-range pass
+/// takes in rounding mode `m` (±0, and 2^-14 <= |x| with a result within a ULP): 13
+/// bits are dropped, so to nearest the most is a tie, half a ULP (2^25), and in a
+/// directed mode 8191 f32 steps of 2^13 units (2^26 - 2^13; a result carried into the
+/// next binade, and one past 65504, has less). Each is reached: 1 + 2^-11 (a tie), and
+/// 1 + 8191 * 2^-23 toward zero or 1 + 2^-23 away from it.
+pub(super) const fn normal_bound(m: u8) -> u32 {
+    if m == RNE {
+        1 << 25
+    } else {
+        (1 << 26) - (1 << 13)
+    }
+}
+
+/// [`normal_bound`] for the short pass, which also takes results below 2^-14: to
+/// nearest still half a ULP, but in a directed mode 2^-24 - 2^-48 (just under the
+/// smallest subnormal) rounds to zero 2^-48 short of a whole ULP, 2^26 - 4 units, the
+/// most an f32 below 2^-24 can miss it by.
+pub(super) const fn short_bound(m: u8) -> u32 {
+    if m == RNE { 1 << 25 } else { (1 << 26) - 4 }
+}
+
+/// `units` as the f32 pattern the passes keep their largest error in.
+const fn units_pattern(units: u32) -> u32 {
+    (units as f32).to_bits()
+}
+
 /// Whether the F16C short pass takes `u`: ±0, or 2^-25 <= |u| <= 65504 (f16's normal
 /// range, and its subnormal one down to where the error still fits an f32).
 #[inline(always)]
@@ -54,15 +91,24 @@ pub(super) fn short_range(u: u32) -> bool {
 /// The short f16 pass in rounding mode `M`: returns the counts of the lanes in
 /// [`short_range`] and the number of the others (the exceptions), or no exception where
 /// its normal-range part took every lane (it also takes the few values past 65504 that
-/// round within a ULP, as the full pass does). With no exception, every lane has its
-/// output and the counts are the block's; with some, the caller runs the full pass over
-/// the block, and lanes may be left unwritten.
-pub(super) fn narrow_ordinary<const M: u8>(values: &[u32], out: &mut [u16]) -> (Ordinary, u32) {
+/// round within a ULP, as the full pass does, while it measures errors). With no
+/// exception, every lane has its output and the counts are the block's; with some, the
+/// caller runs the full pass over the block, and lanes may be left unwritten.
+///
+/// `known` is the largest error already counted, in 2^-26 ULPs: the returned largest
+/// error is exact where it is above `known`, and otherwise may be anything up to it (0
+/// where the pass had nothing to learn; see the module's notes).
+pub(super) fn narrow_ordinary<const M: u8>(
+    values: &[u32],
+    out: &mut [u16],
+    known: u32,
+) -> (Ordinary, u32) {
     #[cfg(target_arch = "x86_64")]
     if available() {
         // SAFETY: the CPU has F16C and AVX2, checked just above.
-        return unsafe { x86::narrow_ordinary::<M>(values, out) };
+        return unsafe { x86::narrow_ordinary::<M>(values, out, known) };
     }
+    let _ = known;
     super::narrow::narrow_vector_generic::<10, true, M>(values, out)
 }
 
@@ -115,7 +161,7 @@ mod x86 {
     use super::super::x86::{halves, max, min, sum};
     use super::super::{Ordinary, RNE, RTN, RTP, RTZ};
 
-    use super::{NarrowPass, SHORT_MIN};
+    use super::{MAX_FINITE, NarrowPass, SHORT_MIN, normal_bound, short_bound, units_pattern};
 
     /// Runs `$eight` (eight f16 patterns from the f32 patterns `$x`) over `$values` into
     /// `$out`: sixteen lanes a step, the two halves stored as one 32-byte word through an
@@ -195,6 +241,8 @@ mod x86 {
         /// Errors in 2^-26 ULPs, as integer-valued f32 patterns (non-negative, so they
         /// order as integers; NaN lies above every finite one).
         max_units: __m256i,
+        /// Unsigned maximum of |x|, where the errors are left out: the top of the range.
+        max_mag: __m256i,
         /// Counts in 16-bit lanes: inexact results, subnormal results, and results
         /// flushed to zero (zero from a value that was not).
         inexact: __m256i,
@@ -234,14 +282,14 @@ mod x86 {
         _mm256_mul_ps(diff, _mm256_castsi256_ps(scale))
     }
 
-    /// Eight lanes converted (once); their minimum and error go into `c`. Returns the
-    /// f16 patterns and the mask of the inexact lanes, which [`count_sixteen`] counts
-    /// sixteen at a time. The range test and the counts are only used when every lane
-    /// was in [`super::short_range`] (or past its top but within a ULP), so they need no
-    /// masking.
+    /// Eight lanes converted (once); their minimum and error (with `MEASURE`, else their
+    /// maximum) go into `c`. Returns the f16 patterns and the mask of the inexact lanes,
+    /// which [`count_sixteen`] counts sixteen at a time. The range test and the counts
+    /// are only used when every lane was in [`super::short_range`] (or past its top but
+    /// within a ULP), so they need no masking.
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
-    fn eight<const M: u8>(x: __m256i, c: &mut Short) -> (__m128i, __m256i) {
+    fn eight<const M: u8, const MEASURE: bool>(x: __m256i, c: &mut Short) -> (__m128i, __m256i) {
         // The result keeps the input's sign (±0 included), so the result and the input
         // compare and subtract as they are, without their magnitudes.
         let h = to_f16::<M>(x);
@@ -252,6 +300,10 @@ mod x86 {
         // not used: ordered or not, the compare gives the same counts.
         let inexact =
             _mm256_castps_si256(_mm256_cmp_ps::<_CMP_NEQ_UQ>(back, _mm256_castsi256_ps(x)));
+        if !MEASURE {
+            c.max_mag = _mm256_max_epu32(c.max_mag, mag);
+            return (h, inexact);
+        }
         // In the short range |result - x| is exact in f32 (see `full_eight`). f16's
         // subnormals share the ULP of its smallest normal, 2^-14 (the f32 exponent field
         // 113).
@@ -339,6 +391,7 @@ mod x86 {
         min: __m256i,
         exact: __m256i,
         max_units: __m256i,
+        max_mag: __m256i,
     }
 
     /// 2^-14, f16's smallest normal value, as an f32 pattern.
@@ -359,10 +412,11 @@ mod x86 {
     /// ULP, which is what every mode does up to 65504 and somewhat past it): the result
     /// is ±0 or normal (2^-14 is exact), so nothing is subnormal or flushed and the
     /// result's exponent gives the scale of its ULP directly. Only the low end is tested
-    /// on |x|; the high end shows in the error (see [`ONE_ULP`]), one test fewer a lane.
+    /// on |x|; the high end shows in the error (see [`ONE_ULP`]), one test fewer a lane,
+    /// or without `MEASURE` in the maximum of |x|.
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
-    fn eight_normal<const M: u8>(x: __m256i, c: &mut Normal) -> __m128i {
+    fn eight_normal<const M: u8, const MEASURE: bool>(x: __m256i, c: &mut Normal) -> __m128i {
         // The result keeps the input's sign (±0 included), so the result and the input
         // compare and subtract as they are, without their magnitudes.
         let h = to_f16::<M>(x);
@@ -370,6 +424,10 @@ mod x86 {
         let mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
         c.min = _mm256_min_epu32(c.min, _mm256_add_epi32(mag, _mm256_set1_epi32(-1)));
         c.exact = _mm256_sub_epi32(c.exact, _mm256_cmpeq_epi32(back, x));
+        if !MEASURE {
+            c.max_mag = _mm256_max_epu32(c.max_mag, mag);
+            return h;
+        }
         // As in `eight`; a zero result (from ±0 only) has error 0 whatever its scale.
         let field = _mm256_and_si256(back, _mm256_set1_epi32(0x7f80_0000));
         let units = _mm256_castps_si256(error_units(back, x, field));
@@ -402,27 +460,45 @@ mod x86 {
     /// The normal-range pass, a run of [`NORMAL_RUN`] lanes at a time: the counts when
     /// every lane was ±0 or in f16's normal range, or where it stopped (a block with a
     /// few subnormal results, a dark texture's, goes through this pass only up to the
-    /// first run with one). The outputs of the runs it took are written.
+    /// first run with one). The outputs of the runs it took are written. Errors are
+    /// measured until they reach [`normal_bound`], counting those already `known`.
     #[target_feature(enable = "avx2,f16c")]
-    fn narrow_normal<const M: u8>(values: &[u32], out: &mut [u16]) -> Result<Ordinary, Stopped> {
+    fn narrow_normal<const M: u8>(
+        values: &[u32],
+        out: &mut [u16],
+        known: u32,
+    ) -> Result<Ordinary, Stopped> {
         let zero = _mm256_setzero_si256();
         let mut c = Normal {
             min: _mm256_set1_epi32(-1),
             exact: zero,
             max_units: zero,
+            max_mag: zero,
         };
-        let (low, one_ulp) = (
+        let (low, one_ulp, top) = (
             _mm256_set1_epi32(NORMAL_MIN - 1),
             _mm256_set1_epi32(ONE_ULP),
+            _mm256_set1_epi32(MAX_FINITE),
         );
+        let bound = units_pattern(normal_bound(M));
+        let mut measure = known < normal_bound(M);
         let mut done = 0;
         for (v, o) in values.chunks(NORMAL_RUN).zip(out.chunks_mut(NORMAL_RUN)) {
             let before = c;
             // The tail's padding lanes (in the last run only) are zeros: taken, exact,
             // error 0.
-            let padding = sixteen_at_a_time!(v, o, |x| eight_normal::<M>(x, &mut c));
+            let padding = if measure {
+                sixteen_at_a_time!(v, o, |x| eight_normal::<M, true>(x, &mut c))
+            } else {
+                sixteen_at_a_time!(v, o, |x| eight_normal::<M, false>(x, &mut c))
+            };
+            // Unmeasured lanes keep the errors at 0 and measured ones |x| at 0: each
+            // test of the top passes where the other does the work.
             let below = _mm256_cmpeq_epi32(_mm256_max_epu32(c.min, low), c.min);
-            let within = _mm256_cmpgt_epi32(one_ulp, c.max_units);
+            let within = _mm256_and_si256(
+                _mm256_cmpgt_epi32(one_ulp, c.max_units),
+                _mm256_cmpeq_epi32(_mm256_max_epu32(c.max_mag, top), top),
+            );
             if _mm256_movemask_epi8(_mm256_and_si256(below, within)) != -1 {
                 return Err(Stopped {
                     done,
@@ -432,16 +508,21 @@ mod x86 {
                 });
             }
             done += v.len() + padding as usize;
+            measure = measure && max(c.max_units) < bound;
         }
         Ok(normal_counts(&c, done))
     }
 
     #[target_feature(enable = "avx2,f16c")]
-    pub(super) fn narrow_ordinary<const M: u8>(values: &[u32], out: &mut [u16]) -> (Ordinary, u32) {
+    pub(super) fn narrow_ordinary<const M: u8>(
+        values: &[u32],
+        out: &mut [u16],
+        known: u32,
+    ) -> (Ordinary, u32) {
         let n = values.len().min(out.len());
         let (values, out) = (&values[..n], &mut out[..n]);
         // Most blocks have no value below f16's normal range: the shorter pass first.
-        let stop = match narrow_normal::<M>(values, out) {
+        let stop = match narrow_normal::<M>(values, out, known) {
             Ok(o) => return (o, 0),
             Err(stop) => stop,
         };
@@ -453,16 +534,25 @@ mod x86 {
             let exceptions = values.iter().filter(|&&v| !super::short_range(v)).count();
             return (Ordinary::default(), exceptions as u32);
         }
-        let (rest, exceptions) = narrow_short::<M>(&values[stop.done..], &mut out[stop.done..]);
+        let known = known.max(stop.counts.max_units);
+        let (rest, exceptions) = if known < short_bound(M) {
+            narrow_short::<M, true>(&values[stop.done..], &mut out[stop.done..])
+        } else {
+            narrow_short::<M, false>(&values[stop.done..], &mut out[stop.done..])
+        };
         (stop.counts.merge(rest), exceptions)
     }
 
     /// The short pass for blocks with results below f16's normal range, a run of
-    /// [`SHORT_RUN`] lanes at a time.
+    /// [`SHORT_RUN`] lanes at a time, measuring errors with `MEASURE` (else its largest
+    /// error is 0).
     #[target_feature(enable = "avx2,f16c")]
-    fn narrow_short<const M: u8>(values: &[u32], out: &mut [u16]) -> (Ordinary, u32) {
+    fn narrow_short<const M: u8, const MEASURE: bool>(
+        values: &[u32],
+        out: &mut [u16],
+    ) -> (Ordinary, u32) {
         let zero = _mm256_setzero_si256();
-        let (mut min_all, mut units_all) = (u32::MAX, 0u32);
+        let (mut min_all, mut units_all, mut mag_all) = (u32::MAX, 0u32, 0u32);
         let mut counts = Ordinary::default();
         // The sum of a vector's sixteen 16-bit counts.
         let total = |v: __m256i| {
@@ -473,16 +563,18 @@ mod x86 {
             let mut c = Short {
                 min: _mm256_set1_epi32(-1),
                 max_units: zero,
+                max_mag: zero,
                 inexact: zero,
                 subnormal: zero,
                 flushed: zero,
             };
-            sixteen_at_a_time!(v, o, |x| eight::<M>(x, &mut c), fix(h, m) {
+            sixteen_at_a_time!(v, o, |x| eight::<M, MEASURE>(x, &mut c), fix(h, m) {
                 count_sixteen(h, m, &mut c);
                 h
             });
             min_all = min_all.min(min(c.min));
             units_all = units_all.max(max(c.max_units));
+            mag_all = mag_all.max(max(c.max_mag));
             counts = counts.merge(Ordinary {
                 inexact: total(c.inexact),
                 subnormal: total(c.subnormal),
@@ -490,8 +582,11 @@ mod x86 {
                 max_units: 0,
             });
         }
-        // Errors past a ULP (or NaN) come from lanes past the range's top.
-        let taken = min_all >= (SHORT_MIN - 1) as u32 && units_all < ONE_ULP as u32;
+        // Errors past a ULP (or NaN) come from lanes past the range's top; unmeasured
+        // lanes show it in |x|.
+        let taken = min_all >= (SHORT_MIN - 1) as u32
+            && units_all < ONE_ULP as u32
+            && mag_all <= MAX_FINITE as u32;
         let exceptions = if taken {
             0
         } else {

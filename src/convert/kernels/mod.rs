@@ -111,12 +111,20 @@ use widen::{same_f32, widen_f64, widen_into_f32, widen_to_f32};
 /// Converts whole groups (`src.len()` a multiple of the source group, `dst.len()` the
 /// matching output length) with the fastest kernel for the conversion.
 pub fn convert_slice(conv: &Conversion, src: &[u8], dst: &mut [u8]) -> Stats {
+    let mut stats = Stats::default();
+    convert_slice_into(conv, src, dst, &mut stats);
+    stats
+}
+
+/// [`convert_slice`], adding its counts to `stats`: a stream's counts so far, whose
+/// largest error can spare the f16 passes measuring errors that cannot change it.
+pub fn convert_slice_into(conv: &Conversion, src: &[u8], dst: &mut [u8], stats: &mut Stats) {
     if conv.source_is_f64() {
-        return element::convert_slice(conv, src, dst);
+        stats.merge(&element::convert_slice(conv, src, dst));
+        return;
     }
     let (sg, dg) = (conv.src_group_bytes(), conv.dst_group_bytes());
     assert_eq!(src.len() / sg * dg, dst.len(), "output buffer size");
-    let mut stats = Stats::default();
     let direct = widens_directly(conv);
     let mut scratch: Vec<u32> = Vec::with_capacity(BLOCK * 4);
     // f32 sources are read in place (no widened copy to keep in L1), so their blocks can
@@ -131,13 +139,12 @@ pub fn convert_slice(conv: &Conversion, src: &[u8], dst: &mut [u8]) -> Stats {
     };
     for (s, d) in src.chunks(block * sg).zip(dst.chunks_mut(block * dg)) {
         if direct {
-            widen_into_f32(conv.from, s, d, &mut stats);
+            widen_into_f32(conv.from, s, d, stats);
         } else {
             let values = widen_to_f32(conv.from, s, &mut scratch);
-            encode_from_f32(conv, values, d, &mut stats);
+            encode_from_f32(conv, values, d, stats);
         }
     }
-    stats
 }
 
 /// Whether the output is exactly the widened f32 patterns (unpacking to f32 without alpha,

@@ -22,28 +22,42 @@ fn random_patterns(n: usize, mut state: u64) -> Vec<u32> {
 /// The short pass against the portable full pass: the number of exceptions (all the
 /// lanes outside [`short_range`], or none where the normal-range pass took them: it
 /// takes a few past 65504 that round within a ULP), and when there is none (it took
-/// every lane), the same bits and counts.
+/// every lane), the same bits and counts. Once as the first block of a stream, and
+/// once after each bound of the errors ([`normal_bound`], [`short_bound`]) was reached,
+/// where the largest error need only be right above it.
 fn same_as_portable<const M: u8>(values: &[u32]) {
+    for known in [0, normal_bound(M), short_bound(M)] {
+        same_after::<M>(values, known);
+    }
+}
+
+/// [`same_as_portable`] in a stream whose largest error so far is `known` units.
+fn same_after<const M: u8>(values: &[u32], known: u32) {
     let mut a = vec![0u16; values.len()];
     let mut b = vec![0u16; values.len()];
-    let (o, exceptions) = narrow_ordinary::<M>(values, &mut a);
+    let (o, exceptions) = narrow_ordinary::<M>(values, &mut a, known);
     let full = super::super::narrow::narrow_full_generic::<10, true, M, false>(values, &mut b);
     let outside = values.iter().filter(|&&v| !short_range(v)).count();
+    let what = format!("mode {M}, {known} units known");
     assert!(
         exceptions == 0 || exceptions as usize == outside,
-        "exceptions {exceptions} for {outside} outside, mode {M}"
+        "exceptions {exceptions} for {outside} outside, {what}"
     );
     if outside == 0 {
-        assert_eq!(exceptions, 0, "exceptions, mode {M}");
+        assert_eq!(exceptions, 0, "exceptions, {what}");
     }
     if exceptions == 0 {
         for (i, &v) in values.iter().enumerate() {
-            assert_eq!(a[i], b[i], "lane {i} ({v:#010x}), mode {M}");
+            assert_eq!(a[i], b[i], "lane {i} ({v:#010x}), {what}");
         }
+        let known_error = known as f64 * super::super::pow2(-26);
         let (mut got, mut want) = (Stats::default(), Stats::default());
+        for stats in [&mut got, &mut want] {
+            stats.max_ulp_error = known_error;
+        }
         super::super::add_ordinary(&mut got, values.len() as u32, o);
         full.into_stats::<10>(values.len(), &mut want);
-        assert_eq!(got, want, "counts, mode {M}");
+        assert_eq!(got, want, "counts, {what}");
     }
 }
 
@@ -283,4 +297,76 @@ fn f16c_short_pass_counts_past_sixteen_bits() {
         same_as_portable::<RNE>(&values);
         same_as_portable::<RTZ>(&values);
     }
+}
+
+/// The largest error of every lane the passes take in mode `M`, over a sweep of
+/// [`short_range`] (`normal`: f16's normal range only): each f32 exponent from 2^-25
+/// (2^-14) to 2^15, every one of the 13 bits below an f16 ULP there, the bits above them
+/// all clear or all set, both signs. The portable pass measures it.
+fn largest_error_over_sweep<const M: u8>(normal: bool) -> u32 {
+    let low = if normal { 113 } else { 102 };
+    let sweep: Vec<u32> = (low..=142u32)
+        .flat_map(|e| {
+            [0u32, 0x3ff].into_iter().flat_map(move |hi| {
+                (0..1u32 << 13).flat_map(move |lo| {
+                    let u = e << 23 | hi << 13 | lo;
+                    [u, u | 0x8000_0000]
+                })
+            })
+        })
+        .filter(|&u| short_range(u))
+        .collect();
+    let mut out = vec![0u16; sweep.len()];
+    let pass = super::super::narrow::narrow_full_generic::<10, true, M, false>(&sweep, &mut out);
+    let mut stats = Stats::default();
+    pass.into_stats::<10>(sweep.len(), &mut stats);
+    let units = stats.max_ulp_error * super::super::pow2(26);
+    assert_eq!(units.fract(), 0.0, "whole units, mode {M}");
+    units as u32
+}
+
+/// The bounds past which the passes stop measuring errors: no lane they take has a larger
+/// error (the sweep), and a lane of each reaches it (so a stream of such data stops
+/// measuring early), which the passes find when they have not reached it yet.
+fn bounds_hold<const M: u8>(normal_witness: u32, short_witness: u32) {
+    assert_eq!(
+        largest_error_over_sweep::<M>(true),
+        normal_bound(M),
+        "normal, mode {M}"
+    );
+    assert_eq!(
+        largest_error_over_sweep::<M>(false),
+        short_bound(M),
+        "short, mode {M}"
+    );
+    let filler: Vec<u32> = (0..3000u32).map(|i| 0x3f80_0000 + (i << 13)).collect();
+    for (witness, bound) in [
+        (normal_witness, normal_bound(M)),
+        (short_witness, short_bound(M)),
+    ] {
+        let mut block = filler.clone();
+        block[2500] = witness;
+        let mut out = vec![0u16; block.len()];
+        let (o, exceptions) = narrow_ordinary::<M>(&block, &mut out, bound - 1);
+        assert_eq!(
+            (o.max_units, exceptions),
+            (bound, 0),
+            "{witness:#010x}, mode {M}"
+        );
+        same_after::<M>(&block, bound - 1);
+        same_after::<M>(&block, bound);
+    }
+}
+
+#[test]
+fn f16c_error_bounds_are_reached_and_never_passed() {
+    if !available() {
+        return;
+    }
+    // 1 + 2^-11 is a tie; 1 + 8191 * 2^-23 loses 8191 f32 steps toward zero, 1 + 2^-23
+    // gains 8191 rounding up; 2^-24 - 2^-48 rounds to zero, losing all but 2^-48 of a ULP.
+    bounds_hold::<RNE>(0x3f80_1000, 0x3f80_1000);
+    bounds_hold::<RTZ>(0x3f80_1fff, 0x337f_ffff);
+    bounds_hold::<RTP>(0x3f80_0001, 0xb37f_ffff);
+    bounds_hold::<RTN>(0x3f80_1fff, 0x337f_ffff);
 }
