@@ -7,8 +7,8 @@
 #   cargo build --release && benches/convert_process.sh [SIZE_MIB]    (default 1024)
 #
 # Environment: D3DFLOAT (the binary, default target/release/d3dfloat), BENCH_DIR (where the
-# inputs are made and kept, default /tmp/d3dfloat-bench), FLOOR and CONVERT_BENCH (see
-# below).
+# inputs are made and kept, default /tmp/d3dfloat-bench), RUNS (runs per timing, the best
+# kept; default 3, more on a noisy machine), FLOOR and CONVERT_BENCH (see below).
 #
 # Beside cat, a floor for f32 -> f16 from examples/process_floor.rs (built here): the same
 # reads and writes with the `half` crate's conversion and nothing else (no counts, checks
@@ -19,11 +19,12 @@
 # Two inputs are made once and kept in $BENCH_DIR: texture-like values (the figures that
 # matter) and random f16 patterns widened to f32 (NaN, INF, subnormals and negatives
 # everywhere: the exact lane code's worst case). Both programs read them from the page
-# cache. Each timing is the best of 3.
+# cache. Each timing is the best of $RUNS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE_MIB=${1:-1024}
 BIN=${D3DFLOAT:-target/release/d3dfloat}
+RUNS=${RUNS:-3}
 DIR=${BENCH_DIR:-/tmp/d3dfloat-bench}
 mkdir -p "$DIR"
 IN="$DIR/in-${SIZE_MIB}MiB.f32"
@@ -50,49 +51,74 @@ if [ ! -f "$IN.random" ]; then
 fi
 cat "$IN" > /dev/null # Into the page cache.
 
-# best_of LABEL CMD...: prints the best wall time of 3 runs and the peak RSS, in MiB.
-best_of() {
-    local label=$1 best= rss=0
+# The timed cases, in the order printed: a label and the command's words, where a word
+# that starts with IN or OUT starts with the input's or the output's path instead.
+LABELS=()
+COMMANDS=()
+add_case() {
+    LABELS+=("$1")
     shift
-    for _ in 1 2 3; do
-        rm -f "$OUT"
-        # Wall time in nanoseconds around the run (time's %e has 10 ms steps), peak RSS
-        # from time's %M.
-        local t0 t1
-        t0=$(date +%s%N)
-        /usr/bin/time -f '%M' -o "$DIR/time.log" "$@" > /dev/null 2>&1
-        t1=$(date +%s%N)
-        local kib t
-        kib=$(tail -1 "$DIR/time.log")
-        t=$(awk "BEGIN{print ($t1 - $t0) / 1e9}")
-        if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
-        [ "$kib" -gt "$rss" ] && rss=$kib
-    done
-    printf '%-40s %7.3f s %8.0f MiB/s  peak RSS %5d MiB\n' "$label" "$best" \
-        "$(awk "BEGIN{print $SIZE_MIB / ($best > 0 ? $best : 0.001)}")" $((rss / 1024))
-    LAST=$best
+    # The words joined by the unit separator, which no word holds.
+    local IFS=$'\x1f'
+    COMMANDS+=("$*")
 }
+add_case "cat IN > OUT (baseline)" sh -c 'cat "$0" > "$1"' IN OUT
+add_case "floor f16: the reads and writes only" "$FLOOR" io IN OUT
+add_case "floor f16: half crate, no counts" "$FLOOR" f16 IN OUT
+for to in f16 r11g11b10 rgb9e5; do
+    # Packed targets read RGBA texels (16 bytes): 2^k MiB is a whole number of them.
+    add_case "d3dfloat convert f32 -> $to" "$BIN" convert --no-progress --from f32 --to "$to" \
+        --channels 4 IN -o OUT
+done
+for to in f16 r11g11b10 rgb9e5; do
+    add_case "d3dfloat convert f32 -> $to, random" "$BIN" convert --no-progress --from f32 \
+        --to "$to" --channels 4 IN.random -o OUT
+done
 
-# run_all PREFIX...: cat, then every conversion of both inputs, each under PREFIX.
+# run_all PREFIX...: every case under PREFIX, one after the other, $RUNS times, so that a
+# slow spell of a shared machine falls on all of them alike; then the best wall time of
+# each, its speed against cat's and its peak RSS (in MiB). Each timed run follows an
+# untimed run of the same case: on ext4 (Linux 6.18) a 1 GiB write right after another
+# program's run often took cat 0.5-0.8 s instead of 0.33 s, so every case is timed in
+# the state its own previous run left.
 run_all() {
-    best_of "cat IN > OUT (baseline)" "$@" sh -c "cat '$IN' > '$OUT'"
-    local cat=$LAST
-    best_of "floor f16: the reads and writes only" "$@" "$FLOOR" io "$IN" "$OUT"
-    awk "BEGIN{printf \"  = %.2fx the speed of cat\n\", $cat / $LAST}"
-    best_of "floor f16: half crate, no counts" "$@" "$FLOOR" f16 "$IN" "$OUT"
-    awk "BEGIN{printf \"  = %.2fx the speed of cat\n\", $cat / $LAST}"
-    for data in "$IN" "$IN.random"; do
-        echo "-- $(basename "$data")"
-        for to in f16 r11g11b10 rgb9e5; do
-            # Packed targets read RGBA texels (16 bytes): 2^k MiB is a whole number of them.
-            best_of "d3dfloat convert f32 -> $to" "$@" "$BIN" convert --no-progress --from f32 \
-                --to "$to" --channels 4 "$data" -o "$OUT"
-            awk "BEGIN{printf \"  = %.2fx the speed of cat\n\", $cat / $LAST}"
+    local -a best rss
+    local i run t0 t1 kib t words
+    for run in $(seq "$RUNS"); do
+        for i in "${!COMMANDS[@]}"; do
+            IFS=$'\x1f' read -r -a words <<< "${COMMANDS[$i]}"
+            words=("${words[@]/#IN/$IN}")
+            words=("${words[@]/#OUT/$OUT}")
+            # Each run starts with nothing left to write back from the one before (its
+            # output deleted and synced), or the write-back of one falls on the next.
+            rm -f "$OUT"
+            sync
+            "$@" "${words[@]}" > /dev/null 2>&1
+            rm -f "$OUT"
+            sync
+            # Wall time in nanoseconds around the run (time's %e has 10 ms steps), peak
+            # RSS from time's %M.
+            t0=$(date +%s%N)
+            /usr/bin/time -f '%M' -o "$DIR/time.log" "$@" "${words[@]}" > /dev/null 2>&1
+            t1=$(date +%s%N)
+            kib=$(tail -1 "$DIR/time.log")
+            t=$(((t1 - t0) / 1000))
+            if [ "$run" = 1 ] || [ "$t" -lt "${best[$i]}" ]; then best[i]=$t; fi
+            if [ "$run" = 1 ] || [ "$kib" -gt "${rss[$i]}" ]; then rss[i]=$kib; fi
         done
     done
+    for i in "${!COMMANDS[@]}"; do
+        printf '%-42s %7.3f s %8.0f MiB/s  peak RSS %5d MiB' "${LABELS[$i]}" \
+            "$(awk "BEGIN{print ${best[$i]} / 1e6}")" \
+            "$(awk "BEGIN{print $SIZE_MIB * 1e6 / ${best[$i]}}")" $((rss[i] / 1024))
+        if [ "$i" -gt 0 ]; then
+            awk "BEGIN{printf \"  = %.2fx cat\", ${best[0]} / ${best[$i]}}"
+        fi
+        echo
+    done
 }
 
-echo "input: $IN ($SIZE_MIB MiB of f32), $(nproc) cores"
+echo "input: $IN ($SIZE_MIB MiB of f32), $(nproc) cores, best of $RUNS runs"
 echo "== every core"
 run_all env
 if command -v taskset > /dev/null; then
