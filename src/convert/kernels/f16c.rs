@@ -442,7 +442,8 @@ mod x86 {
         done: usize,
         counts: Ordinary,
         /// The unsigned minimum of |x| - 1 up to the end of that run, and whether a lane
-        /// up to there was past the range's top (an error of a ULP or more).
+        /// up to there was past the range's top (an error of a ULP or more, or where errors
+        /// were left out, |x| past 65504).
         min: u32,
         above: bool,
     }
