@@ -518,6 +518,16 @@ mod avx2_vector {
     }
 }
 
+/// An error the passes keep in whole units of 2^-26 ULP, in ULPs.
+fn units_to_ulps(units: u32) -> f64 {
+    units as f64 * pow2(-26)
+}
+
+/// An error in ULPs as whole units of 2^-26 ULP, rounded down (never more than it).
+fn ulps_to_units(ulps: f64) -> u32 {
+    (ulps * pow2(26)) as u32
+}
+
 /// Adds the ordinary lanes' counts for `n` values.
 fn add_ordinary(stats: &mut Stats, n: u32, o: Ordinary) {
     stats.merge(&Stats {
@@ -525,7 +535,7 @@ fn add_ordinary(stats: &mut Stats, n: u32, o: Ordinary) {
         inexact: o.inexact as u64,
         flushed_to_zero: o.flushed as u64,
         subnormal_out: o.subnormal as u64,
-        max_ulp_error: o.max_units as f64 * pow2(-26),
+        max_ulp_error: units_to_ulps(o.max_units),
         ..Stats::default()
     });
 }

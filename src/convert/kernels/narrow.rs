@@ -5,7 +5,7 @@
 
 use super::{
     Lane, Ordinary, OrdinaryLane, RNE, RTP, RTZ, add_ordinary, avx2_vector, bit, flag, pick, pow2,
-    with_elements,
+    ulps_to_units, with_elements,
 };
 use crate::convert::summary::Stats;
 
@@ -204,9 +204,8 @@ pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const 
         let mut done = 0;
         if looks_ordinary && f16c {
             // The F16C short pass stops at its first exception itself. It need not measure
-            // errors the stream's largest so far already covers (in 2^-26 ULPs, whole
-            // ones: rounding down keeps it no larger than the error it stands for).
-            let known = (stats.max_ulp_error * pow2(26)) as u32;
+            // errors the stream's largest so far already covers.
+            let known = ulps_to_units(stats.max_ulp_error);
             let (o, exceptions) = super::f16c::narrow_ordinary::<M>(values, out, known);
             if exceptions == 0 {
                 add_ordinary(stats, values.len() as u32, o);

@@ -3,7 +3,7 @@
 //! channels hold (NaN, INF, negatives, values past 65408, subnormals); the per-element
 //! core (`convert::element`) is the reference the tests hold it to.
 
-use super::{RNE, RTP, avx2_vector, pow2, with_elements};
+use super::{RNE, RTP, avx2_vector, pow2, units_to_ulps, with_elements};
 use crate::convert::summary::Stats;
 use crate::format::packed::{
     RGB9E5_EXP_BIAS, RGB9E5_EXPONENT_SHIFT, RGB9E5_MANTISSA_BITS, RGB9E5_MAX_MANTISSA,
@@ -347,7 +347,7 @@ pub(super) fn rgb9e5_block<const M: u8>(
         if pass.exceptions > 0 {
             pass = rgb9e5_pass::<M>(values, stride, out, true);
         }
-        let mut err = pass.near_units as f64 * pow2(-26);
+        let mut err = units_to_ulps(pass.near_units);
         if pass.saturated_mag != 0 {
             // A saturated channel is 65408 = 511 * 2^(31 - 24): shared exponent 31.
             let input = f32::from_bits(pass.saturated_mag) as f64;

@@ -50,7 +50,7 @@ fn same_after<const M: u8>(values: &[u32], known: u32) {
         for (i, &v) in values.iter().enumerate() {
             assert_eq!(a[i], b[i], "lane {i} ({v:#010x}), {what}");
         }
-        let known_error = known as f64 * super::super::pow2(-26);
+        let known_error = super::super::units_to_ulps(known);
         let (mut got, mut want) = (Stats::default(), Stats::default());
         for stats in [&mut got, &mut want] {
             stats.max_ulp_error = known_error;
@@ -320,9 +320,13 @@ fn largest_error_over_sweep<const M: u8>(normal: bool) -> u32 {
     let pass = super::super::narrow::narrow_full_generic::<10, true, M, false>(&sweep, &mut out);
     let mut stats = Stats::default();
     pass.into_stats::<10>(sweep.len(), &mut stats);
-    let units = stats.max_ulp_error * super::super::pow2(26);
-    assert_eq!(units.fract(), 0.0, "whole units, mode {M}");
-    units as u32
+    let units = super::super::ulps_to_units(stats.max_ulp_error);
+    assert_eq!(
+        super::super::units_to_ulps(units),
+        stats.max_ulp_error,
+        "whole units, mode {M}"
+    );
+    units
 }
 
 /// The bounds past which the passes stop measuring errors: no lane they take has a larger

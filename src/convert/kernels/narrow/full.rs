@@ -3,7 +3,7 @@
 //! vectorises. The AVX2 and F16C passes stand in for it where the CPU has them, and are
 //! tested against it.
 
-use super::super::{RNE, RTP, RTZ, pow2};
+use super::super::{RNE, RTP, RTZ, units_to_ulps};
 use super::error_of;
 use crate::convert::summary::Stats;
 
@@ -74,7 +74,7 @@ impl NarrowPass {
 
     /// Adds the block's counts for `n` values, the largest error computed as the core does.
     pub(in crate::convert::kernels) fn into_stats<const F: u32>(self, n: usize, stats: &mut Stats) {
-        let mut err = (self.max_units as f64 * pow2(-26)).max(self.max_error);
+        let mut err = units_to_ulps(self.max_units).max(self.max_error);
         let inf_bits = 31u32 << F;
         if self.max_saturated != 0 {
             err = err.max(error_of::<F>(inf_bits - 1, self.max_saturated));
