@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Whole-process benchmark of `d3dfloat convert` on a large raw f32 file, with `cat` of the
-# same file as the baseline in the same run, and peak memory (max RSS) of each: first on
+# same file as the baseline in the same run, peak memory (max RSS) and user time of each
+# (the least of the runs: the conversion's own cost, where wall time carries the
+# machine's write-back noise): first on
 # every core, then on one core (`taskset -c 0` for both d3dfloat and cat), which is what
 # a pipeline running many conversions side by side gets.
 #
@@ -77,13 +79,16 @@ done
 
 # run_all PREFIX...: every case under PREFIX, one after the other, $RUNS times, so that a
 # slow spell of a shared machine falls on all of them alike; then the best wall time of
-# each, its speed against cat's and its peak RSS (in MiB). Each timed run follows an
+# each, its speed against cat's, its peak RSS (in MiB) and its least user time. Each timed run follows an
 # untimed run of the same case: on ext4 (Linux 6.18) a 1 GiB write right after another
 # program's run often took cat 0.5-0.8 s instead of 0.33 s, so every case is timed in
 # the state its own previous run left.
 run_all() {
-    local -a best rss
-    local i run t0 t1 kib t words
+    local -a best rss user
+    local i run t0 t1 kib t u words
+    # User time of the run (its children's, from getrusage), in ms: what the conversion
+    # itself costs, which the writes' noise barely touches.
+    local TIMEFORMAT='%3U'
     for run in $(seq "$RUNS"); do
         for i in "${!COMMANDS[@]}"; do
             IFS=$'\x1f' read -r -a words <<< "${COMMANDS[$i]}"
@@ -97,20 +102,24 @@ run_all() {
             rm -f "$OUT"
             sync
             # Wall time in nanoseconds around the run (time's %e has 10 ms steps), peak
-            # RSS from time's %M.
+            # RSS from time's %M, user time from bash's `time`.
             t0=$(date +%s%N)
-            /usr/bin/time -f '%M' -o "$DIR/time.log" "$@" "${words[@]}" > /dev/null 2>&1
+            { time /usr/bin/time -f '%M' -o "$DIR/time.log" "$@" "${words[@]}" \
+                > /dev/null 2>&1; } 2> "$DIR/user.log"
             t1=$(date +%s%N)
             kib=$(tail -1 "$DIR/time.log")
             t=$(((t1 - t0) / 1000))
+            u=$(awk '{printf "%d", $1 * 1000}' "$DIR/user.log")
             if [ "$run" = 1 ] || [ "$t" -lt "${best[$i]}" ]; then best[i]=$t; fi
             if [ "$run" = 1 ] || [ "$kib" -gt "${rss[$i]}" ]; then rss[i]=$kib; fi
+            if [ "$run" = 1 ] || [ "$u" -lt "${user[$i]}" ]; then user[i]=$u; fi
         done
     done
     for i in "${!COMMANDS[@]}"; do
-        printf '%-42s %7.3f s %8.0f MiB/s  peak RSS %5d MiB' "${LABELS[$i]}" \
+        printf '%-42s %7.3f s %8.0f MiB/s  peak RSS %5d MiB  user %4d ms' "${LABELS[$i]}" \
             "$(awk "BEGIN{print ${best[$i]} / 1e6}")" \
-            "$(awk "BEGIN{print $SIZE_MIB * 1e6 / ${best[$i]}}")" $((rss[i] / 1024))
+            "$(awk "BEGIN{print $SIZE_MIB * 1e6 / ${best[$i]}}")" $((rss[i] / 1024)) \
+            "${user[$i]}"
         if [ "$i" -gt 0 ]; then
             awk "BEGIN{printf \"  = %.2fx cat\", ${best[0]} / ${best[$i]}}"
         fi
@@ -128,4 +137,4 @@ else
     echo "== one core: skipped (no taskset)"
 fi
 rm -f "$OUT"
-rm -f "$DIR/time.log"
+rm -f "$DIR/time.log" "$DIR/user.log"
