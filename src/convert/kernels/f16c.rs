@@ -27,7 +27,9 @@
 //! of the pass can have in its rounding mode ([`normal_bound`], [`short_bound`]): half a
 //! ULP to nearest, just under one ULP in the directed modes. So both passes take the
 //! largest error counted so far in the stream (`known`), and where it has reached the
-//! bound they leave the errors out and test the range's top on |x| instead. The bound is
+//! bound they leave the errors out and test the range's top on |x| instead (the
+//! normal-range pass then also finds exact lanes from their 13 dropped bits, without
+//! widening the result back). The bound is
 //! reached within a few thousand values of data whose low bits look random (a value on
 //! a halfway point, or with all its dropped bits set); exact data (say, widened f16)
 //! never reaches it and is measured to the end. The summary is the same either way.
@@ -420,19 +422,43 @@ mod x86 {
         // The result keeps the input's sign (±0 included), so the result and the input
         // compare and subtract as they are, without their magnitudes.
         let h = to_f16::<M>(x);
-        let back = _mm256_castps_si256(_mm256_cvtph_ps(h));
         let mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
         c.min = _mm256_min_epu32(c.min, _mm256_add_epi32(mag, _mm256_set1_epi32(-1)));
-        c.exact = _mm256_sub_epi32(c.exact, _mm256_cmpeq_epi32(back, x));
         if !MEASURE {
+            // Every lane this loop takes is ±0 or a normal f16 value with 13 more
+            // fraction bits (|x| up to 65504, tested on `max_mag`): exact when those
+            // bits are clear, which spares widening the result back.
+            let dropped = _mm256_and_si256(x, _mm256_set1_epi32(0x1fff));
+            let exact = _mm256_cmpeq_epi32(dropped, _mm256_setzero_si256());
+            c.exact = _mm256_sub_epi32(c.exact, exact);
             c.max_mag = _mm256_max_epu32(c.max_mag, mag);
             return h;
         }
+        let back = _mm256_castps_si256(_mm256_cvtph_ps(h));
+        c.exact = _mm256_sub_epi32(c.exact, _mm256_cmpeq_epi32(back, x));
         // As in `eight`; a zero result (from ±0 only) has error 0 whatever its scale.
         let field = _mm256_and_si256(back, _mm256_set1_epi32(0x7f80_0000));
         let units = _mm256_castps_si256(error_units(back, x, field));
         c.max_units = _mm256_max_epi32(c.max_units, units);
         h
+    }
+
+    /// One run of the normal-range pass over `v` into `o`, counted into `c`; returns the
+    /// number of padding lanes run. A function of its own so that each loop has the
+    /// vector registers to itself: inlined into [`narrow_normal`] beside the other one,
+    /// the unmeasured loop kept its exact count in a stack slot (a load and a store every
+    /// sixteen lanes), which cost it a sixth of its speed.
+    #[inline(never)]
+    #[target_feature(enable = "avx2,f16c")]
+    fn normal_run<const M: u8, const MEASURE: bool>(
+        v: &[u32],
+        o: &mut [u16],
+        c: &mut Normal,
+    ) -> u32 {
+        let mut s = *c;
+        let padding = sixteen_at_a_time!(v, o, |x| eight_normal::<M, MEASURE>(x, &mut s));
+        *c = s;
+        padding
     }
 
     /// Where the normal-range pass stopped: at the first run with a lane outside f16's
@@ -489,9 +515,9 @@ mod x86 {
             // The tail's padding lanes (in the last run only) are zeros: taken, exact,
             // error 0.
             let padding = if measure {
-                sixteen_at_a_time!(v, o, |x| eight_normal::<M, true>(x, &mut c))
+                normal_run::<M, true>(v, o, &mut c)
             } else {
-                sixteen_at_a_time!(v, o, |x| eight_normal::<M, false>(x, &mut c))
+                normal_run::<M, false>(v, o, &mut c)
             };
             // Unmeasured lanes keep the errors at 0 and measured ones |x| at 0: each
             // test of the top passes where the other does the work.
@@ -544,6 +570,29 @@ mod x86 {
         (stop.counts.merge(rest), exceptions)
     }
 
+    /// One run of the short pass (at most [`SHORT_RUN`] lanes) over `v` into `o`: its
+    /// state. A function of its own, as [`normal_run`] is, for the registers (the
+    /// measuring loop still keeps its minimum in memory, but no longer the constants
+    /// too: a few percent).
+    #[inline(never)]
+    #[target_feature(enable = "avx2,f16c")]
+    fn short_run<const M: u8, const MEASURE: bool>(v: &[u32], o: &mut [u16]) -> Short {
+        let zero = _mm256_setzero_si256();
+        let mut c = Short {
+            min: _mm256_set1_epi32(-1),
+            max_units: zero,
+            max_mag: zero,
+            inexact: zero,
+            subnormal: zero,
+            flushed: zero,
+        };
+        sixteen_at_a_time!(v, o, |x| eight::<M, MEASURE>(x, &mut c), fix(h, m) {
+            count_sixteen(h, m, &mut c);
+            h
+        });
+        c
+    }
+
     /// The short pass for blocks with results below f16's normal range, a run of
     /// [`SHORT_RUN`] lanes at a time, measuring errors with `MEASURE` (else its largest
     /// error is 0).
@@ -552,7 +601,6 @@ mod x86 {
         values: &[u32],
         out: &mut [u16],
     ) -> (Ordinary, u32) {
-        let zero = _mm256_setzero_si256();
         let (mut min_all, mut units_all, mut mag_all) = (u32::MAX, 0u32, 0u32);
         let mut counts = Ordinary::default();
         // The sum of a vector's sixteen 16-bit counts.
@@ -561,18 +609,7 @@ mod x86 {
             lo + hi
         };
         for (v, o) in values.chunks(SHORT_RUN).zip(out.chunks_mut(SHORT_RUN)) {
-            let mut c = Short {
-                min: _mm256_set1_epi32(-1),
-                max_units: zero,
-                max_mag: zero,
-                inexact: zero,
-                subnormal: zero,
-                flushed: zero,
-            };
-            sixteen_at_a_time!(v, o, |x| eight::<M, MEASURE>(x, &mut c), fix(h, m) {
-                count_sixteen(h, m, &mut c);
-                h
-            });
+            let c = short_run::<M, MEASURE>(v, o);
             min_all = min_all.min(min(c.min));
             units_all = units_all.max(max(c.max_units));
             mag_all = mag_all.max(max(c.max_mag));
