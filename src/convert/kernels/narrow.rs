@@ -233,7 +233,8 @@ pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const 
             return;
         }
         if F == 10
-            && let Some(pass) = super::f16c::narrow_full::<M, S>(values, out)
+            && let Some(pass) =
+                super::f16c::narrow_full::<M, S>(values, out, ulps_to_units(stats.max_ulp_error))
         {
             pass.into_stats::<F>(values.len(), stats);
             return;

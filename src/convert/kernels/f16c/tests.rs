@@ -70,25 +70,37 @@ fn in_every_mode(values: &[u32]) {
 }
 
 /// Both copies of the full pass (AVX2, and the dispatched one: AVX-512 where built and
-/// present) against the portable pass.
+/// present) against the portable pass: as the first block of a stream, one unit short
+/// of [`short_bound`] (where a lane that reaches it must still be measured), and once
+/// the stream's largest error has reached it (where the pass leaves errors out).
 fn full_same_as_portable<const M: u8, const S: bool>(values: &[u32]) {
+    full_same_after::<M, S>(values, &[0, short_bound(M) - 1, short_bound(M)]);
+}
+
+/// [`full_same_as_portable`] in streams whose largest errors so far are each of `knowns`.
+fn full_same_after<const M: u8, const S: bool>(values: &[u32], knowns: &[u32]) {
     let mut b = vec![0u16; values.len()];
     let pb = super::super::narrow::narrow_full_generic::<10, true, M, S>(values, &mut b);
-    let mut sb = Stats::default();
-    pb.into_stats::<10>(values.len(), &mut sb);
-    for (name, copy) in [
-        (
-            "avx2",
-            narrow_full_avx2::<M, S> as fn(&[u32], &mut [u16]) -> Option<NarrowPass>,
-        ),
-        ("dispatched", narrow_full::<M, S>),
-    ] {
-        let mut a = vec![0u16; values.len()];
-        let pa = copy(values, &mut a).expect("F16C");
-        assert_eq!(a, b, "{name} bits, mode {M} saturate {S}");
-        let mut sa = Stats::default();
-        pa.into_stats::<10>(values.len(), &mut sa);
-        assert_eq!(sa, sb, "{name} counts, mode {M} saturate {S}");
+    type Copy = fn(&[u32], &mut [u16], u32) -> Option<NarrowPass>;
+    for &known in knowns {
+        let seeded = || Stats {
+            max_ulp_error: super::super::units_to_ulps(known),
+            ..Stats::default()
+        };
+        let mut sb = seeded();
+        pb.into_stats::<10>(values.len(), &mut sb);
+        for (name, copy) in [
+            ("avx2", narrow_full_avx2::<M, S> as Copy),
+            ("dispatched", narrow_full::<M, S>),
+        ] {
+            let what = format!("{name}, mode {M} saturate {S}, {known} units known");
+            let mut a = vec![0u16; values.len()];
+            let pa = copy(values, &mut a, known).expect("F16C");
+            assert_eq!(a, b, "bits, {what}");
+            let mut sa = seeded();
+            pa.into_stats::<10>(values.len(), &mut sa);
+            assert_eq!(sa, sb, "counts, {what}");
+        }
     }
 }
 
@@ -114,6 +126,8 @@ fn f16c_full_pass_matches_the_portable_one() {
             values.extend([pattern, pattern | 0x8000_0000]);
         }
     }
+    // A lane reaching each mode's bound (see `f16c_error_bounds_are_reached_and_never_passed`).
+    values.extend([0x3f80_1000, 0x337f_ffff, 0xb37f_ffff]);
     for len in [1, 7, 9, 1000, values.len()] {
         let v = &values[..len];
         full_same_as_portable::<RNE, false>(v);
@@ -275,9 +289,10 @@ fn f16c_full_pass_counts_past_sixteen_bits() {
         0x3f80_0001,
     ] {
         let values = vec![fill; n];
-        full_same_as_portable::<RNE, false>(&values);
-        full_same_as_portable::<RTP, false>(&values);
-        full_same_as_portable::<RTN, true>(&values);
+        // Measuring errors, and leaving them out.
+        full_same_after::<RNE, false>(&values, &[0]);
+        full_same_after::<RTP, false>(&values, &[0]);
+        full_same_after::<RTN, true>(&values, &[short_bound(RTN)]);
     }
 }
 
@@ -373,4 +388,50 @@ fn f16c_error_bounds_are_reached_and_never_passed() {
     bounds_hold::<RTZ>(0x3f80_1fff, 0x337f_ffff);
     bounds_hold::<RTP>(0x3f80_0001, 0xb37f_ffff);
     bounds_hold::<RTN>(0x3f80_1fff, 0x337f_ffff);
+}
+
+/// The largest error the F16C full pass measures (the one it leaves out once a stream has
+/// reached [`short_bound`]) is within that bound, in both copies. (--saturate changes
+/// no measured lane: the lanes past the range are left out of the errors either way.
+/// The lanes whose errors can be larger, past the range or rounded up from below
+/// 2^-25, are counted apart, and the tests above hold those counts to the portable
+/// pass.)
+fn full_measures_within_bound<const M: u8>(sweep: &[u32]) {
+    let mut out = vec![0u16; sweep.len()];
+    let bound = super::super::units_to_ulps(short_bound(M));
+    for copy in [narrow_full_avx2::<M, false>, narrow_full::<M, false>] {
+        let pass = copy(sweep, &mut out, 0).expect("F16C");
+        assert!(
+            pass.max_error <= bound,
+            "mode {M}: {} ULP measured, bound {bound}",
+            pass.max_error
+        );
+    }
+}
+
+/// Over a sweep of f32 patterns: the f32 subnormals' exponent and the two above it, each
+/// from 2^-31 to 2^23 (past the range), and INF's; every one of the 13 bits below an f16
+/// ULP there, the bits above them all clear or all set; both signs.
+#[test]
+fn f16c_full_pass_measures_no_error_past_the_bound() {
+    if !available() {
+        return;
+    }
+    let sweep: Vec<u32> = [0, 1, 2]
+        .into_iter()
+        .chain(96..=150)
+        .chain([255])
+        .flat_map(|e: u32| {
+            [0u32, 0x3ff].into_iter().flat_map(move |hi| {
+                (0..1u32 << 13).flat_map(move |lo| {
+                    let u = e << 23 | hi << 13 | lo;
+                    [u, u | 0x8000_0000]
+                })
+            })
+        })
+        .collect();
+    full_measures_within_bound::<RNE>(&sweep);
+    full_measures_within_bound::<RTZ>(&sweep);
+    full_measures_within_bound::<RTP>(&sweep);
+    full_measures_within_bound::<RTN>(&sweep);
 }

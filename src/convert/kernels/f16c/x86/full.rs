@@ -2,9 +2,10 @@
 
 use std::arch::x86_64::*;
 
+use super::super::super::ulps_to_units;
 use super::super::super::x86::{halves, max, max_f32, min, pair, sum};
 use super::super::super::{RNE, RTN, RTP, RTZ};
-use super::super::MAX_FINITE;
+use super::super::{MAX_FINITE, short_bound};
 use super::{NarrowPass, error_units, round_trip};
 
 /// The running counts of the full pass, one per lane: masks are -1, so a count goes
@@ -87,9 +88,16 @@ fn past_range<const M: u8>(twice: __m256i, x: __m256i) -> __m256i {
 /// for an input below 2^-25 rounded up to the smallest subnormal (toward ±INF only),
 /// which is kept apart as the smallest such input. NaN and INF inputs give a NaN
 /// difference, which `vmaxps` passes over (it returns its second operand).
+///
+/// Without `MEASURE` the error is left out (the stream's largest error has reached
+/// [`short_bound`], which no lane measured here passes), but the smallest input rounded
+/// up to the smallest subnormal is still kept.
 #[inline]
 #[target_feature(enable = "avx2,f16c")]
-fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> (__m128i, __m256i) {
+fn full_eight<const M: u8, const S: bool, const MEASURE: bool>(
+    x: __m256i,
+    c: &mut Full,
+) -> (__m128i, __m256i) {
     let zero = _mm256_setzero_si256();
     let (mag, h16, back_mag) = round_trip::<M>(x);
     let inf = _mm256_set1_epi32(0x7f80_0000);
@@ -127,23 +135,28 @@ fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> (__m128i,
     c.below_zero = _mm256_sub_epi16(c.below_zero, pair(below, zero_out));
     c.zero_in = _mm256_sub_epi32(c.zero_in, _mm256_cmpeq_epi32(mag, zero));
 
-    let mut diff_from = back_mag;
     if matches!(M, RTP | RTN) {
         // Below 2^-25 and rounded up to the smallest subnormal, |result - x| is not
-        // exact in f32: such a lane is measured from `twice` instead (2|x|, or 2^-126 +
-        // |x| for an f32 subnormal: |x| or 2^-126 from it, exact and less than its
-        // error), and its error comes from the smallest such |x|. Every other finite
-        // result is at most 2|x| (from 2^-25 up, rounding moves |x| by at most itself),
-        // so the unsigned minimum keeps it; lanes past the range are left out below, and
-        // NaN and INF still give NaN (their `twice` has the sign bit set, so as unsigned
-        // numbers it lies above every f32 magnitude).
-        diff_from = _mm256_min_epu32(diff_from, twice);
+        // exact in f32: such a lane is measured from `twice` instead (below), and its
+        // error comes from the smallest such |x|.
         c.min_far_one = _mm256_min_epu32(c.min_far_one, _mm256_or_si256(mag, zero_out));
     }
-    let field = _mm256_and_si256(_mm256_max_epi32(back_mag, normal_min), inf);
-    let units = error_units(diff_from, mag, field);
-    let units = _mm256_andnot_ps(_mm256_castsi256_ps(over), units);
-    c.max_units = _mm256_max_ps(units, c.max_units);
+    if MEASURE {
+        let mut diff_from = back_mag;
+        if matches!(M, RTP | RTN) {
+            // `twice` is 2|x|, or 2^-126 + |x| for an f32 subnormal: |x| or 2^-126 from
+            // it, exact and less than the error of a lane kept apart above. Every other
+            // finite result is at most 2|x| (from 2^-25 up, rounding moves |x| by at
+            // most itself), so the unsigned minimum keeps it; lanes past the range are
+            // left out below, and NaN and INF still give NaN (their `twice` has the sign
+            // bit set, so as unsigned numbers it lies above every f32 magnitude).
+            diff_from = _mm256_min_epu32(diff_from, twice);
+        }
+        let field = _mm256_and_si256(_mm256_max_epi32(back_mag, normal_min), inf);
+        let units = error_units(diff_from, mag, field);
+        let units = _mm256_andnot_ps(_mm256_castsi256_ps(over), units);
+        c.max_units = _mm256_max_ps(units, c.max_units);
+    }
     // Saturated lanes (past the range, not to INF): the error grows with |x|.
     let sat = match (S, M) {
         (true, _) | (_, RTZ) => over,
@@ -169,10 +182,13 @@ fn full_eight<const M: u8, const S: bool>(x: __m256i, c: &mut Full) -> (__m128i,
 /// has it (`build.rs`), where the same code gets 32 registers and fused mask operations.
 macro_rules! drivers {
     ($features:literal, $narrow_full:ident, $full_part:ident) => {
+        /// `known`: the stream's largest error so far, in 2^-26 ULPs; from
+        /// [`short_bound`] up, the errors are left out (the pass's largest is then 0).
         #[target_feature(enable = $features)]
         pub(in super::super) fn $narrow_full<const M: u8, const S: bool>(
             values: &[u32],
             out: &mut [u16],
+            known: u32,
         ) -> NarrowPass {
             let n = values.len().min(out.len());
             let mut pass = NarrowPass::default();
@@ -180,14 +196,22 @@ macro_rules! drivers {
                 .chunks(FULL_LANES)
                 .zip(out[..n].chunks_mut(FULL_LANES))
             {
-                pass.merge(&$full_part::<M, S>(v, o));
+                let part = if known.max(ulps_to_units(pass.max_error)) < short_bound(M) {
+                    $full_part::<M, S, true>(v, o)
+                } else {
+                    $full_part::<M, S, false>(v, o)
+                };
+                pass.merge(&part);
             }
             pass
         }
 
         /// The pass on at most [`FULL_LANES`] lanes.
         #[target_feature(enable = $features)]
-        fn $full_part<const M: u8, const S: bool>(values: &[u32], out: &mut [u16]) -> NarrowPass {
+        fn $full_part<const M: u8, const S: bool, const MEASURE: bool>(
+            values: &[u32],
+            out: &mut [u16],
+        ) -> NarrowPass {
             let n = values.len();
             let zero = _mm256_setzero_si256();
             let mut c = Full {
@@ -202,11 +226,11 @@ macro_rules! drivers {
             // The tail's padding lanes are +0: exact, a zero result from a zero input (so neither
             // subnormal nor flushed), error 0.
             let padding = if S && M != RTZ {
-                sixteen_at_a_time!(values, out, |x| full_eight::<M, S>(x, &mut c), fix(h, to_inf) {
+                sixteen_at_a_time!(values, out, |x| full_eight::<M, S, MEASURE>(x, &mut c), fix(h, to_inf) {
                     _mm256_add_epi16(h, to_inf)
                 })
             } else {
-                sixteen_at_a_time!(values, out, |x| full_eight::<M, S>(x, &mut c).0)
+                sixteen_at_a_time!(values, out, |x| full_eight::<M, S, MEASURE>(x, &mut c).0)
             };
             let lanes_run = n as u32 + padding;
             let (exact_or_nan, nan) = halves(c.exact_nan);
