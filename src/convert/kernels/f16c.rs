@@ -35,7 +35,7 @@
 //! never reaches it and is measured to the end. The full pass does the same from
 //! [`short_bound`] up: the lanes whose errors can pass it (past the range, or rounded
 //! up from below 2^-25 to the smallest subnormal) are kept apart there anyway, and
-//! leaving out the rest took random bit patterns from 6.6-7.4 to 4.7-5.2 ms per 16 M
+//! leaving out the rest took random bit patterns from 6.6-7.4 to 4.7-5.6 ms per 16 M
 //! values. The summary is the same either way.
 
 use super::narrow::NarrowPass;
