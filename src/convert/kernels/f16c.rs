@@ -13,23 +13,27 @@
 //! The short pass takes ±0 and inputs from 2^-25 up to f16's largest finite value
 //! ([`short_range`]): there IEEE rounding and the core's rounding agree bit for bit, and
 //! the error is exact in f32. It runs in two steps: a block of values in f16's normal
-//! range (and ±0) needs neither the subnormal nor the flushed count, so a shorter loop
-//! takes it first; only a block with a value below 2^-14 runs the loop with those counts.
-//! Each block of eight is converted once (LLVM would otherwise convert the stored
-//! halves a second time, straight to memory). The caller takes the full pass (also here, with F16C) when
-//! any lane is outside, exactly as it does after the portable short pass, and the unit
-//! tests below check both passes against the portable ones (which the integration tests
-//! hold to the per-element core). The runtime check falls back to the portable passes on
-//! CPUs (and targets) without F16C.
+//! range (and ±0) needs no subnormal count, so a shorter loop takes it first; only a
+//! block with a value below 2^-14 runs the loop with that count. That loop tests the
+//! range on the results rather than the inputs (a lane outside gives INF, NaN, 65504,
+//! or an inexact ±0 or ±2^-24), which spares it the input's magnitude and its minimum
+//! and maximum, a sixth of the loop; the same test also catches the few lanes inside
+//! the range that would need a flushed count, so it needs none. Each block of eight is
+//! converted once (LLVM would otherwise convert the stored halves a second time,
+//! straight to memory). The caller takes the full pass (also here, with F16C) for a
+//! block the short pass declines, as it does after the portable short pass, and the
+//! unit tests below check both passes against the portable ones (which the integration
+//! tests hold to the per-element core). The runtime check falls back to the portable
+//! passes on CPUs (and targets) without F16C.
 //!
 //! The largest error is the costliest count (six of the normal-range pass's thirteen
 //! operations per eight lanes), and it stops changing once it reaches the most any lane
 //! of the pass can have in its rounding mode ([`normal_bound`], [`short_bound`]): half a
 //! ULP to nearest, just under one ULP in the directed modes. So both passes take the
 //! largest error counted so far in the stream (`known`), and where it has reached the
-//! bound they leave the errors out and test the range's top on |x| instead (the
-//! normal-range pass then also finds exact lanes from their 13 dropped bits, without
-//! widening the result back). The bound is
+//! bound they leave the errors out (the normal-range pass, which sees the range's top
+//! in the error, then tests it on |x|, and finds exact lanes from their 13 dropped bits
+//! without widening the result back). The bound is
 //! reached within a few thousand values of data whose low bits look random (a value on
 //! a halfway point, or with all its dropped bits set); exact data (say, widened f16)
 //! never reaches it and is measured to the end. The full pass does the same from
@@ -73,10 +77,14 @@ pub(super) const fn normal_bound(m: u8) -> u32 {
     }
 }
 
-/// [`normal_bound`] for the short pass, which also takes results below 2^-14: to
+/// [`normal_bound`] for the whole of [`short_range`], results below 2^-14 included: to
 /// nearest still half a ULP, but in a directed mode 2^-24 - 2^-48 (just under the
 /// smallest subnormal) rounds to zero 2^-48 short of a whole ULP, 2^26 - 4 units, the
-/// most an f32 below 2^-24 can miss it by.
+/// most an f32 below 2^-24 can miss it by. That lane is a flush, which the short pass
+/// leaves to the full pass: the short pass's own lanes stay a little below (the unit
+/// tests find 2^26 - 16 units toward zero, 2^26 - 8 away from it), so it settles at
+/// this bound only once the full pass has measured such a lane, a bound it never
+/// passes either way.
 pub(super) const fn short_bound(m: u8) -> u32 {
     if m == RNE { 1 << 25 } else { (1 << 26) - 4 }
 }
@@ -94,12 +102,13 @@ pub(super) fn short_range(u: u32) -> bool {
     mag == 0 || (SHORT_MIN as u32..=MAX_FINITE as u32).contains(&mag)
 }
 
-/// The short f16 pass in rounding mode `M`: returns the counts of the lanes in
-/// [`short_range`] and the number of the others (the exceptions), or no exception where
-/// its normal-range part took every lane (it also takes the few values past 65504 that
-/// round within a ULP, as the full pass does, while it measures errors). With no
-/// exception, every lane has its output and the counts are the block's; with some, the
-/// caller runs the full pass over the block, and lanes may be left unwritten.
+/// The short f16 pass in rounding mode `M`: the counts where it took every lane (each
+/// lane in [`short_range`], and a few values past 65504 that round within a ULP, which
+/// its normal-range part takes as the full pass does while it measures errors), or
+/// `None`, where the caller must run the full pass over the block (lanes may then be
+/// left unwritten). Its range test looks at the results alone, and also declines a few
+/// blocks in range: with a result of 65504 or an inexact one of 2^-24, or a flush from
+/// [2^-25, 2^-24) toward zero, where the block also has a result below 2^-14.
 ///
 /// `known` is the largest error already counted, in 2^-26 ULPs: the returned largest
 /// error is exact where it is above `known`, and otherwise may be anything up to it (0
@@ -108,14 +117,17 @@ pub(super) fn narrow_ordinary<const M: u8>(
     values: &[u32],
     out: &mut [u16],
     known: u32,
-) -> (Ordinary, u32) {
+) -> Option<Ordinary> {
     #[cfg(target_arch = "x86_64")]
     if available() {
         // SAFETY: the CPU has F16C and AVX2, checked just above.
         return unsafe { x86::narrow_ordinary::<M>(values, out, known) };
     }
     let _ = known;
-    super::narrow::narrow_vector_generic::<10, true, M>(values, out)
+    match super::narrow::narrow_vector_generic::<10, true, M>(values, out) {
+        (o, 0) => Some(o),
+        _ => None,
+    }
 }
 
 /// The full f16 pass in rounding mode `M` (`S`: --saturate): any lane, the same bits and

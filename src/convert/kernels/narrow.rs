@@ -206,8 +206,7 @@ pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const 
             // The F16C short pass stops at its first exception itself. It need not measure
             // errors the stream's largest so far already covers.
             let known = ulps_to_units(stats.max_ulp_error);
-            let (o, exceptions) = super::f16c::narrow_ordinary::<M>(values, out, known);
-            if exceptions == 0 {
+            if let Some(o) = super::f16c::narrow_ordinary::<M>(values, out, known) {
                 add_ordinary(stats, values.len() as u32, o);
                 return;
             }

@@ -10,35 +10,41 @@ use super::super::super::x86::{halves, max, min, sum};
 use super::super::{MAX_FINITE, SHORT_MIN, normal_bound, short_bound, units_pattern};
 use super::{error_units, to_f16};
 
-/// The running state of the short pass. Its range test and error are per f32 lane;
-/// its counts are per f16 result, sixteen to a vector (see [`count_sixteen`]).
+/// The running state of the short pass, in 16-bit lanes, one per f16 result (sixteen to
+/// a vector; see [`count_sixteen`]), but for the largest error, per f32 lane.
 #[derive(Clone, Copy)]
 struct Short {
-    /// Unsigned minimum of |x| - 1 (±0 wraps to the top, out of the way): every lane
-    /// was at least 2^-25 or zero when it is at least 2^-25 - 1. The top of the range
-    /// shows in the error, as in the normal-range pass ([`ONE_ULP`]).
-    min: __m256i,
-    /// Errors in 2^-26 ULPs, as integer-valued f32 patterns (non-negative, so they
-    /// order as integers; NaN lies above every finite one).
-    max_units: __m256i,
-    /// Unsigned maximum of |x|, where the errors are left out: the top of the range.
-    max_mag: __m256i,
-    /// Counts in 16-bit lanes: inexact results, subnormal results, and results
-    /// flushed to zero (zero from a value that was not).
+    /// The largest error, as the f32 pattern of the error less the exponent field of
+    /// the result's ULP (see [`ERR_TO_UNITS`]), a signed maximum: a zero error (pattern
+    /// 0, so at most -113 << 23) lies below every other (at least 2^-48 against a ULP
+    /// of at most 2^5, so above -64 << 23).
+    max_err: __m256i,
+    /// Counts of inexact and of subnormal results.
     inexact: __m256i,
     subnormal: __m256i,
-    flushed: __m256i,
+    /// Unsigned maximum of |result|: 0x7bff (65504) or more wherever a lane was past
+    /// 65504 or NaN (see [`count_sixteen`]).
+    top: __m256i,
+    /// Unsigned maximum of !|result| over the inexact lanes (0 over the exact ones):
+    /// 0xfffe or more wherever an inexact result was ±0 or ±2^-24.
+    low: __m256i,
 }
 
 /// Lanes of one run of the short pass: few enough that a 16-bit count, one a step of
 /// sixteen lanes, cannot wrap (4096 at most).
 const SHORT_RUN: usize = 1 << 16;
 
-/// Eight lanes converted (once); their minimum and error (with `MEASURE`, else their
-/// maximum) go into `c`. Returns the f16 patterns and the mask of the inexact lanes,
-/// which [`count_sixteen`] counts sixteen at a time. The range test and the counts
-/// are only used when every lane was in [`super::super::short_range`] (or past its top but
-/// within a ULP), so they need no masking.
+/// The largest error's pattern in [`Short::max_err`] plus this is the f32 pattern of the
+/// error in 2^-26 ULPs: a lane's error in those units is its f32 error times 2^(163 -
+/// f), f the exponent field of its ULP (2^-26 of a ULP of 2^(f - 137)), and scaling by a
+/// power of two adds to the exponent field, here of a normal f32 (an error in the short
+/// range is at least 2^-48, and the scaled error at most 2^26).
+const ERR_TO_UNITS: i32 = 163 << 23;
+
+/// Eight lanes converted (once); with `MEASURE` their error goes into `c`. Returns the
+/// f16 patterns and the mask of the inexact lanes, which [`count_sixteen`] counts
+/// sixteen at a time with the range test. The error is only used when every lane was
+/// in [`super::super::short_range`], so it needs no masking.
 #[inline]
 #[target_feature(enable = "avx2,f16c")]
 fn eight<const M: u8, const MEASURE: bool>(x: __m256i, c: &mut Short) -> (__m128i, __m256i) {
@@ -46,42 +52,66 @@ fn eight<const M: u8, const MEASURE: bool>(x: __m256i, c: &mut Short) -> (__m128
     // compare and subtract as they are, without their magnitudes.
     let h = to_f16::<M>(x);
     let back = _mm256_cvtph_ps(h);
-    let mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
-    c.min = _mm256_min_epu32(c.min, _mm256_add_epi32(mag, _mm256_set1_epi32(-1)));
-    // A NaN result comes only from a NaN input, outside the range, whose counts are
-    // not used: ordered or not, the compare gives the same counts.
+    // NaN compares unequal: inexact, and caught by the range test anyway.
     let inexact = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_NEQ_UQ>(back, _mm256_castsi256_ps(x)));
-    if !MEASURE {
-        c.max_mag = _mm256_max_epu32(c.max_mag, mag);
-        return (h, inexact);
+    if MEASURE {
+        // In the short range |result - x| is exact in f32 (see `full_eight`). f16's
+        // subnormals share the ULP of its smallest normal, 2^-14 (the f32 exponent
+        // field 113).
+        let field = _mm256_max_epi32(
+            _mm256_and_si256(_mm256_castps_si256(back), _mm256_set1_epi32(0x7f80_0000)),
+            _mm256_set1_epi32(NORMAL_MIN),
+        );
+        let diff = _mm256_and_si256(
+            _mm256_castps_si256(_mm256_sub_ps(back, _mm256_castsi256_ps(x))),
+            _mm256_set1_epi32(0x7fff_ffff),
+        );
+        c.max_err = _mm256_max_epi32(c.max_err, _mm256_sub_epi32(diff, field));
     }
-    // In the short range |result - x| is exact in f32 (see `full_eight`). f16's
-    // subnormals share the ULP of its smallest normal, 2^-14 (the f32 exponent field
-    // 113).
-    let back = _mm256_castps_si256(back);
-    let field = _mm256_max_epi32(
-        _mm256_and_si256(back, _mm256_set1_epi32(0x7f80_0000)),
-        _mm256_set1_epi32(NORMAL_MIN),
-    );
-    let units = _mm256_castps_si256(error_units(back, x, field));
-    c.max_units = _mm256_max_epi32(c.max_units, units);
     (h, inexact)
 }
 
-/// Counts sixteen f16 results `h` into `c`, given the 16-bit masks of the inexact
-/// ones: a result below 2^-14 (exponent field 0) is subnormal unless it is zero, and a
-/// zero result is flushed when it is inexact (a zero input gives an exact zero).
-/// Padding lanes are zero results with clear masks: exact, counted nowhere.
+/// Counts sixteen f16 results `h` into `c`, given the 16-bit masks of the inexact ones,
+/// and keeps the two maxima that find, from the results alone, every lane outside the
+/// short range:
+/// - past 65504 (INF and NaN included), the result is INF, NaN, or 65504 in every mode
+///   (rounding is monotonic, and 65504 is a value): [`Short::top`];
+/// - below 2^-25 (f32 subnormals included), a nonzero input gives an inexact ±0, or
+///   rounded away from zero, an inexact ±2^-24: [`Short::low`].
+///
+/// Both also catch a few lanes inside the range: results of 65504, inexact results of
+/// 2^-24, and flushes from [2^-25, 2^-24) toward zero. Their blocks go to the full
+/// pass, as blocks with a lane outside do. (Letting an exact 65504 through would cost
+/// the loop an operation, 4%, for blocks that are rare: with subnormal results too.) With neither, every lane was in
+/// range and no result was flushed, so a result below 2^-14 is subnormal unless it is
+/// a zero from ±0. Padding lanes are zero results with clear masks: exact, counted
+/// nowhere.
 #[inline]
 #[target_feature(enable = "avx2")]
 fn count_sixteen(h: __m256i, inexact: __m256i, c: &mut Short) {
     let mag = _mm256_and_si256(h, _mm256_set1_epi16(0x7fff));
-    let below = _mm256_cmpgt_epi16(_mm256_set1_epi16(0x0400), mag);
-    let zero = _mm256_cmpeq_epi16(mag, _mm256_setzero_si256());
+    // 1..=0x3ff moved to the bottom of the signed order (0 to the top), so that one
+    // signed compare finds them.
+    let moved = _mm256_add_epi16(mag, _mm256_set1_epi16(0x7fff));
+    let subnormal = _mm256_cmpgt_epi16(_mm256_set1_epi16(0x83ffu16 as i16), moved);
     c.inexact = _mm256_sub_epi16(c.inexact, inexact);
-    c.subnormal = _mm256_sub_epi16(c.subnormal, _mm256_andnot_si256(zero, below));
-    c.flushed = _mm256_sub_epi16(c.flushed, _mm256_and_si256(zero, inexact));
+    c.subnormal = _mm256_sub_epi16(c.subnormal, subnormal);
+    c.top = _mm256_max_epu16(c.top, mag);
+    c.low = _mm256_max_epu16(c.low, _mm256_andnot_si256(mag, inexact));
 }
+
+/// Whether a run's maxima show every lane inside the short range, none flushed (see
+/// [`count_sixteen`]).
+#[target_feature(enable = "avx2")]
+fn within(c: &Short) -> bool {
+    let under = |v: __m256i, limit: u16| {
+        let limit = _mm256_set1_epi16(limit as i16);
+        _mm256_movemask_epi8(_mm256_cmpeq_epi16(_mm256_max_epu16(v, limit), limit)) == -1
+    };
+    // Below 65504; no inexact ±0 or ±2^-24 (complements 0xffff, 0xfffe).
+    under(c.top, 0x7bfe) && under(c.low, 0xfffd)
+}
+
 /// The state of the normal-range pass: [`Short`] without the counts that results
 /// below f16's normal range need.
 #[derive(Clone, Copy)]
@@ -232,54 +262,49 @@ fn narrow_normal<const M: u8>(
     Ok(normal_counts(&c, done))
 }
 
+/// The short f16 pass (see `f16c::narrow_ordinary`): the counts where it took every
+/// lane, or `None`, where the full pass must take the block.
 #[target_feature(enable = "avx2,f16c")]
 pub(in super::super) fn narrow_ordinary<const M: u8>(
     values: &[u32],
     out: &mut [u16],
     known: u32,
-) -> (Ordinary, u32) {
+) -> Option<Ordinary> {
     let n = values.len().min(out.len());
     let (values, out) = (&values[..n], &mut out[..n]);
     // Most blocks have no value below f16's normal range: the shorter pass first.
     let stop = match narrow_normal::<M>(values, out, known) {
-        Ok(o) => return (o, 0),
+        Ok(o) => return Some(o),
         Err(stop) => stop,
     };
     // A lane below 2^-14 has an error scaled as if its result were normal, which can
     // pass a ULP: `above` means a lane past the top only where none was below.
     let past_top = stop.above && stop.min >= (NORMAL_MIN - 1) as u32;
     if stop.min < (SHORT_MIN - 1) as u32 || past_top {
-        // The full pass follows: only the number of exceptions matters.
-        let exceptions = values
-            .iter()
-            .filter(|&&v| !super::super::short_range(v))
-            .count();
-        return (Ordinary::default(), exceptions as u32);
+        return None;
     }
     let known = known.max(stop.counts.max_units);
-    let (rest, exceptions) = if known < short_bound(M) {
-        narrow_short::<M, true>(&values[stop.done..], &mut out[stop.done..])
+    let (values, out) = (&values[stop.done..], &mut out[stop.done..]);
+    let rest = if known < short_bound(M) {
+        narrow_short::<M, true>(values, out)
     } else {
-        narrow_short::<M, false>(&values[stop.done..], &mut out[stop.done..])
+        narrow_short::<M, false>(values, out)
     };
-    (stop.counts.merge(rest), exceptions)
+    Some(stop.counts.merge(rest?))
 }
 
 /// One run of the short pass (at most [`SHORT_RUN`] lanes) over `v` into `o`: its
-/// state. A function of its own, as [`normal_run`] is, for the registers (the
-/// measuring loop still keeps its minimum in memory, but no longer the constants
-/// too: a few percent).
+/// state. A function of its own, as [`normal_run`] is, for the registers.
 #[inline(never)]
 #[target_feature(enable = "avx2,f16c")]
 fn short_run<const M: u8, const MEASURE: bool>(v: &[u32], o: &mut [u16]) -> Short {
     let zero = _mm256_setzero_si256();
     let mut c = Short {
-        min: _mm256_set1_epi32(-1),
-        max_units: zero,
-        max_mag: zero,
+        max_err: _mm256_set1_epi32(i32::MIN),
         inexact: zero,
         subnormal: zero,
-        flushed: zero,
+        top: zero,
+        low: zero,
     };
     sixteen_at_a_time!(v, o, |x| eight::<M, MEASURE>(x, &mut c), fix(h, m) {
         count_sixteen(h, m, &mut c);
@@ -290,13 +315,15 @@ fn short_run<const M: u8, const MEASURE: bool>(v: &[u32], o: &mut [u16]) -> Shor
 
 /// The short pass for blocks with results below f16's normal range, a run of
 /// [`SHORT_RUN`] lanes at a time, measuring errors with `MEASURE` (else its largest
-/// error is 0).
+/// error is 0): the counts, or `None` where the range test caught a lane (see
+/// [`count_sixteen`]). No flushed result is counted, since the range test catches
+/// them all.
 #[target_feature(enable = "avx2,f16c")]
 fn narrow_short<const M: u8, const MEASURE: bool>(
     values: &[u32],
     out: &mut [u16],
-) -> (Ordinary, u32) {
-    let (mut min_all, mut units_all, mut mag_all) = (u32::MAX, 0u32, 0u32);
+) -> Option<Ordinary> {
+    let mut max_err = i32::MIN;
     let mut counts = Ordinary::default();
     // The sum of a vector's sixteen 16-bit counts.
     let total = |v: __m256i| {
@@ -305,29 +332,20 @@ fn narrow_short<const M: u8, const MEASURE: bool>(
     };
     for (v, o) in values.chunks(SHORT_RUN).zip(out.chunks_mut(SHORT_RUN)) {
         let c = short_run::<M, MEASURE>(v, o);
-        min_all = min_all.min(min(c.min));
-        units_all = units_all.max(max(c.max_units));
-        mag_all = mag_all.max(max(c.max_mag));
+        if !within(&c) {
+            return None;
+        }
+        let lanes = bytemuck::cast::<__m256i, [i32; 8]>(c.max_err);
+        max_err = lanes.into_iter().fold(max_err, i32::max);
         counts = counts.merge(Ordinary {
             inexact: total(c.inexact),
             subnormal: total(c.subnormal),
-            flushed: total(c.flushed),
+            flushed: 0,
             max_units: 0,
         });
     }
-    // Errors past a ULP (or NaN) come from lanes past the range's top; unmeasured
-    // lanes show it in |x|.
-    let taken = min_all >= (SHORT_MIN - 1) as u32
-        && units_all < ONE_ULP as u32
-        && mag_all <= MAX_FINITE as u32;
-    let exceptions = if taken {
-        0
-    } else {
-        values
-            .iter()
-            .filter(|&&v| !super::super::short_range(v))
-            .count() as u32
-    };
-    counts.max_units = f32::from_bits(units_all) as u32;
-    (counts, exceptions)
+    // A zero error decodes to a tiny value, and none measured (i32::MIN) to a negative
+    // one: both truncate to 0.
+    counts.max_units = f32::from_bits(max_err.wrapping_add(ERR_TO_UNITS) as u32) as u32;
+    Some(counts)
 }
