@@ -243,10 +243,11 @@ fn f16c_short_pass_matches_the_portable_one() {
     }
     // The normal-range pass runs over runs of lanes, then the short pass from the first
     // run with a value below the range: one such value (or one for the full pass) at
-    // either end of a run and between runs. Then each edge of the normal and short
-    // ranges and one f32 step past it, both signs.
+    // either end of a run and between runs (the first run is 256 lanes, the others
+    // 1024). Then each edge of the normal and short ranges and one f32 step past it,
+    // both signs.
     let runs: Vec<u32> = normal.iter().copied().cycle().take(5000).collect();
-    for at in [0, 1023, 1024, 1025, 3000, 4999] {
+    for at in [0, 255, 256, 1279, 1280, 1281, 3000, 4999] {
         for odd in [0x3580_0123u32, 0xb000_0001, 0x7fc0_0000] {
             let mut v = runs.clone();
             v[at] = odd;

@@ -130,6 +130,13 @@ const NORMAL_MIN: i32 = 113 << 23;
 /// run's sums and range checks cost nothing next to it.
 const NORMAL_RUN: usize = 1024;
 
+/// Lanes of the normal-range pass's first run. Where results below 2^-14 are spread
+/// through the data (the process sample has one in 98% of runs of 1024), the pass
+/// stops in its first run, whose lanes the short pass then takes again: a shorter first
+/// run wastes less (2 MiB of the sample in cache: 80.6 -> 76.2 us; 128 lanes, 75.9),
+/// and data without them does not notice one run boundary more.
+const FIRST_RUN: usize = 256;
+
 /// The errors of the normal-range pass, in 2^-26 ULPs as f32 patterns, are below 2^26
 /// (one ULP) for every lane it takes; a lane past the range reaches this or more (its
 /// result is INF, or the largest finite value at least a ULP away), and NaN or INF
@@ -206,10 +213,10 @@ fn normal_counts(c: &Normal, lanes: usize) -> Ordinary {
     }
 }
 
-/// The normal-range pass, a run of [`NORMAL_RUN`] lanes at a time: the counts when
-/// every lane was ±0 or in f16's normal range, or where it stopped (a block with a
-/// few subnormal results, a dark texture's, goes through this pass only up to the
-/// first run with one). The outputs of the runs it took are written. Errors are
+/// The normal-range pass, a run of [`NORMAL_RUN`] lanes at a time (the first
+/// [`FIRST_RUN`]): the counts when every lane was ±0 or in f16's normal range, or where
+/// it stopped (a block with a few subnormal results, a dark texture's, goes through
+/// this pass only up to the first run with one). The outputs of the runs it took are written. Errors are
 /// measured until they reach [`normal_bound`], counting those already `known`.
 #[target_feature(enable = "avx2,f16c")]
 fn narrow_normal<const M: u8>(
@@ -232,7 +239,10 @@ fn narrow_normal<const M: u8>(
     let bound = units_pattern(normal_bound(M));
     let mut measure = known < normal_bound(M);
     let mut done = 0;
-    for (v, o) in values.chunks(NORMAL_RUN).zip(out.chunks_mut(NORMAL_RUN)) {
+    let (v_first, v_rest) = values.split_at(values.len().min(FIRST_RUN));
+    let (o_first, o_rest) = out.split_at_mut(v_first.len());
+    let rest = v_rest.chunks(NORMAL_RUN).zip(o_rest.chunks_mut(NORMAL_RUN));
+    for (v, o) in std::iter::once((v_first, o_first)).chain(rest) {
         let before = c;
         // The tail's padding lanes (in the last run only) are zeros: taken, exact,
         // error 0.
