@@ -1,7 +1,7 @@
 //! The short f16 pass with F16C: blocks whose every value is in
 //! [`short_range`](super::super::short_range), a normal-range loop first and the loop
-//! with subnormal and flushed counts only where a block needs it (see the module
-//! notes of `f16c`).
+//! with the subnormal count (and the range read off the results) only where a block
+//! needs it (see the module notes of `f16c`).
 
 use std::arch::x86_64::*;
 
@@ -14,10 +14,10 @@ use super::{error_units, to_f16};
 /// a vector; see [`count_sixteen`]), but for the largest error, per f32 lane.
 #[derive(Clone, Copy)]
 struct Short {
-    /// The largest error, as the f32 pattern of the error less the exponent field of
-    /// the result's ULP (see [`ERR_TO_UNITS`]), a signed maximum: a zero error (pattern
-    /// 0, so at most -113 << 23) lies below every other (at least 2^-48 against a ULP
-    /// of at most 2^5, so above -64 << 23).
+    /// The largest error, as the f32 pattern of the error less the result's exponent
+    /// field (raised to 113; see [`ERR_TO_UNITS`]), a signed maximum: a zero error
+    /// (pattern 0, so at most -113 << 23) lies below every other (at least 2^-48, the
+    /// pattern 79 << 23, against a field of at most 142: above -64 << 23).
     max_err: __m256i,
     /// Counts of inexact and of subnormal results.
     inexact: __m256i,
@@ -35,10 +35,11 @@ struct Short {
 const SHORT_RUN: usize = 1 << 16;
 
 /// The largest error's pattern in [`Short::max_err`] plus this is the f32 pattern of the
-/// error in 2^-26 ULPs: a lane's error in those units is its f32 error times 2^(163 -
-/// f), f the exponent field of its ULP (2^-26 of a ULP of 2^(f - 137)), and scaling by a
-/// power of two adds to the exponent field, here of a normal f32 (an error in the short
-/// range is at least 2^-48, and the scaled error at most 2^26).
+/// error in 2^-26 ULPs: a lane's error in those units is its f32 error times
+/// 2^(163 - f), where f is the result's exponent field, at least 113 (its ULP is
+/// 2^(f - 137), and f16's subnormals share the ULP of 2^-14), and scaling by a power of
+/// two adds to the exponent field, here of a normal f32 (an error in the short range is
+/// at least 2^-48, and the scaled error at most 2^26).
 const ERR_TO_UNITS: i32 = 163 << 23;
 
 /// Eight lanes converted (once); with `MEASURE` their error goes into `c`. Returns the
@@ -82,10 +83,10 @@ fn eight<const M: u8, const MEASURE: bool>(x: __m256i, c: &mut Short) -> (__m128
 /// Both also catch a few lanes inside the range: results of 65504, inexact results of
 /// 2^-24, and flushes from [2^-25, 2^-24) toward zero. Their blocks go to the full
 /// pass, as blocks with a lane outside do. (Letting an exact 65504 through would cost
-/// the loop an operation, 4%, for blocks that are rare: with subnormal results too.) With neither, every lane was in
-/// range and no result was flushed, so a result below 2^-14 is subnormal unless it is
-/// a zero from ±0. Padding lanes are zero results with clear masks: exact, counted
-/// nowhere.
+/// the loop an operation, 4%, for blocks that are rare: with subnormal results too.)
+/// With neither, every lane was in range and no result was flushed, so a result below
+/// 2^-14 is subnormal unless it is a zero from ±0. Padding lanes are zero results with
+/// clear masks: exact, counted nowhere.
 #[inline]
 #[target_feature(enable = "avx2")]
 fn count_sixteen(h: __m256i, inexact: __m256i, c: &mut Short) {
@@ -112,8 +113,9 @@ fn within(c: &Short) -> bool {
     under(c.top, 0x7bfe) && under(c.low, 0xfffd)
 }
 
-/// The state of the normal-range pass: [`Short`] without the counts that results
-/// below f16's normal range need.
+/// The state of the normal-range pass, per f32 lane: the unsigned minimum of |x| - 1
+/// (±0 wraps to the top), the count of exact results, the largest error (see
+/// [`ONE_ULP`]) and, where errors are left out, the unsigned maximum of |x|.
 #[derive(Clone, Copy)]
 struct Normal {
     min: __m256i,
