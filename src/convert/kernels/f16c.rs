@@ -94,8 +94,10 @@ const fn units_pattern(units: u32) -> u32 {
     (units as f32).to_bits()
 }
 
-/// Whether the F16C short pass takes `u`: ±0, or 2^-25 <= |u| <= 65504 (f16's normal
-/// range, and its subnormal one down to where the error still fits an f32).
+/// Whether `u` is an input the F16C short pass is for: ±0, or 2^-25 <= |u| <= 65504
+/// (f16's normal range, and its subnormal one down to where the error still fits an
+/// f32). The pass takes a block of them, but for the few its range test also catches
+/// (see [`narrow_ordinary`]).
 #[inline(always)]
 pub(super) fn short_range(u: u32) -> bool {
     let mag = u & 0x7fff_ffff;

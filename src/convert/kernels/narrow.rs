@@ -202,10 +202,12 @@ pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const 
             }
         });
         let mut done = 0;
+        // The stream's largest error so far: the F16C passes need not measure errors it
+        // already covers.
+        let known = ulps_to_units(stats.max_ulp_error);
         if looks_ordinary && f16c {
-            // The F16C short pass stops at its first exception itself. It need not measure
-            // errors the stream's largest so far already covers.
-            let known = ulps_to_units(stats.max_ulp_error);
+            // The F16C short pass decides itself whether it takes the whole block; where
+            // it does not, the full pass below takes it all.
             if let Some(o) = super::f16c::narrow_ordinary::<M>(values, out, known) {
                 add_ordinary(stats, values.len() as u32, o);
                 return;
@@ -232,8 +234,7 @@ pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const 
             return;
         }
         if F == 10
-            && let Some(pass) =
-                super::f16c::narrow_full::<M, S>(values, out, ulps_to_units(stats.max_ulp_error))
+            && let Some(pass) = super::f16c::narrow_full::<M, S>(values, out, known)
         {
             pass.into_stats::<F>(values.len(), stats);
             return;

@@ -353,7 +353,7 @@ fn sweep(normal: bool) -> Vec<u32> {
 }
 
 /// The largest error of `values` in mode `M`, in 2^-26 ULPs, measured by the portable
-/// pass (and the F16C results of the lanes, for [`caught`]).
+/// pass, and that pass's f16 results (for [`caught`]).
 fn portable_largest<const M: u8>(values: &[u32]) -> (u32, Vec<u16>) {
     let mut out = vec![0u16; values.len()];
     let pass = super::super::narrow::narrow_full_generic::<10, true, M, false>(values, &mut out);
