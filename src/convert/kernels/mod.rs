@@ -15,8 +15,9 @@
 //! to f32 (and the f32/f64 targets), `narrow` the f16/f11/f10 and R11G11B10 targets,
 //! `rgb9e5` the shared-exponent target, and `f16c` the F16C passes of f32 <-> f16.
 //! `narrow::x86` and `rgb9e5::x86` hold AVX2 passes in float arithmetic (f11/f10 and
-//! R11G11B10 full passes, RGB9E5 short and full passes over packed texels), each tested
-//! against the portable pass it stands in for.
+//! R11G11B10 full passes, RGB9E5 short and full passes over packed texels), and
+//! `widen::x86` unpacks R11G11B10 with F16C; each is tested against the portable pass it
+//! stands in for.
 
 use super::Conversion;
 use super::element;
@@ -494,11 +495,6 @@ mod avx2_vector {
         out: &mut [u32],
     ) -> (super::narrow::NarrowPass, super::narrow::NarrowPass) {
         super::narrow::r11g11b10_full_generic::<M, S, STRIDE>(values, out)
-    }
-
-    #[target_feature(enable = "avx2")]
-    pub fn widen_r11g11b10(src: &[u8], out: &mut [u32]) -> u32 {
-        super::widen::widen_r11g11b10_generic(src, out)
     }
 
     #[target_feature(enable = "avx2")]

@@ -1,6 +1,7 @@
 //! Widening: every source but f64 to exact f32 patterns (f16 through F16C where the CPU
-//! has it, f11/f10 through tables built from the core, the packed words channel by
-//! channel), and the f32 and f64 targets, which are exact too.
+//! has it, f11/f10 in branch-free integer code tested against the core, the packed words
+//! channel by channel, R11G11B10's through F16C too: see `x86`), and the f32 and f64
+//! targets, which are exact too.
 
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 
@@ -8,6 +9,9 @@ use super::{Lane, avx2_vector, bit, flag, pow2, with_elements};
 use crate::convert::summary::Stats;
 use crate::format::packed::{RGB9E5_EXPONENT_SHIFT, RGB9E5_MANTISSA_BITS, RGB9E5_MAX_MANTISSA};
 use crate::format::{F16, F32, Format};
+
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 /// Widens a block straight into the output, then counts (and quiets) its NaNs in place:
 /// widening is exact, so NaN in = NaN out is all there is to count.
@@ -115,12 +119,14 @@ pub(super) fn widen_into(from: Format, src: &[u8], out: &mut [u32]) -> Option<u3
             }
             Some(nans)
         }
-        Format::R11G11B10 => Some(vector_pass!(
-            avx2_vector::widen_r11g11b10,
-            widen_r11g11b10_generic,
-            src,
-            out
-        )),
+        Format::R11G11B10 => {
+            #[cfg(target_arch = "x86_64")]
+            if super::f16c::available() {
+                // SAFETY: the CPU has F16C and AVX2, checked just above.
+                return Some(unsafe { x86::widen_r11g11b10(src, out) });
+            }
+            Some(widen_r11g11b10_generic(src, out))
+        }
         Format::Rgb9e5 => {
             for (b, o) in src.chunks_exact(4).zip(out.chunks_exact_mut(3)) {
                 let w = u32::from_le_bytes(b.try_into().expect("4 bytes"));
