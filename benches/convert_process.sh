@@ -79,12 +79,13 @@ done
 
 # run_all PREFIX...: every case under PREFIX, one after the other, $RUNS times, so that a
 # slow spell of a shared machine falls on all of them alike; then the best wall time of
-# each, its speed against cat's, its peak RSS (in MiB) and its least user time. Each timed run follows an
+# each, its speed against cat's (the best times' ratio, and the median of the ratios run
+# by run), its peak RSS (in MiB) and its least user time. Each timed run follows an
 # untimed run of the same case: on ext4 (Linux 6.18) a 1 GiB write right after another
 # program's run often took cat 0.5-0.8 s instead of 0.33 s, so every case is timed in
 # the state its own previous run left.
 run_all() {
-    local -a best rss user
+    local -a best rss user walls
     local i run t0 t1 kib t u words
     # User time of the run (its children's, from getrusage), in ms: what the conversion
     # itself costs, which the writes' noise barely touches.
@@ -110,6 +111,7 @@ run_all() {
             kib=$(tail -1 "$DIR/time.log")
             t=$(((t1 - t0) / 1000))
             u=$(awk '{printf "%d", $1 * 1000}' "$DIR/user.log")
+            walls[i]="${walls[$i]:-} $t"
             if [ "$run" = 1 ] || [ "$t" -lt "${best[$i]}" ]; then best[i]=$t; fi
             if [ "$run" = 1 ] || [ "$kib" -gt "${rss[$i]}" ]; then rss[i]=$kib; fi
             if [ "$run" = 1 ] || [ "$u" -lt "${user[$i]}" ]; then user[i]=$u; fi
@@ -122,6 +124,17 @@ run_all() {
             "${user[$i]}"
         if [ "$i" -gt 0 ]; then
             awk "BEGIN{printf \"  = %.2fx cat\", ${best[0]} / ${best[$i]}}"
+            # The median over the runs of cat's time in a run over this case's: a slow
+            # spell that falls on one run moves it less than the best times' ratio.
+            awk -v c="${walls[0]}" -v t="${walls[$i]}" 'BEGIN {
+                n = split(c, cs, " "); split(t, ts, " ")
+                for (k = 1; k <= n; k++) r[k] = cs[k] / ts[k]
+                for (k = 2; k <= n; k++) for (j = k; j > 1 && r[j - 1] > r[j]; j--) {
+                    x = r[j]; r[j] = r[j - 1]; r[j - 1] = x
+                }
+                m = n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
+                printf "  (run by run: median %.2fx)", m
+            }'
         fi
         echo
     done
