@@ -48,7 +48,8 @@ fn quiet(h: __m256i) -> (__m256i, __m256i) {
 
 /// Three vectors of eight channels (R, G and B of the same texels, in texel order) as
 /// the 24 words r0 g0 b0 r1 ... b7: each channel permuted to the lanes where its words
-/// fall in each of the three output vectors, then two blends an output vector.
+/// fall in each of the three output vectors, then two blends an output vector. The
+/// inverse of `kernels::x86::channels::<3>`, which blends first and permutes after.
 #[inline]
 #[target_feature(enable = "avx2")]
 fn interleave([r, g, b]: [__m256i; 3]) -> [__m256i; 3] {
