@@ -303,6 +303,64 @@ fn ordinary_blocks_match_the_core() {
 }
 
 #[test]
+fn f16_blocks_with_sparse_exceptions_match_the_core() {
+    // Ordinary values (normal-range results first, then with subnormal results mixed
+    // in) with a value the short pass cannot take here and there: at the edges of its
+    // runs (256, 1024 and 2048 lanes), of the blocks (32768 values), in clusters, and
+    // in the first lanes of a block. The short pass takes the runs around each, so
+    // every run boundary of a block with a few exceptions is crossed.
+    let mut rng = Rng(14);
+    let mut src: Vec<u32> = std::iter::from_fn(|| Some(rng.f32_bits()))
+        .filter(|&b| ordinary_for(&F16, b))
+        .take(3 * 32_768 + 777)
+        .collect();
+    for (i, v) in src.iter_mut().enumerate().skip(36_000).step_by(37) {
+        // Results below 2^-14, either sign.
+        *v = 0x3400_0000 | (i as u32 * 0x9e37) & 0x007f_ffff | (i as u32 & 1) << 31;
+    }
+    let odd = [
+        0x7fc0_1234u32, // NaN with a payload
+        0xff80_0000,    // -INF
+        0x4e6e_6b28,    // 1e9
+        0x477f_f100,    // past 65504, rounds within a ULP to nearest
+        0x3280_0000,    // 2^-26: flushed or rounded up to 2^-24
+        0xb080_0000,    // -2^-30
+        0x477f_e000,    // 65504 exactly
+        0x3380_0001,    // just above 2^-24: an inexact 2^-24
+        0x0000_0001,    // the smallest f32 subnormal
+    ];
+    let at = [
+        255,
+        256,
+        1023,
+        1024,
+        1279,
+        1280,
+        2047,
+        2048,
+        2049,
+        4095,
+        20_000,
+        32_767,
+        32_768,
+        32_770,
+        36_100,
+        40_000,
+        40_001,
+        45_000,
+        45_002,
+        45_004,
+        65_536 + 3,
+        70_000,
+        98_000,
+    ];
+    for (k, &i) in at.iter().enumerate() {
+        src[i] = odd[k % odd.len()];
+    }
+    check(Format::Float(F32), Format::Float(F16), 1, &bytes_u32(&src));
+}
+
+#[test]
 fn single_values_report_their_own_error() {
     // A block's maximum hides any one value's error, so values that round across a binade
     // edge (where the result's ULP doubles), into the subnormals and to zero are checked

@@ -12,16 +12,19 @@
 //!
 //! The short pass takes ±0 and inputs from 2^-25 up to f16's largest finite value
 //! ([`short_range`]): there IEEE rounding and the core's rounding agree bit for bit, and
-//! the error is exact in f32. It runs in two steps: a block of values in f16's normal
-//! range (and ±0) needs no subnormal count, so a shorter loop takes it first; only a
-//! block with a value below 2^-14 runs the loop with that count. That loop tests the
+//! the error is exact in f32. It goes a run of values at a time, in two steps: values in
+//! f16's normal range (and ±0) need no subnormal count, so a shorter loop takes them
+//! first; only from the first run with a value below 2^-14 does the loop with that
+//! count take over. That loop tests the
 //! range on the results rather than the inputs (a lane outside gives INF, NaN, 65504,
 //! or an inexact ±0 or ±2^-24), which spares it the input's magnitude and its minimum
 //! and maximum, a sixth of the loop; the same test also catches the few lanes inside
 //! the range that would need a flushed count, so it needs none. Each block of eight is
 //! converted once (LLVM would otherwise convert the stored halves a second time,
-//! straight to memory). The caller takes the full pass (also here, with F16C) for a
-//! block the short pass declines, as it does after the portable short pass, and the
+//! straight to memory). The short pass stops at the first run it cannot take; the
+//! caller takes that run through the full pass (also here, with F16C) and goes on with
+//! the short pass after it, so a NaN or an overflow here and there costs the full pass
+//! a run, not the rest of the block (the portable short pass hands it the rest). The
 //! unit tests below check both passes against the portable ones (which the integration
 //! tests hold to the per-element core). The runtime check falls back to the portable
 //! passes on CPUs (and targets) without F16C.
@@ -104,31 +107,47 @@ pub(super) fn short_range(u: u32) -> bool {
     mag == 0 || (SHORT_MIN as u32..=MAX_FINITE as u32).contains(&mag)
 }
 
-/// The short f16 pass in rounding mode `M`: the counts where it took every lane (each
-/// lane in [`short_range`], and a few values past 65504 that round within a ULP, which
-/// its normal-range part takes as the full pass does while it measures errors), or
-/// `None`, where the caller must run the full pass over the block (lanes may then be
-/// left unwritten). Its range test looks at the results alone, and also declines a few
-/// blocks in range: with a result of 65504 or an inexact one of 2^-24, or a flush from
-/// [2^-25, 2^-24) toward zero, where the block also has a result below 2^-14.
+/// What the short pass took of a slice: its first `lanes`, with their counts, and then
+/// declined a run of `declined` lanes, which the caller takes through the full pass
+/// before it calls the short pass again on the rest. `declined` is 0 only where
+/// `lanes` is the whole slice.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Taken {
+    pub lanes: usize,
+    pub counts: Ordinary,
+    pub declined: usize,
+}
+
+/// The short f16 pass in rounding mode `M`, a run at a time: the runs whose every lane
+/// is in [`short_range`] (or is one of a few values past 65504 that round within a ULP,
+/// which its normal-range part takes as the full pass does while it measures errors),
+/// up to the first run that has another, which it declines (its lanes may then be left
+/// unwritten). Its range test looks at the results alone, and also declines a few runs
+/// in range: with a result of 65504 or an inexact one of 2^-24, or a flush from [2^-25,
+/// 2^-24) toward zero, where the run also has a result below 2^-14. So a value the
+/// short pass cannot take costs the full pass one run, not the rest of the block.
 ///
 /// `known` is the largest error already counted, in 2^-26 ULPs: the returned largest
 /// error is exact where it is above `known`, and otherwise may be anything up to it (0
 /// where the pass had nothing to learn; see the module's notes).
-pub(super) fn narrow_ordinary<const M: u8>(
-    values: &[u32],
-    out: &mut [u16],
-    known: u32,
-) -> Option<Ordinary> {
+pub(super) fn narrow_ordinary<const M: u8>(values: &[u32], out: &mut [u16], known: u32) -> Taken {
     #[cfg(target_arch = "x86_64")]
     if available() {
         // SAFETY: the CPU has F16C and AVX2, checked just above.
         return unsafe { x86::narrow_ordinary::<M>(values, out, known) };
     }
     let _ = known;
+    // Without F16C, the portable short pass over the whole slice or none of it.
     match super::narrow::narrow_vector_generic::<10, true, M>(values, out) {
-        (o, 0) => Some(o),
-        _ => None,
+        (counts, 0) => Taken {
+            lanes: values.len(),
+            counts,
+            declined: 0,
+        },
+        _ => Taken {
+            declined: values.len(),
+            ..Taken::default()
+        },
     }
 }
 

@@ -184,9 +184,10 @@ pub(super) const F10_MAX_F32: u32 = 0x477c_0000;
 const SHORT_RUN: usize = 1024;
 
 /// f32 values to f16/f11/f10. Blocks of ordinary values (the usual case) take the short
-/// vector pass (F16C for f16 where the CPU has it); a block with anything else in it takes
-/// the full vector pass, which handles every lane itself. The first lanes decide which to
-/// try first, so data full of exceptions does not pay for both.
+/// vector pass, a run at a time; the full vector pass, which handles every lane itself,
+/// takes what the short pass cannot: with F16C (f16), each run it stops at, the short
+/// pass going on after it; otherwise the rest of the block. The first lanes decide which
+/// to try first, so data full of exceptions does not pay for both.
 pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
     values: &[u32],
     dst: &mut [u8],
@@ -201,18 +202,36 @@ pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const 
                 is_ordinary::<F, SIGNED>(u)
             }
         });
-        let mut done = 0;
-        // The stream's largest error so far: the F16C passes need not measure errors it
-        // already covers.
-        let known = ulps_to_units(stats.max_ulp_error);
         if looks_ordinary && f16c {
-            // The F16C short pass decides itself whether it takes the whole block; where
-            // it does not, the full pass below takes it all.
-            if let Some(o) = super::f16c::narrow_ordinary::<M>(values, out, known) {
-                add_ordinary(stats, values.len() as u32, o);
-                return;
+            // The F16C short pass takes runs until one it cannot take, which the full
+            // pass takes; then the short pass goes on from there.
+            let mut at = 0;
+            while at < values.len() {
+                // The stream's largest error so far: the F16C passes need not measure
+                // errors it already covers.
+                let known = ulps_to_units(stats.max_ulp_error);
+                let taken = super::f16c::narrow_ordinary::<M>(&values[at..], &mut out[at..], known);
+                add_ordinary(stats, taken.lanes as u32, taken.counts);
+                let start = at + taken.lanes;
+                // Where the short pass declines its first run, values it cannot take
+                // are dense here (or it is the block's first run): the full pass takes
+                // the rest, rather than each run going through both passes.
+                let end = if taken.lanes == 0 {
+                    values.len()
+                } else {
+                    start + taken.declined
+                };
+                narrow_full_any::<F, SIGNED, M, S>(
+                    &values[start..end],
+                    &mut out[start..end],
+                    stats,
+                );
+                at = end;
             }
-        } else if looks_ordinary {
+            return;
+        }
+        let mut done = 0;
+        if looks_ordinary {
             // A run at a time: the runs before the first exception keep their answers,
             // and only the rest of the block goes through the full pass.
             for (v, o) in values.chunks(SHORT_RUN).zip(out.chunks_mut(SHORT_RUN)) {
@@ -229,38 +248,48 @@ pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const 
                 done += v.len();
             }
         }
-        let (values, out) = (&values[done..], &mut out[done..]);
-        if values.is_empty() {
-            return;
-        }
-        if F == 10
-            && let Some(pass) = super::f16c::narrow_full::<M, S>(values, out, known)
-        {
-            pass.into_stats::<F>(values.len(), stats);
-            return;
-        }
-        #[cfg(all(target_arch = "x86_64", d3dfloat_avx512))]
-        if !SIGNED && super::has_avx512() {
-            // SAFETY: the CPU has AVX-512 F, VL, BW, DQ and AVX2, checked just above.
-            let pass = unsafe { x86::narrow_full_avx512::<F, M, S>(values, out) };
-            pass.into_stats::<F>(values.len(), stats);
-            return;
-        }
-        #[cfg(target_arch = "x86_64")]
-        if !SIGNED && super::has_avx2() {
-            // SAFETY: the CPU has AVX2, checked just above.
-            let pass = unsafe { x86::narrow_full::<F, M, S>(values, out) };
-            pass.into_stats::<F>(values.len(), stats);
-            return;
-        }
-        let pass = vector_pass!(
-            avx2_vector::narrow_full::<F, SIGNED, M, S>,
-            narrow_full_generic::<F, SIGNED, M, S>,
-            values,
-            out
-        );
-        pass.into_stats::<F>(values.len(), stats);
+        narrow_full_any::<F, SIGNED, M, S>(&values[done..], &mut out[done..], stats);
     })
+}
+
+/// The fastest full pass the CPU has over `values` (any lanes; none is nothing to do),
+/// counted into `stats`.
+fn narrow_full_any<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
+    values: &[u32],
+    out: &mut [u16],
+    stats: &mut Stats,
+) {
+    if values.is_empty() {
+        return;
+    }
+    if F == 10
+        && let Some(pass) =
+            super::f16c::narrow_full::<M, S>(values, out, ulps_to_units(stats.max_ulp_error))
+    {
+        pass.into_stats::<F>(values.len(), stats);
+        return;
+    }
+    #[cfg(all(target_arch = "x86_64", d3dfloat_avx512))]
+    if !SIGNED && super::has_avx512() {
+        // SAFETY: the CPU has AVX-512 F, VL, BW, DQ and AVX2, checked just above.
+        let pass = unsafe { x86::narrow_full_avx512::<F, M, S>(values, out) };
+        pass.into_stats::<F>(values.len(), stats);
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if !SIGNED && super::has_avx2() {
+        // SAFETY: the CPU has AVX2, checked just above.
+        let pass = unsafe { x86::narrow_full::<F, M, S>(values, out) };
+        pass.into_stats::<F>(values.len(), stats);
+        return;
+    }
+    let pass = vector_pass!(
+        avx2_vector::narrow_full::<F, SIGNED, M, S>,
+        narrow_full_generic::<F, SIGNED, M, S>,
+        values,
+        out
+    );
+    pass.into_stats::<F>(values.len(), stats);
 }
 
 /// The short R11G11B10 pass: each texel's channels through the ordinary lane code of

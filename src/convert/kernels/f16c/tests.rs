@@ -19,12 +19,12 @@ fn random_patterns(n: usize, mut state: u64) -> Vec<u32> {
         .collect()
 }
 
-/// The short pass against the portable full pass: where it takes the block, the same
-/// bits and counts; it declines a block only when a lane is outside [`short_range`] or
-/// gives one of the in-range results its range test also catches ([`caught`]), and
-/// takes every other. Once as the first block of a stream, and once after each bound of
-/// the errors ([`normal_bound`], [`short_bound`]) was reached, where the largest error
-/// need only be right above it.
+/// The short pass against the portable full pass: the runs it takes have the same bits
+/// and counts; the run it declines, if any, has a lane outside [`short_range`] or one
+/// that gives an in-range result its range test also catches ([`caught`]), so that it
+/// takes every run of other lanes. Once as the first block of a stream, and once after
+/// each bound of the errors ([`normal_bound`], [`short_bound`]) was reached, where the
+/// largest error need only be right above it.
 fn same_as_portable<const M: u8>(values: &[u32]) {
     for known in [0, normal_bound(M), short_bound(M)] {
         same_after::<M>(values, known);
@@ -39,32 +39,50 @@ fn caught(v: u32, h: u16) -> bool {
     mag >= 0x7bff || (inexact && mag <= 1)
 }
 
+/// The most lanes the short pass declines at once: a run of either of its parts.
+const LONGEST_RUN: usize = 2048;
+
 /// [`same_as_portable`] in a stream whose largest error so far is `known` units.
 fn same_after<const M: u8>(values: &[u32], known: u32) {
     let mut a = vec![0u16; values.len()];
     let mut b = vec![0u16; values.len()];
     let taken = narrow_ordinary::<M>(values, &mut a, known);
-    let full = super::super::narrow::narrow_full_generic::<10, true, M, false>(values, &mut b);
+    super::super::narrow::narrow_full_generic::<10, true, M, false>(values, &mut b);
     let what = format!("mode {M}, {known} units known");
-    let declinable = values
-        .iter()
-        .zip(&b)
-        .any(|(&v, &h)| !short_range(v) || caught(v, h));
-    let Some(o) = taken else {
-        assert!(declinable, "declined a block of ordinary lanes, {what}");
-        return;
-    };
-    for (i, &v) in values.iter().enumerate() {
+    let n = taken.lanes;
+    assert!(n <= values.len(), "{n} lanes taken, {what}");
+    if n < values.len() {
+        let end = n + taken.declined;
+        assert!(
+            taken.declined > 0 && taken.declined <= LONGEST_RUN && end <= values.len(),
+            "{} lanes declined after {n}, {what}",
+            taken.declined
+        );
+        let declinable = values[n..end]
+            .iter()
+            .zip(&b[n..end])
+            .any(|(&v, &h)| !short_range(v) || caught(v, h));
+        assert!(
+            declinable,
+            "declined a run of ordinary lanes at {n}, {what}"
+        );
+    } else {
+        assert_eq!(taken.declined, 0, "declined past the end, {what}");
+    }
+    for (i, &v) in values[..n].iter().enumerate() {
         assert_eq!(a[i], b[i], "lane {i} ({v:#010x}), {what}");
     }
+    // The counts of the lanes taken, against the portable pass over those alone.
+    let head =
+        super::super::narrow::narrow_full_generic::<10, true, M, false>(&values[..n], &mut b[..n]);
     let known_error = super::super::units_to_ulps(known);
     let (mut got, mut want) = (Stats::default(), Stats::default());
     for stats in [&mut got, &mut want] {
         stats.max_ulp_error = known_error;
     }
-    super::super::add_ordinary(&mut got, values.len() as u32, o);
-    full.into_stats::<10>(values.len(), &mut want);
-    assert_eq!(got, want, "counts, {what}");
+    super::super::add_ordinary(&mut got, n as u32, taken.counts);
+    head.into_stats::<10>(n, &mut want);
+    assert_eq!(got, want, "counts of {n} lanes, {what}");
 }
 
 /// [`same_as_portable`] in all four rounding modes.
@@ -395,7 +413,8 @@ fn bounds_hold<const M: u8>(normal_witness: u32, short_witness: u32) {
         let mut block = filler.clone();
         block[2500] = witness;
         let mut out = vec![0u16; block.len()];
-        let got = narrow_ordinary::<M>(&block, &mut out, bound - 1).map(|o| o.max_units);
+        let taken = narrow_ordinary::<M>(&block, &mut out, bound - 1);
+        let got = (taken.declined == 0).then_some(taken.counts.max_units);
         // In a directed mode the short witness rounds to zero from [2^-25, 2^-24), a
         // flush, which the short pass leaves to the full pass.
         let want = (M == RNE || bound == normal_bound(M)).then_some(bound);
@@ -421,8 +440,9 @@ fn short_pass_measures_its_lanes<const M: u8>(want: u32) {
         .collect();
     assert_eq!(portable_largest::<M>(&taken).0, want, "portable, mode {M}");
     let mut out = vec![0u16; taken.len()];
-    let got = narrow_ordinary::<M>(&taken, &mut out, 0).map(|o| o.max_units);
-    assert_eq!(got, Some(want), "F16C, mode {M}");
+    let got = narrow_ordinary::<M>(&taken, &mut out, 0);
+    assert_eq!(got.lanes, taken.len(), "lanes taken, mode {M}");
+    assert_eq!(got.counts.max_units, want, "F16C, mode {M}");
 }
 
 #[test]
