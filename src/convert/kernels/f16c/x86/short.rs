@@ -1,7 +1,7 @@
 //! The short f16 pass with F16C: runs whose every value is in
 //! [`short_range`](super::super::short_range), a normal-range loop first and the loop
-//! with the subnormal count (and the range read off the results) only where a block
-//! needs it (see the module notes of `f16c`).
+//! with the subnormal count (and the range read off the results) only from the first
+//! run that needs it (see the module notes of `f16c`).
 
 use std::arch::x86_64::*;
 
@@ -34,8 +34,8 @@ struct Short {
 /// Lanes of one run of the short pass. A run with a lane the pass cannot take goes to
 /// the full pass whole, so runs are short: with a NaN every 10000 values in the process
 /// sample, 2 MiB in cache took 125 us in runs of 4096 lanes, 102 us in runs of 2048 and
-/// 92 us in runs of 1024, where data without NaN took 74.9, 75.7 and 77.1 us. (A 16-bit
-/// count, one a step of sixteen lanes, would wrap past 65536.)
+/// 92 us in runs of 1024, where data without NaN took 74.9, 75.7 and 77.1 us. (Its
+/// 16-bit counts, one a step of sixteen lanes, would wrap only past 2^20 lanes.)
 const SHORT_RUN: usize = 1 << 11;
 
 /// The largest error's pattern in [`Short::max_err`] plus this is the f32 pattern of the
