@@ -303,7 +303,7 @@ fn ordinary_blocks_match_the_core() {
 }
 
 #[test]
-fn f16_blocks_with_sparse_exceptions_match_the_core() {
+fn blocks_with_sparse_exceptions_match_the_core() {
     // Ordinary values (normal-range results first, then with subnormal results mixed
     // in) with a value the short pass cannot take here and there: at the edges of its
     // runs (256, 1024 and 2048 lanes), of the blocks (32768 values), in clusters, and
@@ -358,6 +358,31 @@ fn f16_blocks_with_sparse_exceptions_match_the_core() {
         src[i] = odd[k % odd.len()];
     }
     check(Format::Float(F32), Format::Float(F16), 1, &bytes_u32(&src));
+    // f11 and f10 (runs of 1024, blocks of 8192): a run with an exception alone, two
+    // runs in a row with one, and a block's first run with one.
+    for fmt in [F11, F10] {
+        let mut src: Vec<u32> = std::iter::from_fn(|| Some(rng.f32_bits()))
+            .filter(|&b| ordinary_for(&fmt, b))
+            .take(4 * 8192 + 333)
+            .collect();
+        let at = [
+            1023,
+            1024,
+            3000,
+            4100,
+            5200,
+            8191,
+            8192 + 2000,
+            16_384 + 700,
+            16_384 + 1500,
+            24_576 + 8000,
+            32_768 + 100,
+        ];
+        for (k, &i) in at.iter().enumerate() {
+            src[i] = odd[k % odd.len()];
+        }
+        check(Format::Float(F32), Format::Float(fmt), 1, &bytes_u32(&src));
+    }
 }
 
 #[test]

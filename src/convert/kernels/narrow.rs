@@ -185,9 +185,10 @@ const SHORT_RUN: usize = 1024;
 
 /// f32 values to f16/f11/f10. Blocks of ordinary values (the usual case) take the short
 /// vector pass, a run at a time; the full vector pass, which handles every lane itself,
-/// takes what the short pass cannot: with F16C (f16), each run it stops at, the short
-/// pass going on after it; otherwise the rest of the block. The first lanes decide which
-/// to try first, so data full of exceptions does not pay for both.
+/// takes each run the short pass cannot, the short pass going on after it (where two
+/// runs in a row, or a block's first, have exceptions, the full pass takes the rest of
+/// the block). The first lanes decide which to try first, so data full of exceptions
+/// does not pay for both.
 pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
     values: &[u32],
     dst: &mut [u8],
@@ -232,19 +233,25 @@ pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const 
         }
         let mut done = 0;
         if looks_ordinary {
-            // A run at a time: the runs before the first exception keep their answers,
-            // and only the rest of the block goes through the full pass.
+            // A run at a time: a run with an exception goes through the full pass, and
+            // the short pass goes on after it, unless the run before was one too
+            // (exceptions are dense here: the full pass takes the rest of the block).
+            let mut after_exception = false;
             for (v, o) in values.chunks(SHORT_RUN).zip(out.chunks_mut(SHORT_RUN)) {
-                let (o, exceptions) = vector_pass!(
+                let (counts, exceptions) = vector_pass!(
                     avx2_vector::narrow::<F, SIGNED, M>,
                     narrow_vector_generic::<F, SIGNED, M>,
                     v,
                     o
                 );
-                if exceptions != 0 {
+                if exceptions == 0 {
+                    add_ordinary(stats, v.len() as u32, counts);
+                } else if after_exception || done == 0 {
                     break;
+                } else {
+                    narrow_full_any::<F, SIGNED, M, S>(v, o, stats);
                 }
-                add_ordinary(stats, v.len() as u32, o);
+                after_exception = exceptions != 0;
                 done += v.len();
             }
         }
