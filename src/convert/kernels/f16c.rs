@@ -46,7 +46,7 @@
 //! values. The summary is the same either way.
 
 use super::narrow::NarrowPass;
-use super::{Ordinary, RNE};
+use super::{RNE, Taken};
 
 /// Whether the CPU has F16C (and AVX2, for the integer half of the pass).
 #[inline(always)]
@@ -107,17 +107,6 @@ pub(super) fn short_range(u: u32) -> bool {
     mag == 0 || (SHORT_MIN as u32..=MAX_FINITE as u32).contains(&mag)
 }
 
-/// What the short pass took of a slice: its first `lanes`, with their counts, and then
-/// declined a run of `declined` lanes, which the caller takes through the full pass
-/// before it calls the short pass again on the rest. `declined` is 0 only where
-/// `lanes` is the whole slice.
-#[derive(Clone, Copy, Default)]
-pub(super) struct Taken {
-    pub lanes: usize,
-    pub counts: Ordinary,
-    pub declined: usize,
-}
-
 /// The short f16 pass in rounding mode `M`, a run at a time: the runs whose every lane
 /// is in [`short_range`] (or is one of a few values past 65504 that round within a ULP,
 /// which its normal-range part takes as the full pass does while it measures errors),
@@ -136,19 +125,9 @@ pub(super) fn narrow_ordinary<const M: u8>(values: &[u32], out: &mut [u16], know
         // SAFETY: the CPU has F16C and AVX2, checked just above.
         return unsafe { x86::narrow_ordinary::<M>(values, out, known) };
     }
+    // Without F16C, the portable short pass, which measures every error.
     let _ = known;
-    // Without F16C, the portable short pass over the whole slice or none of it.
-    match super::narrow::narrow_vector_generic::<10, true, M>(values, out) {
-        (counts, 0) => Taken {
-            lanes: values.len(),
-            counts,
-            declined: 0,
-        },
-        _ => Taken {
-            declined: values.len(),
-            ..Taken::default()
-        },
-    }
+    super::narrow::short_runs::<10, true, M>(values, out)
 }
 
 /// The full f16 pass in rounding mode `M` (`S`: --saturate): any lane, the same bits and

@@ -454,6 +454,17 @@ impl Ordinary {
     }
 }
 
+/// What a short pass took of a slice: its first `lanes`, with their counts, and then
+/// the run of `declined` lanes it stopped at (one with a value it cannot take), which
+/// the caller takes through the full pass before it calls the short pass again on the
+/// rest. `declined` is 0 only where `lanes` is the whole slice.
+#[derive(Clone, Copy, Default)]
+struct Taken {
+    lanes: usize,
+    counts: Ordinary,
+    declined: usize,
+}
+
 /// What the vector pass computes for one ordinary lane.
 #[derive(Clone, Copy)]
 struct OrdinaryLane {

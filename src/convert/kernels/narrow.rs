@@ -4,8 +4,8 @@
 //! against (and which the packed sources' texel loops use).
 
 use super::{
-    Lane, Ordinary, OrdinaryLane, RNE, RTP, RTZ, add_ordinary, avx2_vector, bit, flag, pick, pow2,
-    ulps_to_units, with_elements,
+    Lane, Ordinary, OrdinaryLane, RNE, RTP, RTZ, Taken, add_ordinary, avx2_vector, bit, flag, pick,
+    pow2, ulps_to_units, with_elements,
 };
 use crate::convert::summary::Stats;
 
@@ -183,12 +183,37 @@ pub(super) const F10_MAX_F32: u32 = 0x477c_0000;
 /// are 8192 values) they cost nothing measurable.
 const SHORT_RUN: usize = 1024;
 
+/// The portable short pass over `values`, a run of [`SHORT_RUN`] at a time, up to the
+/// first run with a value it cannot take ([`is_ordinary`]), which it declines.
+pub(super) fn short_runs<const F: u32, const SIGNED: bool, const M: u8>(
+    values: &[u32],
+    out: &mut [u16],
+) -> Taken {
+    let mut taken = Taken::default();
+    for (v, o) in values.chunks(SHORT_RUN).zip(out.chunks_mut(SHORT_RUN)) {
+        let (counts, exceptions) = vector_pass!(
+            avx2_vector::narrow::<F, SIGNED, M>,
+            narrow_vector_generic::<F, SIGNED, M>,
+            v,
+            o
+        );
+        if exceptions != 0 {
+            taken.declined = v.len();
+            break;
+        }
+        taken.lanes += v.len();
+        taken.counts = taken.counts.merge(counts);
+    }
+    taken
+}
+
 /// f32 values to f16/f11/f10. Blocks of ordinary values (the usual case) take the short
-/// vector pass, a run at a time; the full vector pass, which handles every lane itself,
-/// takes each run the short pass cannot, the short pass going on after it (where two
-/// runs in a row, or a block's first, have exceptions, the full pass takes the rest of
-/// the block). The first lanes decide which to try first, so data full of exceptions
-/// does not pay for both.
+/// vector pass (F16C for f16 where the CPU has it), a run at a time; the full vector
+/// pass, which handles every lane itself, takes each run the short pass declines, and
+/// the short pass goes on after it. Where it declines the first run it is given (a
+/// block's first, or the one right after a declined run), values it cannot take are
+/// dense there, and the full pass takes the rest of the block. The first lanes decide
+/// which pass to try first, so data full of exceptions does not pay for both.
 pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
     values: &[u32],
     dst: &mut [u8],
@@ -203,59 +228,25 @@ pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const 
                 is_ordinary::<F, SIGNED>(u)
             }
         });
-        if looks_ordinary && f16c {
-            // The F16C short pass takes runs until one it cannot take, which the full
-            // pass takes; then the short pass goes on from there.
-            let mut at = 0;
-            while at < values.len() {
+        let mut at = 0;
+        while looks_ordinary && at < values.len() {
+            let (v, o) = (&values[at..], &mut out[at..]);
+            let taken = if f16c {
                 // The stream's largest error so far: the F16C passes need not measure
                 // errors it already covers.
-                let known = ulps_to_units(stats.max_ulp_error);
-                let taken = super::f16c::narrow_ordinary::<M>(&values[at..], &mut out[at..], known);
-                add_ordinary(stats, taken.lanes as u32, taken.counts);
-                let start = at + taken.lanes;
-                // Where the short pass declines its first run, values it cannot take
-                // are dense here (or it is the block's first run): the full pass takes
-                // the rest, rather than each run going through both passes.
-                let end = if taken.lanes == 0 {
-                    values.len()
-                } else {
-                    start + taken.declined
-                };
-                narrow_full_any::<F, SIGNED, M, S>(
-                    &values[start..end],
-                    &mut out[start..end],
-                    stats,
-                );
-                at = end;
+                super::f16c::narrow_ordinary::<M>(v, o, ulps_to_units(stats.max_ulp_error))
+            } else {
+                short_runs::<F, SIGNED, M>(v, o)
+            };
+            add_ordinary(stats, taken.lanes as u32, taken.counts);
+            if taken.lanes == 0 {
+                break;
             }
-            return;
+            let (start, end) = (at + taken.lanes, at + taken.lanes + taken.declined);
+            narrow_full_any::<F, SIGNED, M, S>(&values[start..end], &mut out[start..end], stats);
+            at = end;
         }
-        let mut done = 0;
-        if looks_ordinary {
-            // A run at a time: a run with an exception goes through the full pass, and
-            // the short pass goes on after it, unless the run before was one too
-            // (exceptions are dense here: the full pass takes the rest of the block).
-            let mut after_exception = false;
-            for (v, o) in values.chunks(SHORT_RUN).zip(out.chunks_mut(SHORT_RUN)) {
-                let (counts, exceptions) = vector_pass!(
-                    avx2_vector::narrow::<F, SIGNED, M>,
-                    narrow_vector_generic::<F, SIGNED, M>,
-                    v,
-                    o
-                );
-                if exceptions == 0 {
-                    add_ordinary(stats, v.len() as u32, counts);
-                } else if after_exception || done == 0 {
-                    break;
-                } else {
-                    narrow_full_any::<F, SIGNED, M, S>(v, o, stats);
-                }
-                after_exception = exceptions != 0;
-                done += v.len();
-            }
-        }
-        narrow_full_any::<F, SIGNED, M, S>(&values[done..], &mut out[done..], stats);
+        narrow_full_any::<F, SIGNED, M, S>(&values[at..], &mut out[at..], stats);
     })
 }
 
@@ -481,6 +472,40 @@ mod tests {
         p11.into_stats::<6>(3 * texels, &mut want);
         p10.into_stats::<5>(0, &mut want);
         assert_eq!(got, want, "counts, mode {M}");
+    }
+
+    #[test]
+    fn short_runs_stop_at_the_run_with_an_exception() {
+        let mut state = 0x5108;
+        // f11's normal range, then one NaN, or none.
+        let values: Vec<u32> = (0..5000)
+            .map(|_| ((xorshift(&mut state) as u32 >> 23) % 29 + 113) << 23 | 0x1234)
+            .collect();
+        for (nan_at, lanes, declined) in [
+            (None, 5000, 0),
+            (Some(0), 0, 1024),
+            (Some(1500), 1024, 1024),
+            (Some(4500), 4096, 904),
+        ] {
+            let mut v = values.clone();
+            if let Some(i) = nan_at {
+                v[i] = 0x7fc0_0000;
+            }
+            let mut out = vec![0u16; v.len()];
+            let taken = short_runs::<6, false, RNE>(&v, &mut out);
+            assert_eq!(
+                (taken.lanes, taken.declined),
+                (lanes, declined),
+                "NaN at {nan_at:?}"
+            );
+            let mut want = vec![0u16; lanes];
+            let full = narrow_full_generic::<6, false, RNE, false>(&v[..lanes], &mut want);
+            assert_eq!(out[..lanes], want[..], "NaN at {nan_at:?}");
+            let (mut got, mut expected) = (Stats::default(), Stats::default());
+            add_ordinary(&mut got, lanes as u32, taken.counts);
+            full.into_stats::<6>(lanes, &mut expected);
+            assert_eq!(got, expected, "counts, NaN at {nan_at:?}");
+        }
     }
 
     #[test]

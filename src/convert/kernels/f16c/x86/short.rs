@@ -6,8 +6,8 @@
 use std::arch::x86_64::*;
 
 use super::super::super::Ordinary;
+use super::super::super::Taken;
 use super::super::super::x86::{halves, max, min, sum};
-use super::super::Taken;
 use super::super::{MAX_FINITE, SHORT_MIN, normal_bound, short_bound, units_pattern};
 use super::{error_units, to_f16};
 
