@@ -164,6 +164,9 @@ pub(super) fn narrow_full_avx2<const M: u8, const S: bool>(
     None
 }
 
+#[cfg(target_arch = "x86_64")]
+pub(super) use x86::widen_eight;
+
 /// f16 patterns (little-endian bytes) widened into f32 patterns, with the quiet bit set
 /// on every NaN (the core's NaN rule): one pass with `vcvtph2ps`, where the portable path
 /// takes two (the `half` crate's conversion, then the NaN pass). Returns the number of
@@ -301,7 +304,7 @@ mod x86 {
     /// Eight f16 patterns to f32 patterns, NaNs quieted, and the NaN mask.
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
-    fn widen_eight(h: __m128i) -> (__m256i, __m256i) {
+    pub(in super::super) fn widen_eight(h: __m128i) -> (__m256i, __m256i) {
         let x = _mm256_castps_si256(_mm256_cvtph_ps(h));
         let mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
         let nan = _mm256_cmpgt_epi32(mag, _mm256_set1_epi32(0x7f80_0000));

@@ -5,14 +5,16 @@
 //! with the same bytes in and out, ran at 1.48-1.67x. Here each channel becomes an f16
 //! pattern: f11 and f10 have f16's exponent (five bits, bias 15, the same subnormals,
 //! INF and NaN; §3.1.6, §19.3.3), so a channel's bits with its fraction moved to the top of
-//! f16's ten are the f16 of the same value, and `vcvtph2ps` widens sixteen of them in
-//! two instructions, exactly. (Putting the bits where an f32's go and multiplying by
+//! f16's ten are the f16 of the same value, which f16's own widening
+//! (`f16c::widen_eight`: one `vcvtph2ps` for eight, NaNs quieted and counted) takes
+//! exactly. (Putting the bits where an f32's go and multiplying by
 //! 2^112 is exact too, but a subnormal channel is then an f32 subnormal operand, which
 //! cost random data 12% on Zen 4.)
 
 use std::arch::x86_64::*;
 
-use super::super::x86::halves;
+use super::super::f16c::widen_eight;
+use super::super::x86::sum;
 
 /// The R and G channels of eight words as sixteen f16 patterns (R0-R7, then G0-G7), and
 /// B's eight in the low half of a second vector (the high half zero). R (bits 0-10) and
@@ -31,18 +33,6 @@ fn as_f16(w: __m256i) -> (__m256i, __m256i) {
     (
         order(_mm256_packus_epi32(r, g)),
         order(_mm256_packus_epi32(b, _mm256_setzero_si256())),
-    )
-}
-
-/// f16 patterns with NaNs given the quiet bit (the core's NaN rule), and the NaN mask.
-/// The patterns have no sign bit.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn quiet(h: __m256i) -> (__m256i, __m256i) {
-    let nan = _mm256_cmpgt_epi16(h, _mm256_set1_epi16(0x7c00));
-    (
-        _mm256_or_si256(h, _mm256_and_si256(nan, _mm256_set1_epi16(0x0200))),
-        nan,
     )
 }
 
@@ -67,40 +57,36 @@ fn interleave([r, g, b]: [__m256i; 3]) -> [__m256i; 3] {
     ]
 }
 
-/// Texels a run counts in 16-bit lanes: each lane counts at most two NaNs per eight
-/// texels.
-const RUN: usize = 1 << 16;
-
 /// [`super::widen_r11g11b10_generic`] with F16C: the same words and NaN count.
 #[target_feature(enable = "avx2,f16c")]
 pub(super) fn widen_r11g11b10(src: &[u8], out: &mut [u32]) -> u32 {
     let texels = (src.len() / 4).min(out.len() / 3);
     let whole = texels / 8 * 8;
-    let mut total = 0;
-    for (run, o_run) in src[..whole * 4]
-        .chunks(RUN * 4)
-        .zip(out[..whole * 3].chunks_mut(RUN * 3))
+    let mut nans = _mm256_setzero_si256();
+    for (s, o) in src[..whole * 4]
+        .chunks_exact(32)
+        .zip(out[..whole * 3].chunks_exact_mut(24))
     {
-        let mut nans = _mm256_setzero_si256();
-        for (s, o) in run.chunks_exact(32).zip(o_run.chunks_exact_mut(24)) {
-            // x86 is little-endian: the bytes are the lanes.
-            let w = bytemuck::cast::<[u8; 32], __m256i>(s.try_into().expect("32 bytes"));
-            let (rg, b) = as_f16(w);
-            let (rg, nan_rg) = quiet(rg);
-            let (b, nan_b) = quiet(b);
-            nans = _mm256_sub_epi16(_mm256_sub_epi16(nans, nan_rg), nan_b);
-            let channels = [
-                _mm256_castps_si256(_mm256_cvtph_ps(_mm256_castsi256_si128(rg))),
-                _mm256_castps_si256(_mm256_cvtph_ps(_mm256_extracti128_si256::<1>(rg))),
-                _mm256_castps_si256(_mm256_cvtph_ps(_mm256_castsi256_si128(b))),
-            ];
-            let v: [[u32; 8]; 3] = bytemuck::cast(interleave(channels));
-            o.copy_from_slice(bytemuck::cast_slice(&v));
-        }
-        let (lo, hi) = halves(nans);
-        total += lo + hi;
+        // x86 is little-endian: the bytes are the lanes.
+        let w = bytemuck::cast::<[u8; 32], __m256i>(s.try_into().expect("32 bytes"));
+        let (rg, b) = as_f16(w);
+        // f16's widening (NaNs quieted as the core's NaN rule has it), NaNs counted.
+        let mut widen = |h: __m128i| {
+            let (x, nan) = widen_eight(h);
+            nans = _mm256_sub_epi32(nans, nan);
+            x
+        };
+        let channels = [
+            widen(_mm256_castsi256_si128(rg)),
+            widen(_mm256_extracti128_si256::<1>(rg)),
+            widen(_mm256_castsi256_si128(b)),
+        ];
+        let v: [[u32; 8]; 3] = bytemuck::cast(interleave(channels));
+        o.copy_from_slice(bytemuck::cast_slice(&v));
     }
-    total + super::widen_r11g11b10_generic(&src[whole * 4..texels * 4], &mut out[whole * 3..])
+    // A lane counts three NaNs per eight texels at most: the wrapping sum is the count
+    // wherever the portable loop's u32 is.
+    sum(nans) + super::widen_r11g11b10_generic(&src[whole * 4..texels * 4], &mut out[whole * 3..])
 }
 
 #[cfg(test)]
@@ -151,13 +137,13 @@ mod tests {
     }
 
     #[test]
-    fn f16c_widening_counts_nans_past_a_run() {
+    fn f16c_widening_counts_every_nan_of_a_long_slice() {
         if !crate::convert::kernels::f16c::available() {
             return;
         }
-        // Every channel NaN (a different payload in each) for eight runs' worth of
-        // 16-bit counts, so that a run too long for them wraps.
-        let words: Vec<u32> = (0..(RUN as u32) * 8 + 5)
+        // Every channel NaN (a different payload in each) for 2^19 texels, more than a
+        // 16-bit count could hold.
+        let words: Vec<u32> = (0..(1u32 << 19) + 5)
             .map(|i| 0x7c1 | ((i & 0x3f) | 0x7c0) << 11 | (0x3e0 | (i & 0x1f).max(1)) << 22)
             .collect();
         same(&words);
