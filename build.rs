@@ -1,6 +1,6 @@
 //! Build script: one compiler probe. The x86 conversion passes have a second copy built
 //! with AVX-512 (32 vector registers, so the widest passes stop spilling their running
-//! counts to memory), chosen at run time on CPUs that have it. The AVX-512 target
+//! counts to memory), chosen at run time on CPUs that have it (`convert::kernels::simd`). The AVX-512 target
 //! features were stabilised in Rust 1.89 while the crate builds from 1.88, so that copy
 //! is compiled only when this compiler accepts them (`cfg(d3dfloat_avx512)`).
 

@@ -6,7 +6,8 @@
 //! against the per-element core, in every rounding mode with and without --saturate, on
 //! one thread and through the parallel driver, with odd lengths.
 
-use d3dfloat::convert::{Conversion, element, kernels, raw};
+use d3dfloat::convert::kernels::simd::for_each_level;
+use d3dfloat::convert::{Conversion, Stats, element, kernels, raw};
 use d3dfloat::format::{F10, F11, F16, F32, FloatFormat, Format, RoundOptions, Rounding};
 
 mod common;
@@ -24,26 +25,35 @@ fn bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
-/// Both kernels drivers against the core: identical bytes and counts.
+/// The kernels against the core, identical bytes and counts: on one thread at every
+/// level this CPU has (the shared runner names those it lacks), and through the
+/// parallel driver at the detected one.
 fn check(to: Format, channels: usize, words: &[u32]) {
     let src = bytes(words);
+    let mut levels = Vec::new();
+    for_each_level(|simd| levels.push(Some(simd)));
+    levels.push(None);
     for opts in all_options() {
         let conv = Conversion::new(Format::Float(F32), to, channels, opts).unwrap();
         let len = conv.dst_len(src.len());
         let mut want = vec![0u8; len];
         let want_stats = element::convert_slice(&conv, &src, &mut want);
-        for parallel in [false, true] {
+        for &level in &levels {
+            let parallel = level.map_or("parallel", |simd| simd.level().name());
             let mut got = vec![0u8; len];
-            let got_stats = if parallel {
-                raw::convert_parallel(&conv, &src, &mut got)
-            } else {
-                kernels::convert_slice(&conv, &src, &mut got)
+            let got_stats = match level {
+                None => raw::convert_parallel(&conv, &src, &mut got),
+                Some(simd) => {
+                    let mut stats = Stats::default();
+                    kernels::convert_slice_at(simd, &conv, &src, &mut got, &mut stats);
+                    stats
+                }
             };
             let g = conv.dst_group_bytes();
             if let Some(i) = (0..len / g).find(|&i| want[i * g..][..g] != got[i * g..][..g]) {
                 let s = conv.src_group_bytes() / 4;
                 panic!(
-                    "f32 -> {} {opts:?} parallel={parallel}: group {i} src {:08x?}: core \
+                    "f32 -> {} {opts:?} {parallel}: group {i} src {:08x?}: core \
                      {:02x?}, fast {:02x?}",
                     to.name(),
                     &words[i * s..][..s],
@@ -54,7 +64,7 @@ fn check(to: Format, channels: usize, words: &[u32]) {
             assert_eq!(
                 want_stats,
                 got_stats,
-                "f32 -> {} {opts:?} parallel={parallel}: counts",
+                "f32 -> {} {opts:?} {parallel}: counts",
                 to.name()
             );
         }

@@ -3,7 +3,8 @@
 //! f10 patterns, every rounding boundary of f16/f11/f10/rgb9e5 seen from f32, and a large
 //! random sample of f32 (NaN payloads, subnormals and negatives included).
 
-use d3dfloat::convert::{Conversion, element, kernels};
+use d3dfloat::convert::kernels::simd::for_each_level;
+use d3dfloat::convert::{Conversion, Stats, element, kernels};
 use d3dfloat::format::{F10, F11, F16, F32, F64, FloatFormat, Format, RoundOptions, Rounding};
 
 mod common;
@@ -41,35 +42,42 @@ fn all_options() -> Vec<RoundOptions> {
         .collect()
 }
 
-/// Runs both implementations over `src` and demands identical bytes and counts.
+/// Runs the core and the kernels at every level this CPU has (the shared runner names
+/// those it lacks) over `src`, and demands identical bytes and counts.
 fn check(from: Format, to: Format, channels: usize, src: &[u8]) {
     for opts in all_options() {
         let conv = Conversion::new(from, to, channels, opts).unwrap();
         let len = conv.dst_len(src.len());
-        let (mut want, mut got) = (vec![0u8; len], vec![0u8; len]);
+        let mut want = vec![0u8; len];
         let want_stats = element::convert_slice(&conv, src, &mut want);
-        let got_stats = kernels::convert_slice(&conv, src, &mut got);
-        let g = conv.dst_group_bytes();
-        if let Some(i) = (0..len / g).find(|&i| want[i * g..][..g] != got[i * g..][..g]) {
-            let s = conv.src_group_bytes();
-            panic!(
-                "{} -> {} {:?}: group {i} src {:02x?}: core {:02x?}, fast {:02x?}",
+        for_each_level(|simd| {
+            let mut got = vec![0u8; len];
+            let mut got_stats = Stats::default();
+            kernels::convert_slice_at(simd, &conv, src, &mut got, &mut got_stats);
+            let g = conv.dst_group_bytes();
+            if let Some(i) = (0..len / g).find(|&i| want[i * g..][..g] != got[i * g..][..g]) {
+                let s = conv.src_group_bytes();
+                panic!(
+                    "{} -> {} {:?} at {:?}: group {i} src {:02x?}: core {:02x?}, fast {:02x?}",
+                    from.name(),
+                    to.name(),
+                    opts,
+                    simd.level(),
+                    &src[i * s..][..s],
+                    &want[i * g..][..g],
+                    &got[i * g..][..g]
+                );
+            }
+            assert_eq!(
+                want_stats,
+                got_stats,
+                "{} -> {} {:?} at {:?}: counts",
                 from.name(),
                 to.name(),
                 opts,
-                &src[i * s..][..s],
-                &want[i * g..][..g],
-                &got[i * g..][..g]
+                simd.level()
             );
-        }
-        assert_eq!(
-            want_stats,
-            got_stats,
-            "{} -> {} {:?}: counts",
-            from.name(),
-            to.name(),
-            opts
-        );
+        });
     }
 }
 
@@ -465,12 +473,18 @@ fn f16_stream_counts_stay_exact_once_the_largest_error_is_reached() {
         one[20_000] = v;
         slices.push(bytes_u32(&one));
     }
+    for_each_level(|simd| streams_at(simd, &slices));
+}
+
+/// The slices of [`f16_stream_counts_stay_exact_once_the_largest_error_is_reached`] as one stream at `simd`'s
+/// level.
+fn streams_at(simd: kernels::Simd, slices: &[Vec<u8>]) {
     for opts in all_options() {
         let conv = Conversion::new(Format::Float(F32), Format::Float(F16), 1, opts).unwrap();
         let (mut got, mut whole_src, mut whole_out) = (Default::default(), Vec::new(), Vec::new());
         for (k, src) in slices.iter().enumerate() {
             let mut out = vec![0u8; conv.dst_len(src.len())];
-            kernels::convert_slice_into(&conv, src, &mut out, &mut got);
+            kernels::convert_slice_at(simd, &conv, src, &mut out, &mut got);
             whole_src.extend_from_slice(src);
             whole_out.extend_from_slice(&out);
             let mut want = vec![0u8; conv.dst_len(whole_src.len())];

@@ -45,11 +45,16 @@ fn chunk_len(conv: &Conversion, bytes: usize) -> usize {
 
 /// Converts slices in parallel and adds up their counts.
 pub fn convert_parallel(conv: &Conversion, src: &[u8], dst: &mut [u8]) -> Stats {
+    let simd = kernels::Simd::detect();
     let (sg, dg) = (conv.src_group_bytes(), conv.dst_group_bytes());
     let groups = (TASK_BYTES / sg).max(1);
     src.par_chunks(groups * sg)
         .zip(dst.par_chunks_mut(groups * dg))
-        .map(|(s, d)| kernels::convert_slice(conv, s, d))
+        .map(|(s, d)| {
+            let mut stats = Stats::default();
+            kernels::convert_slice_at(simd, conv, s, d, &mut stats);
+            stats
+        })
         .reduce(Stats::default, |mut a, b| {
             a.merge(&b);
             a
@@ -99,6 +104,7 @@ fn convert_serial(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Stats, ConvertError> {
     let len = chunk_len(conv, SERIAL_CHUNK_BYTES);
+    let simd = kernels::Simd::detect();
     let mut src = PageBuf::zeroed(len);
     let mut dst = PageBuf::zeroed(conv.dst_len(len));
     let mut stats = Stats::default();
@@ -108,7 +114,7 @@ fn convert_serial(
         total += n as u64;
         whole_groups(conv, n, total)?;
         let m = conv.dst_len(n);
-        kernels::convert_slice_into(conv, &src[..n], &mut dst[..m], &mut stats);
+        kernels::convert_slice_at(simd, conv, &src[..n], &mut dst[..m], &mut stats);
         output
             .write_all(&dst[..m])
             .map_err(|e| writing(names.1, e))?;

@@ -1,25 +1,25 @@
 //! Narrowing f32 patterns to f16, f11 and f10 (and R11G11B10, whose channels are f11 and
-//! f10): a short vector pass for blocks of ordinary values, a full vector pass for any
-//! other block, and the exact branch-free lane code ([`narrow`]) they are both checked
+//! f10): a short pass for runs of values in the target's normal range, a full pass for
+//! any other run, and the exact branch-free lane code ([`narrow`]) they are both checked
 //! against (and which the packed sources' texel loops use).
 
-use super::{
-    Lane, Ordinary, OrdinaryLane, RNE, RTP, RTZ, Taken, add_ordinary, avx2_vector, bit, flag, pick,
-    pow2, ulps_to_units, with_elements,
-};
-use crate::convert::summary::Stats;
+use super::lanes::{Lane, ShortCounts, ShortLane, Taken, bit, pick, ulps_to_units, with_elements};
+use super::simd::{Simd, compile_for, dispatch};
+use super::target::{Mode, Small, ToF10, ToF11, ToF16, overflows_to_infinity};
+use crate::convert::summary::{Stats, flag};
+use crate::format::Rounding;
 
 mod full;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-pub(super) use full::{NarrowPass, narrow_full_generic, r11g11b10_full_generic};
+pub(super) use full::{NarrowPass, error_of, full_pass_portable, r11g11b10_full_portable};
 
 /// f32 pattern to a 5-exponent-bit, bias-15 float with `F` fraction bits (f16: 10 and
 /// signed; f11: 6, f10: 5, unsigned), rounded in mode `M`; `S` keeps finite values finite.
 /// Branch-free: every case is computed and the right one picked, so it vectorises.
 #[inline(always)]
-pub(super) fn narrow<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(u: u32) -> Lane {
+pub(super) fn narrow<T: Small, M: Mode, const S: bool>(u: u32) -> Lane {
     let neg = u >> 31 != 0;
     let mag = u & 0x7fff_ffff;
     let frac = mag & 0x7f_ffff;
@@ -27,42 +27,40 @@ pub(super) fn narrow<const F: u32, const SIGNED: bool, const M: u8, const S: boo
     let nan = mag > 0x7f80_0000;
     let inf = mag == 0x7f80_0000;
     // §3.1.6: no sign, so negatives (and -INF) become 0; -0 is simply 0. NaN stays NaN.
-    let negative_to_zero = !SIGNED && neg && !nan;
+    let negative_to_zero = !T::SIGNED && neg && !nan;
     let clamped = negative_to_zero && mag != 0;
-    let inf_bits = 31u32 << F;
+    let inf_bits = 31u32 << T::FRAC;
 
     // Finite: the significand m at exponent e, shifted right by s to the target's last
     // place (past 25 everything is under a half), rounded, and the exponent added back.
     let m = frac | ((exp_field != 0) as u32) << 23;
     let e = exp_field.max(1) as i32 - 127;
-    let s = ((23 - F as i32) + (-14 - e).max(0)).min(25) as u32;
+    let s = ((23 - T::FRAC as i32) + (-14 - e).max(0)).min(25) as u32;
     let q = m >> s;
     let rem = m & ((1u32 << s) - 1);
     let half = (1u32 << s) >> 1;
-    let up = match M {
-        RNE => (rem > half) | ((rem == half) & (q & 1 == 1)),
-        RTZ => false,
-        RTP => !neg & (rem != 0),
-        _ => neg & (rem != 0),
+    let up = match M::ROUNDING {
+        Rounding::NearestEven => (rem > half) | ((rem == half) & (q & 1 == 1)),
+        Rounding::TowardZero => false,
+        Rounding::TowardPositive => !neg & (rem != 0),
+        Rounding::TowardNegative => neg & (rem != 0),
     };
     // A carry out of the significand moves into the exponent by itself.
-    let mag_bits = ((((e + 14).max(0)) as u32) << F) + q + up as u32;
+    let mag_bits = ((((e + 14).max(0)) as u32) << T::FRAC) + q + up as u32;
     let finite = !nan && !inf && !negative_to_zero;
     let overflow = finite && mag_bits >= inf_bits;
-    let to_infinity = !S
-        && match M {
-            RNE => true,
-            RTZ => false,
-            RTP => !neg,
-            _ => neg,
-        };
+    let to_infinity = !S && overflows_to_infinity(M::ROUNDING, neg);
     let result = pick(
         overflow,
         pick(to_infinity, inf_bits, inf_bits - 1),
         mag_bits,
     );
-    let nan_bits = inf_bits | (frac >> (23 - F)) | (1 << (F - 1));
-    let sign_out = if SIGNED { (u >> 31) << (F + 5) } else { 0 };
+    let nan_bits = inf_bits | (frac >> (23 - T::FRAC)) | (1 << (T::FRAC - 1));
+    let sign_out = if T::SIGNED {
+        (u >> 31) << (T::FRAC + 5)
+    } else {
+        0
+    };
     let bits = pick(
         negative_to_zero,
         0,
@@ -76,30 +74,18 @@ pub(super) fn narrow<const F: u32, const SIGNED: bool, const M: u8, const S: boo
         | bit(nan, flag::NAN_IN | flag::NAN_OUT)
         | bit(clamped, flag::CLAMPED)
         | bit(
-            in_range && mag_bits != 0 && mag_bits < 1 << F,
+            in_range && mag_bits != 0 && mag_bits < 1 << T::FRAC,
             flag::SUBNORMAL,
         )
         | bit(in_range && mag != 0 && mag_bits == 0, flag::FLUSHED);
 
     let measured = finite && !(overflow && to_infinity);
     let err = if measured {
-        error_of::<F>(result, mag)
+        error_of::<T>(result, mag)
     } else {
         0.0
     };
     (bits as u64, flags, err)
-}
-
-/// |result - input| in ULPs of the result (`result` a finite magnitude pattern, `mag` the
-/// input's f32 magnitude), with the core's own operations: both sides scaled by
-/// 2^-ulp_exp (exact), then one subtraction.
-#[inline(always)]
-pub(super) fn error_of<const F: u32>(result: u32, mag: u32) -> f64 {
-    let exp_out = result >> F;
-    let sig = (result & ((1 << F) - 1)) | (((exp_out != 0) as u32) << F);
-    let ulp_exp = exp_out.max(1) as i32 - 15 - F as i32;
-    let magnitude = f32::from_bits(mag) as f64;
-    (sig as f64 - magnitude * pow2(-ulp_exp)).abs()
 }
 
 /// The bits of f32 pattern `u` in a 5-exponent-bit, bias-15 format with `F` fraction bits,
@@ -109,31 +95,33 @@ pub(super) fn error_of<const F: u32>(result: u32, mag: u32) -> f64 {
 /// whole number of 2^-26 ULPs of the result: the discarded part over 2^s, halved when
 /// rounding carried into the next binade (whose ULP is twice as large).
 #[inline(always)]
-pub(super) fn narrow_ordinary_lane<const F: u32, const SIGNED: bool, const M: u8>(
-    u: u32,
-) -> OrdinaryLane {
-    let s = 23 - F;
+pub(super) fn short_lane<T: Small, M: Mode>(u: u32) -> ShortLane {
+    let s = 23 - T::FRAC;
     let neg = u >> 31 != 0;
     let mag = u & 0x7fff_ffff;
     let q = mag.wrapping_sub((127 - 15) << 23) >> s;
     let rem = mag & ((1 << s) - 1);
     let half = 1 << (s - 1);
-    let up = match M {
-        RNE => (rem > half) | ((rem == half) & (q & 1 == 1)),
-        RTZ => false,
-        RTP => !neg & (rem != 0),
-        _ => neg & (rem != 0),
+    let up = match M::ROUNDING {
+        Rounding::NearestEven => (rem > half) | ((rem == half) & (q & 1 == 1)),
+        Rounding::TowardZero => false,
+        Rounding::TowardPositive => !neg & (rem != 0),
+        Rounding::TowardNegative => neg & (rem != 0),
     };
-    let carried = up & ((q + 1) & ((1 << F) - 1) == 0);
+    let carried = up & ((q + 1) & ((1 << T::FRAC) - 1) == 0);
     let diff = if up { (1 << s) - rem } else { rem };
     let units = if carried {
         diff << (25 - s)
     } else {
         diff << (26 - s)
     };
-    let sign_out = if SIGNED { (u >> 31) << (F + 5) } else { 0 };
+    let sign_out = if T::SIGNED {
+        (u >> 31) << (T::FRAC + 5)
+    } else {
+        0
+    };
     let nonzero = (mag != 0) as u32;
-    OrdinaryLane {
+    ShortLane {
         bits: sign_out | (q + up as u32) & nonzero.wrapping_neg(),
         inexact: (rem != 0) as u32,
         subnormal: 0,
@@ -144,11 +132,10 @@ pub(super) fn narrow_ordinary_lane<const F: u32, const SIGNED: bool, const M: u8
 
 /// Whether `u` can take the ordinary path into the format with `F` fraction bits.
 #[inline(always)]
-pub(super) fn is_ordinary<const F: u32, const SIGNED: bool>(u: u32) -> bool {
-    let min_normal = (127 - 14) << 23;
-    let max_finite = ((15 + 127) << 23) | (((1 << F) - 1) << (23 - F));
+pub(super) fn in_short_range<T: Small>(u: u32) -> bool {
+    let (min_normal, max_finite) = (T::MIN_NORMAL_F32, T::MAX_F32);
     // Unsigned formats: the sign bit makes a negative fail the range test.
-    let v = if SIGNED { u & 0x7fff_ffff } else { u };
+    let v = if T::SIGNED { u & 0x7fff_ffff } else { u };
     (v.wrapping_sub(min_normal) <= max_finite - min_normal) | (u & 0x7fff_ffff == 0)
 }
 
@@ -156,15 +143,15 @@ pub(super) fn is_ordinary<const F: u32, const SIGNED: bool>(u: u32) -> bool {
 /// answer, and the counts take only the ordinary lanes. Returns those counts and the number
 /// of lanes left for [`narrow`].
 #[inline(always)]
-pub(super) fn narrow_vector_generic<const F: u32, const SIGNED: bool, const M: u8>(
+pub(super) fn short_run_portable<T: Small, M: Mode>(
     values: &[u32],
     out: &mut [u16],
-) -> (Ordinary, u32) {
-    let mut o = Ordinary::default();
+) -> (ShortCounts, u32) {
+    let mut o = ShortCounts::default();
     let mut exceptions = 0u32;
     for (&u, d) in values.iter().zip(out.iter_mut()) {
-        let ok = is_ordinary::<F, SIGNED>(u);
-        let lane = narrow_ordinary_lane::<F, SIGNED, M>(u);
+        let ok = in_short_range::<T>(u);
+        let lane = short_lane::<T, M>(u);
         *d = lane.bits as u16;
         o.add(ok, lane);
         exceptions += !ok as u32;
@@ -172,31 +159,42 @@ pub(super) fn narrow_vector_generic<const F: u32, const SIGNED: bool, const M: u
     (o, exceptions)
 }
 
-/// The largest finite f11 and f10 values as f32 patterns: the plain R11G11B10 pass
-/// takes channels from +0 up to these.
-pub(super) const F11_MAX_F32: u32 = 0x477e_0000;
-pub(super) const F10_MAX_F32: u32 = 0x477c_0000;
-
-/// Values per call of the short f11/f10 pass: a block whose first exception comes late
+/// Values per call of the portable short pass: a block whose first exception comes late
 /// keeps the runs before it, and only the rest goes through the full pass. Each call's
-/// sums and loop tails cost typical data 4-5% at runs of 256 values; at 1024 (blocks
-/// are 8192 values) they cost nothing measurable.
+/// sums and loop tails cost more at shorter runs (docs/benchmarks.md).
 const SHORT_RUN: usize = 1024;
 
+// The portable passes are branch-free: compiled for AVX2 they become 8-wide vector code.
+compile_for!(avx2 => {
+    pub(in crate::convert::kernels) fn short_run<T: Small, M: Mode>(
+        values: &[u32],
+        out: &mut [u16],
+    ) -> (ShortCounts, u32) {
+        short_run_portable::<T, M>(values, out)
+    }
+
+    pub(in crate::convert::kernels) fn full_pass_vectorised<T: Small, M: Mode, const S: bool>(
+        values: &[u32],
+        out: &mut [u16],
+    ) -> NarrowPass {
+        full_pass_portable::<T, M, S>(values, out)
+    }
+
+});
+
 /// The portable short pass over `values`, a run of [`SHORT_RUN`] at a time, up to the
-/// first run with a value it cannot take ([`is_ordinary`]), which it declines.
-pub(super) fn short_runs<const F: u32, const SIGNED: bool, const M: u8>(
+/// first run with a value it cannot take ([`in_short_range`]), which it declines.
+pub(super) fn short_pass_portable<T: Small, M: Mode>(
+    simd: Simd,
     values: &[u32],
     out: &mut [u16],
 ) -> Taken {
     let mut taken = Taken::default();
     for (v, o) in values.chunks(SHORT_RUN).zip(out.chunks_mut(SHORT_RUN)) {
-        let (counts, exceptions) = vector_pass!(
-            avx2_vector::narrow::<F, SIGNED, M>,
-            narrow_vector_generic::<F, SIGNED, M>,
-            v,
-            o
-        );
+        let (counts, exceptions) = dispatch!(simd, {
+            avx2 => avx2::short_run::<T, M>(v, o),
+            portable => short_run_portable::<T, M>(v, o),
+        });
         if exceptions != 0 {
             taken.declined = v.len();
             break;
@@ -207,52 +205,70 @@ pub(super) fn short_runs<const F: u32, const SIGNED: bool, const M: u8>(
     taken
 }
 
-/// f32 values to f16/f11/f10. Blocks of ordinary values (the usual case) take the short
-/// vector pass (F16C for f16 where the CPU has it), a run at a time; the full vector
-/// pass, which handles every lane itself, takes each run the short pass declines, and
-/// the short pass goes on after it. Where it declines the first run it is given (a
-/// block's first, or the one right after a declined run), values it cannot take are
-/// dense there, and the full pass takes the rest of the block. The first lanes decide
-/// which pass to try first, so data full of exceptions does not pay for both.
-pub(super) fn narrow_block<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
+/// The short pass of `T` at `simd`'s level: F16C's for f16 where the CPU has it
+/// (`known`: the stream's largest error so far, in 2^-26 ULPs, which it need not
+/// measure again), the portable one otherwise.
+fn short_pass<T: Small, M: Mode>(simd: Simd, values: &[u32], out: &mut [u16], known: u32) -> Taken {
+    if T::FORMAT == ToF16::FORMAT {
+        dispatch!(simd, {
+            f16c => x86::f16c::f16_short_pass::<M>(values, out, known),
+            portable => short_pass_portable::<T, M>(simd, values, out),
+        })
+    } else {
+        short_pass_portable::<T, M>(simd, values, out)
+    }
+}
+
+/// Whether the first lanes of `values` are ones the short pass of `T` at `simd`'s level
+/// takes.
+fn looks_short<T: Small>(simd: Simd, values: &[u32]) -> bool {
+    let first = values.iter().take(16);
+    if T::FORMAT == ToF16::FORMAT {
+        dispatch!(simd, {
+            f16c => first.clone().all(|&u| x86::f16c::short_range(u)),
+            portable => first.clone().all(|&u| in_short_range::<T>(u)),
+        })
+    } else {
+        first.clone().all(|&u| in_short_range::<T>(u))
+    }
+}
+
+/// f32 values to f16/f11/f10. Blocks of values in the short range (the usual case) take
+/// the short pass ([`short_pass`]), a run at a time; the full pass, which handles every
+/// lane itself, takes each run the short pass declines, and the short pass goes on
+/// after it. Where it declines the first run it is given (a block's first, or the one
+/// right after a declined run), values it cannot take are dense there, and the full
+/// pass takes the rest of the block. The first lanes decide which pass to try first, so
+/// data full of exceptions does not pay for both.
+pub(super) fn narrow_block<T: Small, M: Mode, const S: bool>(
+    simd: Simd,
     values: &[u32],
     dst: &mut [u8],
     stats: &mut Stats,
 ) {
     with_elements::<u16, _>(dst, |out| {
-        let f16c = F == 10 && super::f16c::available();
-        let looks_ordinary = values.iter().take(16).all(|&u| {
-            if f16c {
-                super::f16c::short_range(u)
-            } else {
-                is_ordinary::<F, SIGNED>(u)
-            }
-        });
+        let looks_short = looks_short::<T>(simd, values);
         let mut at = 0;
-        while looks_ordinary && at < values.len() {
+        while looks_short && at < values.len() {
             let (v, o) = (&values[at..], &mut out[at..]);
-            let taken = if f16c {
-                // The stream's largest error so far: the F16C passes need not measure
-                // errors it already covers.
-                super::f16c::narrow_ordinary::<M>(v, o, ulps_to_units(stats.max_ulp_error))
-            } else {
-                short_runs::<F, SIGNED, M>(v, o)
-            };
-            add_ordinary(stats, taken.lanes as u32, taken.counts);
+            let taken = short_pass::<T, M>(simd, v, o, ulps_to_units(stats.max_ulp_error));
+            taken.counts.add_to(stats, taken.lanes as u32);
             if taken.lanes == 0 {
                 break;
             }
             let (start, end) = (at + taken.lanes, at + taken.lanes + taken.declined);
-            narrow_full_any::<F, SIGNED, M, S>(&values[start..end], &mut out[start..end], stats);
+            full_pass::<T, M, S>(simd, &values[start..end], &mut out[start..end], stats);
             at = end;
         }
-        narrow_full_any::<F, SIGNED, M, S>(&values[at..], &mut out[at..], stats);
+        full_pass::<T, M, S>(simd, &values[at..], &mut out[at..], stats);
     })
 }
 
-/// The fastest full pass the CPU has over `values` (any lanes; none is nothing to do),
-/// counted into `stats`.
-fn narrow_full_any<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
+/// The full pass of `T` at `simd`'s level over `values` (any lanes; none is nothing to
+/// do), counted into `stats`: F16C's for f16, the float-arithmetic one for f11 and f10,
+/// the portable one where the CPU has neither.
+fn full_pass<T: Small, M: Mode, const S: bool>(
+    simd: Simd,
     values: &[u32],
     out: &mut [u16],
     stats: &mut Stats,
@@ -260,111 +276,91 @@ fn narrow_full_any<const F: u32, const SIGNED: bool, const M: u8, const S: bool>
     if values.is_empty() {
         return;
     }
-    if F == 10
-        && let Some(pass) =
-            super::f16c::narrow_full::<M, S>(values, out, ulps_to_units(stats.max_ulp_error))
-    {
-        pass.into_stats::<F>(values.len(), stats);
-        return;
-    }
-    #[cfg(all(target_arch = "x86_64", d3dfloat_avx512))]
-    if !SIGNED && super::has_avx512() {
-        // SAFETY: the CPU has AVX-512 F, VL, BW, DQ and AVX2, checked just above.
-        let pass = unsafe { x86::narrow_full_avx512::<F, M, S>(values, out) };
-        pass.into_stats::<F>(values.len(), stats);
-        return;
-    }
-    #[cfg(target_arch = "x86_64")]
-    if !SIGNED && super::has_avx2() {
-        // SAFETY: the CPU has AVX2, checked just above.
-        let pass = unsafe { x86::narrow_full::<F, M, S>(values, out) };
-        pass.into_stats::<F>(values.len(), stats);
-        return;
-    }
-    let pass = vector_pass!(
-        avx2_vector::narrow_full::<F, SIGNED, M, S>,
-        narrow_full_generic::<F, SIGNED, M, S>,
-        values,
-        out
-    );
-    pass.into_stats::<F>(values.len(), stats);
+    // The F16C passes need not measure errors the stream's largest already covers.
+    let known = ulps_to_units(stats.max_ulp_error);
+    let pass = if T::FORMAT == ToF16::FORMAT {
+        dispatch!(simd, {
+            avx512 => x86::f16c::avx512::f16_full_pass::<M, S>(values, out, known),
+            f16c => x86::f16c::f16c::f16_full_pass::<M, S>(values, out, known),
+            avx2 => avx2::full_pass_vectorised::<T, M, S>(values, out),
+            portable => full_pass_portable::<T, M, S>(values, out),
+        })
+    } else {
+        dispatch!(simd, {
+            avx512 => x86::float::avx512::float_full_pass::<T, M, S>(values, out),
+            avx2 => x86::float::avx2::float_full_pass::<T, M, S>(values, out),
+            portable => full_pass_portable::<T, M, S>(values, out),
+        })
+    };
+    pass.into_stats::<T>(values.len(), stats);
 }
 
-/// The short R11G11B10 pass: each texel's channels through the ordinary lane code of
+/// The short R11G11B10 pass: each texel's channels through the short lane code of
 /// f11, f11 and f10, joined into the word. Counts (the errors of both formats are in
 /// 2^-26 ULPs of their own results, so one maximum serves) are right when no texel was
 /// an exception; returns them and the number of exceptions.
 #[inline(always)]
-pub(super) fn r11g11b10_short_generic<const M: u8, const STRIDE: usize>(
+pub(super) fn r11g11b10_short_portable<M: Mode, const STRIDE: usize>(
     values: &[u32],
     out: &mut [u32],
-) -> (Ordinary, u32) {
+) -> (ShortCounts, u32) {
     let (mut inexact, mut max_units, mut exceptions) = (0u32, 0u32, 0u32);
     for (v, o) in values.chunks_exact(STRIDE).zip(out.iter_mut()) {
-        let r = narrow_ordinary_lane::<6, false, M>(v[0]);
-        let g = narrow_ordinary_lane::<6, false, M>(v[1]);
-        let b = narrow_ordinary_lane::<5, false, M>(v[2]);
+        let r = short_lane::<ToF11, M>(v[0]);
+        let g = short_lane::<ToF11, M>(v[1]);
+        let b = short_lane::<ToF10, M>(v[2]);
         *o = r.bits | g.bits << 11 | b.bits << 22;
-        let ok = is_ordinary::<6, false>(v[0])
-            & is_ordinary::<6, false>(v[1])
-            & is_ordinary::<5, false>(v[2]);
+        let ok = in_short_range::<ToF11>(v[0])
+            & in_short_range::<ToF11>(v[1])
+            & in_short_range::<ToF10>(v[2]);
         exceptions += !ok as u32;
         inexact += r.inexact + g.inexact + b.inexact;
         max_units = max_units.max(r.units).max(g.units).max(b.units);
     }
-    let o = Ordinary {
+    let o = ShortCounts {
         inexact,
         max_units,
-        ..Ordinary::default()
+        ..ShortCounts::default()
     };
     (o, exceptions)
 }
 
-pub(super) fn r11g11b10_block<const M: u8, const S: bool>(
+/// f32 texels (`stride` 3, or 4 with alpha ignored) to R11G11B10 words.
+pub(super) fn r11g11b10_block<M: Mode, const S: bool>(
+    simd: Simd,
     values: &[u32],
     stride: usize,
     dst: &mut [u8],
     stats: &mut Stats,
 ) {
     with_elements::<u32, _>(dst, |out| {
-        // With AVX2 the float pass's plain copy takes ordinary blocks and dark ones alike,
-        // faster than the short pass (typical RGB 6.24 -> 5.95 ms, RGBA 5.82 -> 5.05 ms in
-        // process): `r11g11b10_rest` tries it first.
-        #[cfg(target_arch = "x86_64")]
-        if super::has_avx2() {
-            r11g11b10_rest::<M, S>(values, stride, out, stats);
+        // With AVX2 the float pass's plain copy takes short-range blocks and dark ones
+        // alike, faster than the short pass (docs/benchmarks.md): `r11g11b10_rest` tries
+        // it first.
+        if simd.level() >= super::Level::Avx2 {
+            r11g11b10_rest::<M, S>(simd, values, stride, out, stats);
             return;
         }
-        // Otherwise texel by texel through the short pass when the first texels are
-        // ordinary (the usual case), and the whole block again through the full pass
+        // Otherwise texel by texel through the short pass when the first texels are in
+        // its range (the usual case), and the whole block again through the full pass
         // when it meets anything else.
-        let looks_ordinary = values.chunks_exact(stride).take(16).all(|v| {
-            is_ordinary::<6, false>(v[0])
-                && is_ordinary::<6, false>(v[1])
-                && is_ordinary::<5, false>(v[2])
+        let looks_short = values.chunks_exact(stride).take(16).all(|v| {
+            in_short_range::<ToF11>(v[0])
+                && in_short_range::<ToF11>(v[1])
+                && in_short_range::<ToF10>(v[2])
         });
-        if looks_ordinary {
+        if looks_short {
             let (o, exceptions) = if stride == 3 {
-                vector_pass!(
-                    avx2_vector::r11g11b10::<M, 3>,
-                    r11g11b10_short_generic::<M, 3>,
-                    values,
-                    out
-                )
+                r11g11b10_short_portable::<M, 3>(values, out)
             } else {
-                vector_pass!(
-                    avx2_vector::r11g11b10::<M, 4>,
-                    r11g11b10_short_generic::<M, 4>,
-                    values,
-                    out
-                )
+                r11g11b10_short_portable::<M, 4>(values, out)
             };
             if exceptions == 0 {
-                add_ordinary(stats, out.len() as u32 * 3, o);
+                o.add_to(stats, out.len() as u32 * 3);
                 return;
             }
         }
-        r11g11b10_rest::<M, S>(values, stride, out, stats);
+        r11g11b10_rest::<M, S>(simd, values, stride, out, stats);
     });
 }
 
@@ -372,7 +368,8 @@ pub(super) fn r11g11b10_block<const M: u8, const S: bool>(
 /// counted into `stats`: its plain copy first where the CPU has one and the texels'
 /// first channels are plain (a dark texture's), the whole pass where they are not or it
 /// meets a channel that is not.
-fn r11g11b10_rest<const M: u8, const S: bool>(
+fn r11g11b10_rest<M: Mode, const S: bool>(
+    simd: Simd,
     values: &[u32],
     stride: usize,
     out: &mut [u32],
@@ -381,97 +378,79 @@ fn r11g11b10_rest<const M: u8, const S: bool>(
     let plain = values
         .chunks_exact(stride)
         .take(16)
-        .all(|v| v[0] <= F11_MAX_F32 && v[1] <= F11_MAX_F32 && v[2] <= F10_MAX_F32);
+        .all(|v| v[0] <= ToF11::MAX_F32 && v[1] <= ToF11::MAX_F32 && v[2] <= ToF10::MAX_F32);
     let passes = if plain {
-        r11g11b10_full::<M, S, true>(values, stride, out)
+        r11g11b10_full_pass::<M, S, true>(simd, values, stride, out)
     } else {
         None
     };
     let (p11, p10) = passes.unwrap_or_else(|| {
-        r11g11b10_full::<M, S, false>(values, stride, out).expect("the full pass takes any texel")
+        r11g11b10_full_pass::<M, S, false>(simd, values, stride, out)
+            .expect("the full pass takes any texel")
     });
-    p11.into_stats::<6>(3 * out.len(), stats);
-    p10.into_stats::<5>(0, stats);
+    p11.into_stats::<ToF11>(3 * out.len(), stats);
+    p10.into_stats::<ToF10>(0, stats);
 }
 
-/// The fastest full R11G11B10 pass the CPU has: f11's counts and extremes, and f10's
-/// extremes. With `PLAIN`, the plain copy (see `x86`), `None` where the CPU has none or
-/// a channel was not plain.
-fn r11g11b10_full<const M: u8, const S: bool, const PLAIN: bool>(
+/// The full R11G11B10 pass at `simd`'s level: f11's counts and extremes, and f10's
+/// extremes. With `PLAIN`, the plain copy (see `x86::float`), `None` where the CPU has
+/// none or a channel was not plain.
+fn r11g11b10_full_pass<M: Mode, const S: bool, const PLAIN: bool>(
+    simd: Simd,
     values: &[u32],
     stride: usize,
     out: &mut [u32],
 ) -> Option<(NarrowPass, NarrowPass)> {
-    #[cfg(all(target_arch = "x86_64", d3dfloat_avx512))]
-    if super::has_avx512() {
-        // SAFETY: the CPU has AVX-512 F, VL, BW, DQ and AVX2, checked just above.
-        return unsafe {
-            if stride == 3 {
-                x86::r11g11b10_full_avx512::<M, S, 3, PLAIN>(values, out)
-            } else {
-                x86::r11g11b10_full_avx512::<M, S, 4, PLAIN>(values, out)
-            }
+    macro_rules! at_stride {
+        ($stride:literal) => {
+            dispatch!(simd, {
+                avx512 => x86::float::avx512::r11g11b10_float_pass::<M, S, $stride, PLAIN>(
+                    values, out,
+                ),
+                avx2 => x86::float::avx2::r11g11b10_float_pass::<M, S, $stride, PLAIN>(
+                    values, out,
+                ),
+                portable => (!PLAIN).then(|| r11g11b10_full_portable::<M, S, $stride>(values, out)),
+            })
         };
     }
-    #[cfg(target_arch = "x86_64")]
-    if super::has_avx2() {
-        // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe {
-            if stride == 3 {
-                x86::r11g11b10_full::<M, S, 3, PLAIN>(values, out)
-            } else {
-                x86::r11g11b10_full::<M, S, 4, PLAIN>(values, out)
-            }
-        };
-    }
-    if PLAIN {
-        return None;
-    }
-    Some(if stride == 3 {
-        vector_pass!(
-            avx2_vector::r11g11b10_full::<M, S, 3>,
-            r11g11b10_full_generic::<M, S, 3>,
-            values,
-            out
-        )
+    if stride == 3 {
+        at_stride!(3)
     } else {
-        vector_pass!(
-            avx2_vector::r11g11b10_full::<M, S, 4>,
-            r11g11b10_full_generic::<M, S, 4>,
-            values,
-            out
-        )
-    })
+        at_stride!(4)
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::{RNE, RTN, RTP, RTZ, xorshift};
     use super::*;
+    use crate::convert::kernels::lanes::xorshift;
+    use crate::convert::kernels::target::{Rne, Rtn, Rtp, Rtz};
 
     /// The short R11G11B10 pass (which CPUs without AVX2 take) against the full portable
     /// pass, on texels it takes (every channel ordinary for its format) and with one that
     /// it must refuse.
-    fn short_same_as_full<const M: u8, const STRIDE: usize>(values: &[u32]) {
+    fn short_same_as_full<M: Mode, const STRIDE: usize>(values: &[u32]) {
+        let m = M::ROUNDING;
         let texels = values.len() / STRIDE;
         let (mut a, mut b) = (vec![0u32; texels], vec![0u32; texels]);
-        let (o, exceptions) = r11g11b10_short_generic::<M, STRIDE>(values, &mut a);
-        let (p11, p10) = r11g11b10_full_generic::<M, false, STRIDE>(values, &mut b);
+        let (o, exceptions) = r11g11b10_short_portable::<M, STRIDE>(values, &mut a);
+        let (p11, p10) = r11g11b10_full_portable::<M, false, STRIDE>(values, &mut b);
         let ordinary = values.chunks_exact(STRIDE).all(|v| {
-            is_ordinary::<6, false>(v[0])
-                && is_ordinary::<6, false>(v[1])
-                && is_ordinary::<5, false>(v[2])
+            in_short_range::<ToF11>(v[0])
+                && in_short_range::<ToF11>(v[1])
+                && in_short_range::<ToF10>(v[2])
         });
-        assert_eq!(exceptions == 0, ordinary, "exceptions, mode {M}");
+        assert_eq!(exceptions == 0, ordinary, "exceptions, mode {m:?}");
         if !ordinary {
             return;
         }
-        assert_eq!(a, b, "words, mode {M}");
+        assert_eq!(a, b, "words, mode {m:?}");
         let (mut got, mut want) = (Stats::default(), Stats::default());
-        add_ordinary(&mut got, 3 * texels as u32, o);
-        p11.into_stats::<6>(3 * texels, &mut want);
-        p10.into_stats::<5>(0, &mut want);
-        assert_eq!(got, want, "counts, mode {M}");
+        o.add_to(&mut got, 3 * texels as u32);
+        p11.into_stats::<ToF11>(3 * texels, &mut want);
+        p10.into_stats::<ToF10>(0, &mut want);
+        assert_eq!(got, want, "counts, mode {m:?}");
     }
 
     #[test]
@@ -492,18 +471,18 @@ mod tests {
                 v[i] = 0x7fc0_0000;
             }
             let mut out = vec![0u16; v.len()];
-            let taken = short_runs::<6, false, RNE>(&v, &mut out);
+            let taken = short_pass_portable::<ToF11, Rne>(Simd::portable(), &v, &mut out);
             assert_eq!(
                 (taken.lanes, taken.declined),
                 (lanes, declined),
                 "NaN at {nan_at:?}"
             );
             let mut want = vec![0u16; lanes];
-            let full = narrow_full_generic::<6, false, RNE, false>(&v[..lanes], &mut want);
+            let full = full_pass_portable::<ToF11, Rne, false>(&v[..lanes], &mut want);
             assert_eq!(out[..lanes], want[..], "NaN at {nan_at:?}");
             let (mut got, mut expected) = (Stats::default(), Stats::default());
-            add_ordinary(&mut got, lanes as u32, taken.counts);
-            full.into_stats::<6>(lanes, &mut expected);
+            taken.counts.add_to(&mut got, lanes as u32);
+            full.into_stats::<ToF11>(lanes, &mut expected);
             assert_eq!(got, expected, "counts, NaN at {nan_at:?}");
         }
     }
@@ -528,14 +507,14 @@ mod tests {
         let mut odd = values.clone();
         odd[777] = 0x3400_0000;
         for v in [&values, &odd] {
-            short_same_as_full::<RNE, 3>(v);
-            short_same_as_full::<RTZ, 3>(v);
-            short_same_as_full::<RTP, 4>(v);
-            short_same_as_full::<RTN, 4>(v);
+            short_same_as_full::<Rne, 3>(v);
+            short_same_as_full::<Rtz, 3>(v);
+            short_same_as_full::<Rtp, 4>(v);
+            short_same_as_full::<Rtn, 4>(v);
         }
         for chunk in values.chunks(12).step_by(17) {
-            short_same_as_full::<RNE, 4>(chunk);
-            short_same_as_full::<RTP, 3>(chunk);
+            short_same_as_full::<Rne, 4>(chunk);
+            short_same_as_full::<Rtp, 3>(chunk);
         }
     }
 }

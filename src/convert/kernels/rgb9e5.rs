@@ -3,11 +3,15 @@
 //! channels hold (NaN, INF, negatives, values past 65408, subnormals); the per-element
 //! core (`convert::element`) is the reference the tests hold it to.
 
-use super::{RNE, RTP, avx2_vector, pow2, units_to_ulps, with_elements};
+use super::lanes::{units_to_ulps, with_elements};
+use super::simd::{Simd, dispatch};
+use super::target::Mode;
 use crate::convert::summary::Stats;
+use crate::format::Rounding;
 use crate::format::packed::{
     RGB9E5_EXP_BIAS, RGB9E5_EXPONENT_SHIFT, RGB9E5_MANTISSA_BITS, RGB9E5_MAX_MANTISSA,
 };
+use crate::format::pow2::pow2_normal as pow2;
 
 /// 65408.0 as f32: the largest RGB9E5 channel value.
 pub(super) const RGB9E5_MAX_F32: u32 = 0x477f_8000;
@@ -15,7 +19,7 @@ pub(super) const RGB9E5_MAX_F32: u32 = 0x477f_8000;
 /// One channel's mantissa at shared exponent `big_e` (value * 2^(24 - E), rounded in `M`);
 /// `v` is a non-negative f32 pattern no larger than 65408.
 #[inline(always)]
-pub(super) fn rgb9e5_mantissa<const M: u8>(v: u32, big_e: i32) -> u32 {
+pub(super) fn rgb9e5_mantissa<M: Mode>(v: u32, big_e: i32) -> u32 {
     let exp_field = (v >> 23) as i32;
     let e = exp_field.max(1) - 127;
     let m = (v & 0x7f_ffff) | (((exp_field != 0) as u32) << 23);
@@ -25,10 +29,10 @@ pub(super) fn rgb9e5_mantissa<const M: u8>(v: u32, big_e: i32) -> u32 {
     // round up past the next multiple of 2^s (m < 2^24, bias < 2^25: no wrap). Channels
     // are non-negative, so toward -INF is toward zero.
     let one = 1u32 << s;
-    let bias = match M {
-        RNE => (one >> 1) - 1 + ((m >> s) & 1),
-        RTP => one - 1,
-        _ => 0,
+    let bias = match M::ROUNDING {
+        Rounding::NearestEven => (one >> 1) - 1 + ((m >> s) & 1),
+        Rounding::TowardPositive => one - 1,
+        Rounding::TowardZero | Rounding::TowardNegative => 0,
     };
     (m + bias) >> s
 }
@@ -37,7 +41,7 @@ pub(super) fn rgb9e5_mantissa<const M: u8>(v: u32, big_e: i32) -> u32 {
 /// (§19.3.2.2): the largest channel's IEEE exponent + 1 + the bias 15, and one more when
 /// the largest mantissa rounds up to 512 at that scale.
 #[inline(always)]
-fn shared_exponent<const M: u8>(mags: [u32; 3]) -> i32 {
+fn shared_exponent<M: Mode>(mags: [u32; 3]) -> i32 {
     let largest = mags[0].max(mags[1]).max(mags[2]);
     // f32's exponent field is the IEEE exponent + 127.
     let first_e = ((largest >> 23) as i32 - 127 + 1 + RGB9E5_EXP_BIAS).max(0);
@@ -92,7 +96,7 @@ pub(super) struct Rgb9e5Texel {
 /// left out and `ok` says whether the texel needed none (every channel ±0 or in
 /// (0, 65408]); only then are its word and counts right.
 #[inline(always)]
-pub(super) fn rgb9e5_texel<const M: u8, const FULL: bool>(rgb: [u32; 3]) -> Rgb9e5Texel {
+pub(super) fn rgb9e5_texel<M: Mode, const FULL: bool>(rgb: [u32; 3]) -> Rgb9e5Texel {
     let mut mags = [0u32; 3];
     let mut in_range = [0u32; 3];
     let mut t = Rgb9e5Texel {
@@ -153,7 +157,7 @@ pub(super) fn rgb9e5_texel<const M: u8, const FULL: bool>(rgb: [u32; 3]) -> Rgb9
 /// The exact largest error of a texel's far channels, as the core computes it (one
 /// rounding of the exact difference, scaled by powers of two). Clamped channels are
 /// never far (0 and 65408), so the clamped texel is all it needs.
-pub(super) fn rgb9e5_far_error<const M: u8>(rgb: [u32; 3]) -> f64 {
+pub(super) fn rgb9e5_far_error<M: Mode>(rgb: [u32; 3]) -> f64 {
     let mags = rgb.map(|u| clamp_channel(u).0);
     let big_e = shared_exponent::<M>(mags);
     let mut max_err = 0f64;
@@ -203,7 +207,7 @@ impl Rgb9e5Pass {
 }
 
 #[inline(always)]
-pub(super) fn rgb9e5_vector_generic<const M: u8, const STRIDE: usize, const FULL: bool>(
+pub(super) fn rgb9e5_pass_portable<M: Mode, const STRIDE: usize, const FULL: bool>(
     values: &[u32],
     out: &mut [u32],
 ) -> Rgb9e5Pass {
@@ -242,94 +246,60 @@ pub(super) fn rgb9e5_vector_generic<const M: u8, const STRIDE: usize, const FULL
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-/// Packed texels of `STRIDE` channels (3, or 4 with alpha) with AVX2: groups of eight in
-/// float arithmetic (`x86::pass3`, or its AVX-512 copy when `avx512` is set and built),
-/// the rest through the portable pass compiled for AVX2.
+/// The float pass over the whole groups of eight texels (`float_pass`, `None` where it
+/// met a texel it cannot take) and the portable pass over the rest.
 #[cfg(target_arch = "x86_64")]
-fn avx2_pass<const M: u8, const FULL: bool, const STRIDE: usize>(
+#[inline(always)]
+fn with_tail<M: Mode, const FULL: bool, const STRIDE: usize>(
     values: &[u32],
     out: &mut [u32],
-    avx512: bool,
+    float_pass: impl FnOnce(&[u32], &mut [u32]) -> Option<Rgb9e5Pass>,
 ) -> Rgb9e5Pass {
     let whole = values.len() / (8 * STRIDE) * (8 * STRIDE);
-    let groups = &values[..whole];
-    // SAFETY: the callers checked that the CPU has AVX2, and AVX-512 F, VL, BW and DQ when
-    // they set `avx512`.
-    let texels = unsafe {
-        #[cfg(d3dfloat_avx512)]
-        if avx512 {
-            x86::pass3_avx512::<M, FULL, STRIDE>(groups, out)
-        } else {
-            x86::pass3::<M, FULL, STRIDE>(groups, out)
-        }
-        #[cfg(not(d3dfloat_avx512))]
-        {
-            let _ = avx512;
-            x86::pass3::<M, FULL, STRIDE>(groups, out)
-        }
-    };
-    let Some(mut pass) = texels else {
+    let Some(mut pass) = float_pass(&values[..whole], out) else {
         return Rgb9e5Pass {
             exceptions: 1,
             ..Rgb9e5Pass::default()
         };
     };
-    // SAFETY: as above.
-    let rest = unsafe {
-        avx2_vector::rgb9e5::<M, STRIDE, FULL>(&values[whole..], &mut out[whole / STRIDE..])
-    };
+    let rest =
+        rgb9e5_pass_portable::<M, STRIDE, FULL>(&values[whole..], &mut out[whole / STRIDE..]);
     pass.merge(&rest);
     pass
 }
 
-/// One pass over a block: the short one when `full` is false.
-fn rgb9e5_pass<const M: u8>(
+/// One pass over a block at `simd`'s level: the short one when `full` is false.
+fn rgb9e5_pass<M: Mode>(
+    simd: Simd,
     values: &[u32],
     stride: usize,
     out: &mut [u32],
     full: bool,
 ) -> Rgb9e5Pass {
+    macro_rules! at {
+        ($stride:literal, $full:literal) => {
+            dispatch!(simd, {
+                avx512 => with_tail::<M, $full, $stride>(values, out, |g, o| {
+                    x86::avx512::rgb9e5_float_pass::<M, $full, $stride>(g, o)
+                }),
+                avx2 => with_tail::<M, $full, $stride>(values, out, |g, o| {
+                    x86::avx2::rgb9e5_float_pass::<M, $full, $stride>(g, o)
+                }),
+                portable => rgb9e5_pass_portable::<M, $stride, $full>(values, out),
+            })
+        };
+    }
     match (stride, full) {
-        #[cfg(target_arch = "x86_64")]
-        (3, false) if super::has_avx2() => {
-            avx2_pass::<M, false, 3>(values, out, super::has_avx512())
-        }
-        #[cfg(target_arch = "x86_64")]
-        (3, true) if super::has_avx2() => avx2_pass::<M, true, 3>(values, out, super::has_avx512()),
-        #[cfg(target_arch = "x86_64")]
-        (_, false) if super::has_avx2() => {
-            avx2_pass::<M, false, 4>(values, out, super::has_avx512())
-        }
-        #[cfg(target_arch = "x86_64")]
-        (_, true) if super::has_avx2() => avx2_pass::<M, true, 4>(values, out, super::has_avx512()),
-        (3, false) => vector_pass!(
-            avx2_vector::rgb9e5::<M, 3, false>,
-            rgb9e5_vector_generic::<M, 3, false>,
-            values,
-            out
-        ),
-        (3, true) => vector_pass!(
-            avx2_vector::rgb9e5::<M, 3, true>,
-            rgb9e5_vector_generic::<M, 3, true>,
-            values,
-            out
-        ),
-        (_, false) => vector_pass!(
-            avx2_vector::rgb9e5::<M, 4, false>,
-            rgb9e5_vector_generic::<M, 4, false>,
-            values,
-            out
-        ),
-        (_, true) => vector_pass!(
-            avx2_vector::rgb9e5::<M, 4, true>,
-            rgb9e5_vector_generic::<M, 4, true>,
-            values,
-            out
-        ),
+        (3, false) => at!(3, false),
+        (3, true) => at!(3, true),
+        (_, false) => at!(4, false),
+        (_, true) => at!(4, true),
     }
 }
 
-pub(super) fn rgb9e5_block<const M: u8>(
+/// f32 texels (`stride` 3, or 4 with alpha ignored) to RGB9E5 words.
+pub(super) fn rgb9e5_block<M: Mode>(
+    simd: Simd,
     values: &[u32],
     stride: usize,
     dst: &mut [u8],
@@ -343,9 +313,9 @@ pub(super) fn rgb9e5_block<const M: u8>(
             .take(16)
             .flat_map(|v| &v[..3])
             .all(|&u| u & 0x7fff_ffff <= RGB9E5_MAX_F32 && (u >> 31 == 0 || u << 1 == 0));
-        let mut pass = rgb9e5_pass::<M>(values, stride, out, !looks_plain);
+        let mut pass = rgb9e5_pass::<M>(simd, values, stride, out, !looks_plain);
         if pass.exceptions > 0 {
-            pass = rgb9e5_pass::<M>(values, stride, out, true);
+            pass = rgb9e5_pass::<M>(simd, values, stride, out, true);
         }
         let mut err = units_to_ulps(pass.near_units);
         if pass.saturated_mag != 0 {
@@ -377,8 +347,10 @@ pub(super) fn rgb9e5_block<const M: u8>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{RNE, RTN, RTP, RTZ, xorshift};
     use super::*;
+    use crate::convert::kernels::lanes::xorshift;
+    use crate::convert::kernels::simd::for_each_level;
+    use crate::convert::kernels::target::{Rne, Rtn, Rtp, Rtz};
 
     /// Channels that need no clamping, from every region the shared exponent meets:
     /// ±0, subnormals, tiny values beside large ones, the bump thresholds, 65408.
@@ -401,7 +373,7 @@ mod tests {
             .collect()
     }
 
-    fn same_as_portable<const M: u8>(values: &[u32]) {
+    fn same_as_portable<M: Mode>(values: &[u32]) {
         same_pass_as_portable::<M, false>(values)
     }
 
@@ -424,7 +396,7 @@ mod tests {
     /// the portable pass, short or full, on the texels of `values` (three channels), and
     /// on the same texels with a fourth channel (alpha, which must be ignored: NaN, INF
     /// and negatives among them).
-    fn same_pass_as_portable<const M: u8, const FULL: bool>(values: &[u32]) {
+    fn same_pass_as_portable<M: Mode, const FULL: bool>(values: &[u32]) {
         let texels = values.len() / 3;
         let values = &values[..3 * texels];
         let alphas = [0x7fc0_dead, 0xff80_0000, 0xbf80_0000, 0x3f80_0000];
@@ -437,33 +409,22 @@ mod tests {
         same_stride_as_portable::<M, FULL, 4>(&rgba);
     }
 
-    fn same_stride_as_portable<const M: u8, const FULL: bool, const STRIDE: usize>(values: &[u32]) {
+    fn same_stride_as_portable<M: Mode, const FULL: bool, const STRIDE: usize>(values: &[u32]) {
+        let m = M::ROUNDING;
         let texels = values.len() / STRIDE;
         let (mut a, mut b) = (vec![0u32; texels], vec![0u32; texels]);
-        let pa = rgb9e5_pass::<M>(values, STRIDE, &mut a, FULL);
-        let pb = rgb9e5_vector_generic::<M, STRIDE, FULL>(values, &mut b);
-        let what = format!("mode {M}, {STRIDE} channels");
-        assert_eq!(pa.exceptions > 0, pb.exceptions > 0, "exceptions, {what}");
-        #[cfg(target_arch = "x86_64")]
-        if super::super::has_avx2() {
-            // The AVX2 copy too, where the dispatch took the AVX-512 one.
-            let mut c = vec![0u32; texels];
-            let pc = avx2_pass::<M, FULL, STRIDE>(values, &mut c, false);
-            assert_eq!(
-                pc.exceptions > 0,
-                pb.exceptions > 0,
-                "avx2 exceptions, {what}"
-            );
+        let pb = rgb9e5_pass_portable::<M, STRIDE, FULL>(values, &mut b);
+        // Every level's dispatch: AVX2's float pass and its AVX-512 copy where the CPU
+        // has them.
+        for_each_level(|simd| {
+            let what = format!("mode {m:?}, {STRIDE} channels, {:?}", simd.level());
+            let pa = rgb9e5_pass::<M>(simd, values, STRIDE, &mut a, FULL);
+            assert_eq!(pa.exceptions > 0, pb.exceptions > 0, "exceptions, {what}");
             if pb.exceptions == 0 {
-                assert_eq!(c, b, "avx2 words, {what}");
-                assert_eq!(fields(pc), fields(pb), "avx2 counts, {what}");
+                assert_eq!(a, b, "words, {what}");
+                assert_eq!(fields(pa), fields(pb), "counts, {what}");
             }
-        }
-        if pb.exceptions > 0 {
-            return;
-        }
-        assert_eq!(a, b, "words, {what}");
-        assert_eq!(fields(pa), fields(pb), "counts, {what}");
+        });
     }
 
     #[test]
@@ -473,18 +434,18 @@ mod tests {
         with_negative[1000] = 0xbf80_0000;
         for v in [&values, &with_negative] {
             for len in [0, 3, 21, 24, 27, 3000, v.len()] {
-                same_as_portable::<RNE>(&v[..len]);
-                same_as_portable::<RTZ>(&v[..len]);
-                same_as_portable::<RTP>(&v[..len]);
-                same_as_portable::<RTN>(&v[..len]);
+                same_as_portable::<Rne>(&v[..len]);
+                same_as_portable::<Rtz>(&v[..len]);
+                same_as_portable::<Rtp>(&v[..len]);
+                same_as_portable::<Rtn>(&v[..len]);
             }
         }
         // A few texels at a time, so each error is the largest once.
         for chunk in values.chunks(24).step_by(13) {
-            same_as_portable::<RNE>(chunk);
-            same_as_portable::<RTZ>(chunk);
-            same_as_portable::<RTP>(chunk);
-            same_as_portable::<RTN>(chunk);
+            same_as_portable::<Rne>(chunk);
+            same_as_portable::<Rtz>(chunk);
+            same_as_portable::<Rtp>(chunk);
+            same_as_portable::<Rtn>(chunk);
         }
     }
 
@@ -519,15 +480,15 @@ mod tests {
             }
         }
         for len in [0, 3, 21, 24, 27, 3000, values.len()] {
-            same_pass_as_portable::<RNE, true>(&values[..len]);
-            same_pass_as_portable::<RTZ, true>(&values[..len]);
-            same_pass_as_portable::<RTP, true>(&values[..len]);
-            same_pass_as_portable::<RTN, true>(&values[..len]);
+            same_pass_as_portable::<Rne, true>(&values[..len]);
+            same_pass_as_portable::<Rtz, true>(&values[..len]);
+            same_pass_as_portable::<Rtp, true>(&values[..len]);
+            same_pass_as_portable::<Rtn, true>(&values[..len]);
         }
         for chunk in values.chunks(24).step_by(7) {
-            same_pass_as_portable::<RNE, true>(chunk);
-            same_pass_as_portable::<RTP, true>(chunk);
-            same_pass_as_portable::<RTN, true>(chunk);
+            same_pass_as_portable::<Rne, true>(chunk);
+            same_pass_as_portable::<Rtp, true>(chunk);
+            same_pass_as_portable::<Rtn, true>(chunk);
         }
     }
 }

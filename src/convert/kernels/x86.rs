@@ -2,18 +2,25 @@
 
 use std::arch::x86_64::*;
 
-use super::{RNE, RTP, RTZ};
+use super::target::Mode;
+use crate::format::Rounding;
 
 /// `vroundps` in mode `M`. The passes round magnitudes only, where toward -INF is toward
 /// zero, but each mode keeps its own instruction.
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) fn round<const M: u8>(p: __m256) -> __m256 {
-    match M {
-        RNE => _mm256_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(p),
-        RTP => _mm256_round_ps::<{ _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC }>(p),
-        RTZ => _mm256_round_ps::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(p),
-        _ => _mm256_round_ps::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(p),
+pub(super) fn round<M: Mode>(p: __m256) -> __m256 {
+    match M::ROUNDING {
+        Rounding::NearestEven => {
+            _mm256_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(p)
+        }
+        Rounding::TowardPositive => {
+            _mm256_round_ps::<{ _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC }>(p)
+        }
+        Rounding::TowardZero => _mm256_round_ps::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(p),
+        Rounding::TowardNegative => {
+            _mm256_round_ps::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(p)
+        }
     }
 }
 

@@ -3,9 +3,11 @@
 //! vectorises. The AVX2 and F16C passes stand in for it where the CPU has them, and are
 //! tested against it.
 
-use super::super::{RNE, RTP, RTZ, units_to_ulps};
-use super::error_of;
+use crate::convert::kernels::lanes::units_to_ulps;
+use crate::convert::kernels::target::{Mode, Small, ToF10, ToF11};
 use crate::convert::summary::Stats;
+use crate::format::Rounding;
+use crate::format::pow2::pow2_normal as pow2;
 
 /// What the full vector pass counted over a block: every counter of [`Stats`], and for
 /// the largest error the parts that whole 2^-26 ULPs cannot hold, each kept as the one
@@ -73,15 +75,15 @@ impl NarrowPass {
     }
 
     /// Adds the block's counts for `n` values, the largest error computed as the core does.
-    pub(in crate::convert::kernels) fn into_stats<const F: u32>(self, n: usize, stats: &mut Stats) {
+    pub(in crate::convert::kernels) fn into_stats<T: Small>(self, n: usize, stats: &mut Stats) {
         let mut err = units_to_ulps(self.max_units).max(self.max_error);
-        let inf_bits = 31u32 << F;
+        let inf_bits = 31u32 << T::FRAC;
         if self.max_saturated != 0 {
-            err = err.max(error_of::<F>(inf_bits - 1, self.max_saturated));
+            err = err.max(error_of::<T>(inf_bits - 1, self.max_saturated));
         }
-        err = err.max(error_of::<F>(0, self.max_far_zero));
+        err = err.max(error_of::<T>(0, self.max_far_zero));
         if self.min_far_one != u32::MAX {
-            err = err.max(error_of::<F>(1, self.min_far_one));
+            err = err.max(error_of::<T>(1, self.min_far_one));
         }
         stats.merge(&Stats {
             values: n as u64,
@@ -98,35 +100,39 @@ impl NarrowPass {
     }
 }
 
+/// |result - input| in ULPs of the result (`result` a finite magnitude pattern, `mag` the
+/// input's f32 magnitude), with the core's own operations: both sides scaled by
+/// 2^-ulp_exp (exact), then one subtraction.
+#[inline(always)]
+pub(in crate::convert::kernels) fn error_of<T: Small>(result: u32, mag: u32) -> f64 {
+    let exp_out = result >> T::FRAC;
+    let sig = (result & ((1 << T::FRAC) - 1)) | (((exp_out != 0) as u32) << T::FRAC);
+    let ulp_exp = exp_out.max(1) as i32 - 15 - T::FRAC as i32;
+    let magnitude = f32::from_bits(mag) as f64;
+    (sig as f64 - magnitude * pow2(-ulp_exp)).abs()
+}
+
 /// Every lane of a block, whatever it holds (NaN, INF, overflow, saturation, negatives
 /// into unsigned formats, subnormal and flushed results): the same answers and counts as
 /// [`narrow`] lane by lane, with integer operations only, so it vectorises. The error is
 /// kept as whole 2^-26 ULPs where it is one, and through [`NarrowPass`]'s extremes where
 /// it is not.
 #[inline(always)]
-pub(in crate::convert::kernels) fn narrow_full_generic<
-    const F: u32,
-    const SIGNED: bool,
-    const M: u8,
-    const S: bool,
->(
+pub(in crate::convert::kernels) fn full_pass_portable<T: Small, M: Mode, const S: bool>(
     values: &[u32],
     out: &mut [u16],
 ) -> NarrowPass {
     let mut p = NarrowPass::default();
     for (&u, d) in values.iter().zip(out.iter_mut()) {
-        *d = full_lane::<F, SIGNED, M, S>(u, &mut p) as u16;
+        *d = full_lane::<T, M, S>(u, &mut p) as u16;
     }
     p
 }
 
 /// One lane of the full pass: its bits, counted into `p`.
 #[inline(always)]
-fn full_lane<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
-    u: u32,
-    p: &mut NarrowPass,
-) -> u32 {
-    let (bits, lane) = full_lane_masks::<F, SIGNED, M, S>(u);
+fn full_lane<T: Small, M: Mode, const S: bool>(u: u32, p: &mut NarrowPass) -> u32 {
+    let (bits, lane) = full_lane_masks::<T, M, S>(u);
     p.count(&lane);
     p.keep_extremes(&lane);
     bits
@@ -176,13 +182,11 @@ impl NarrowPass {
 
 /// [`full_lane`]'s work, returned rather than counted.
 #[inline(always)]
-fn full_lane_masks<const F: u32, const SIGNED: bool, const M: u8, const S: bool>(
-    u: u32,
-) -> (u32, FullLane) {
+fn full_lane_masks<T: Small, M: Mode, const S: bool>(u: u32) -> (u32, FullLane) {
     // Conditions are all-ones/all-zero masks (a count goes up by subtracting one), and
     // comparisons are signed where both sides are below 2^31 (one instruction each), never
     // `bool`s and branches: that is what keeps this loop a short vector loop.
-    let inf_bits = 31u32 << F;
+    let inf_bits = 31u32 << T::FRAC;
     let bits;
     let lane;
     {
@@ -192,7 +196,7 @@ fn full_lane_masks<const F: u32, const SIGNED: bool, const M: u8, const S: bool>
         let exp_field = mag >> 23;
         let is_nan = gt(mag, 0x7f80_0000);
         let is_inf = mask(mag == 0x7f80_0000);
-        let to_zero = if SIGNED { 0 } else { neg & !is_nan };
+        let to_zero = if T::SIGNED { 0 } else { neg & !is_nan };
         let is_clamped = to_zero & mask(mag != 0);
 
         // As in `narrow`: the significand m shifted right by s to the result's last place.
@@ -201,40 +205,44 @@ fn full_lane_masks<const F: u32, const SIGNED: bool, const M: u8, const S: bool>
         // How many binades the input lies below the smallest normal, and above it.
         let below = 113 - biased.min(113);
         let above = biased - biased.min(113);
-        let s_full = (23 - F) + below;
+        let s_full = (23 - T::FRAC) + below;
         let far = gt(s_full, 25);
         let s = s_full.min(25);
         // Rounded in one addition: q + up = (m + bias) >> s, the bias being what lifts a
         // remainder that rounds up past the next multiple of 2^s (m < 2^24 and bias < 2^25,
         // so the sum cannot wrap). Past 25 places every input is under a half.
         let one = 1u32 << s;
-        let bias = match M {
-            RNE => (one >> 1) - 1 + ((m >> s) & 1),
-            RTZ => 0,
-            RTP => !neg & (one - 1),
-            _ => neg & (one - 1),
+        let bias = match M::ROUNDING {
+            Rounding::NearestEven => (one >> 1) - 1 + ((m >> s) & 1),
+            Rounding::TowardZero => 0,
+            Rounding::TowardPositive => !neg & (one - 1),
+            Rounding::TowardNegative => neg & (one - 1),
         };
         let qu = (m + bias) >> s;
         // |result - input| in the input's last places at this scale (below 2^25).
         let diff = ((qu << s) as i32 - m as i32).unsigned_abs();
         let inexact_rem = mask(diff != 0);
         let up = gt(qu << s, m);
-        let mag_bits = (above << F) + qu;
+        let mag_bits = (above << T::FRAC) + qu;
         let finite = !is_nan & !is_inf & !to_zero;
         let over = finite & gt(mag_bits, inf_bits - 1);
         let to_infinity = if S {
             0
         } else {
-            match M {
-                RNE => u32::MAX,
-                RTZ => 0,
-                RTP => !neg,
-                _ => neg,
+            match M::ROUNDING {
+                Rounding::NearestEven => u32::MAX,
+                Rounding::TowardZero => 0,
+                Rounding::TowardPositive => !neg,
+                Rounding::TowardNegative => neg,
             }
         };
         let result = sel(over, sel(to_infinity, inf_bits, inf_bits - 1), mag_bits);
-        let nan_bits = inf_bits | (frac >> (23 - F)) | (1 << (F - 1));
-        let sign_out = if SIGNED { (u >> 31) << (F + 5) } else { 0 };
+        let nan_bits = inf_bits | (frac >> (23 - T::FRAC)) | (1 << (T::FRAC - 1));
+        let sign_out = if T::SIGNED {
+            (u >> 31) << (T::FRAC + 5)
+        } else {
+            0
+        };
         let special = sel(is_nan, nan_bits, sel(is_inf, inf_bits, result));
         bits = !to_zero & (sign_out | special);
 
@@ -245,7 +253,7 @@ fn full_lane_masks<const F: u32, const SIGNED: bool, const M: u8, const S: bool>
         // the input's last places, or 2^(s+1) when rounding carried into the next binade
         // of normals (a carry out of the subnormals keeps the ULP).
         // (q < 2^(F+1), so reaching 2^(F+1) means rounding carried.)
-        let carried = mask(qu == 2 << F) & 1;
+        let carried = mask(qu == 2 << T::FRAC) & 1;
         let units = diff << (26 - s - carried);
         lane = FullLane {
             inexact: is_clamped | (finite & (inexact_rem | over)),
@@ -253,7 +261,7 @@ fn full_lane_masks<const F: u32, const SIGNED: bool, const M: u8, const S: bool>
             overflow: over & to_infinity,
             nan: is_nan,
             clamped: is_clamped,
-            subnormal: in_range & !gt(mag_bits, (1 << F) - 1) & gt(mag_bits, 0),
+            subnormal: in_range & !gt(mag_bits, (1 << T::FRAC) - 1) & gt(mag_bits, 0),
             flushed: in_range & mask(mag != 0) & mask(mag_bits == 0),
             units: in_range & !far & units,
             saturated_mag: sat & mag,
@@ -286,8 +294,8 @@ fn sel(m: u32, a: u32, b: u32) -> u32 {
 /// The full R11G11B10 pass: any texel, each channel through the full lane code of its
 /// format, counted per format (their largest errors are worked out differently).
 #[inline(always)]
-pub(in crate::convert::kernels) fn r11g11b10_full_generic<
-    const M: u8,
+pub(in crate::convert::kernels) fn r11g11b10_full_portable<
+    M: Mode,
     const S: bool,
     const STRIDE: usize,
 >(
@@ -298,9 +306,9 @@ pub(in crate::convert::kernels) fn r11g11b10_full_generic<
     // fewer running values than two whole passes, which the vector loop keeps in registers.
     let (mut p11, mut p10) = (NarrowPass::default(), NarrowPass::default());
     for (v, o) in values.chunks_exact(STRIDE).zip(out.iter_mut()) {
-        let (r, lr) = full_lane_masks::<6, false, M, S>(v[0]);
-        let (g, lg) = full_lane_masks::<6, false, M, S>(v[1]);
-        let (b, lb) = full_lane_masks::<5, false, M, S>(v[2]);
+        let (r, lr) = full_lane_masks::<ToF11, M, S>(v[0]);
+        let (g, lg) = full_lane_masks::<ToF11, M, S>(v[1]);
+        let (b, lb) = full_lane_masks::<ToF10, M, S>(v[2]);
         *o = r | g << 11 | b << 22;
         for l in [&lr, &lg, &lb] {
             p11.count(l);

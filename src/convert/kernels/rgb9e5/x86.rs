@@ -1,5 +1,5 @@
-//! The short RGB9E5 pass over packed f32x3 (or RGBA f32x4) texels with AVX2, in float arithmetic: the
-//! portable pass (`rgb9e5_vector_generic`) shifts and rounds 24-bit mantissas with
+//! The short RGB9E5 pass over packed f32x3 (or RGBA f32x4) texels with AVX2, in float
+//! arithmetic: the portable pass (`rgb9e5_pass_portable`) shifts and rounds 24-bit mantissas with
 //! integer operations and needs about 300 instructions per eight texels; here the
 //! mantissa of a channel at shared exponent E is the f32 product v * 2^(24 - E), exact
 //! (a power of two built from bits), rounded in the mode by `vroundps`, and the error
@@ -13,9 +13,11 @@
 
 use std::arch::x86_64::*;
 
-use super::super::x86::{channels, lanes, max, round, sum, texel_order};
-use super::super::{RNE, RTP};
 use super::{RGB9E5_MAX_F32, Rgb9e5Pass};
+use crate::convert::kernels::simd::compile_for;
+use crate::convert::kernels::target::Mode;
+use crate::convert::kernels::x86::{channels, lanes, max, round, sum, texel_order};
+use crate::format::Rounding;
 
 /// Per-lane running state; counts go up by subtracting masks (-1).
 #[derive(Clone, Copy)]
@@ -79,7 +81,7 @@ fn clamp(u: __m256i, c: &mut Acc) -> __m256i {
 /// with it, any channel is clamped first.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn eight<const M: u8, const FULL: bool>(rgb: [__m256i; 3], c: &mut Acc) -> __m256i {
+fn eight<M: Mode, const FULL: bool>(rgb: [__m256i; 3], c: &mut Acc) -> __m256i {
     let zero = _mm256_setzero_si256();
     let abs = _mm256_set1_epi32(0x7fff_ffff);
     // Written out rather than `rgb.map(..)`: a closure does not take this function's
@@ -106,10 +108,10 @@ fn eight<const M: u8, const FULL: bool>(rgb: [__m256i; 3], c: &mut Acc) -> __m25
     let field = _mm256_srli_epi32::<23>(largest);
     let first = _mm256_max_epi32(_mm256_sub_epi32(field, _mm256_set1_epi32(111)), zero);
     let frac = _mm256_and_si256(largest, _mm256_set1_epi32(0x7f_ffff));
-    let bump = match M {
-        RNE => _mm256_cmpgt_epi32(frac, _mm256_set1_epi32(0x7f_bfff)),
-        RTP => _mm256_cmpgt_epi32(frac, _mm256_set1_epi32(0x7f_8000)),
-        _ => zero,
+    let bump = match M::ROUNDING {
+        Rounding::NearestEven => _mm256_cmpgt_epi32(frac, _mm256_set1_epi32(0x7f_bfff)),
+        Rounding::TowardPositive => _mm256_cmpgt_epi32(frac, _mm256_set1_epi32(0x7f_8000)),
+        Rounding::TowardZero | Rounding::TowardNegative => zero,
     };
     let bump = _mm256_and_si256(bump, _mm256_cmpgt_epi32(field, _mm256_set1_epi32(110)));
     let big_e = _mm256_sub_epi32(first, bump);
@@ -129,7 +131,7 @@ fn eight<const M: u8, const FULL: bool>(rgb: [__m256i; 3], c: &mut Acc) -> __m25
         let below = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x3e80_0000), _mm256_castps_si256(p));
         let far = _mm256_andnot_si256(mag_zero, below);
         let mut qi = _mm256_cvttps_epi32(q);
-        if M == RTP {
+        if M::ROUNDING == Rounding::TowardPositive {
             // A far channel rounds up to 1 (p itself may have gone to 0).
             qi = _mm256_or_si256(qi, _mm256_srli_epi32::<31>(far));
         }
@@ -146,7 +148,7 @@ fn eight<const M: u8, const FULL: bool>(rgb: [__m256i; 3], c: &mut Acc) -> __m25
         // the other modes keep |q - p| itself (a non-negative f32 pattern, which orders
         // as an integer) and scale the largest at the end.
         let diff = _mm256_and_si256(_mm256_castps_si256(_mm256_sub_ps(q, p)), abs);
-        let units = if M == RTP {
+        let units = if M::ROUNDING == Rounding::TowardPositive {
             let two26 = _mm256_set1_ps(67_108_864.0);
             let units = _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_castsi256_ps(diff), two26));
             let small = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LT_OQ>(p, _mm256_set1_ps(1.0)));
@@ -161,64 +163,59 @@ fn eight<const M: u8, const FULL: bool>(rgb: [__m256i; 3], c: &mut Acc) -> __m25
     word
 }
 
-/// Defines the pass's driver (the loop; the lane code inlines into it) for the target
-/// features `$features`: once for AVX2, and once for AVX-512 where the compiler has it
-/// (`build.rs`), where its ten running values and constants fit the 32 registers.
-macro_rules! drivers {
-    ($features:literal, $pass3:ident) => {
-        /// The short (`FULL` false) or full pass over whole groups of eight texels of
-        /// `STRIDE` (3 or 4) channels (`values.len()` a multiple of 8 * `STRIDE`); `None`
-        /// when the short pass met a channel that needed clamping (the outputs are written
-        /// either way). The full pass takes any texel.
-        #[target_feature(enable = $features)]
-        pub(super) fn $pass3<const M: u8, const FULL: bool, const STRIDE: usize>(
-            values: &[u32],
-            out: &mut [u32],
-        ) -> Option<Rgb9e5Pass> {
-            let zero = _mm256_setzero_si256();
-            let mut c = Acc {
-                inexact: zero,
-                flushed: zero,
-                far: zero,
-                near_units: zero,
-                max_mag: zero,
-                max_raw: zero,
-                nan: zero,
-                clamped: zero,
-                saturated: zero,
-                saturated_mag: zero,
-            };
-            for (v, o) in values.chunks_exact(8 * STRIDE).zip(out.chunks_exact_mut(8)) {
-                let word = texel_order::<STRIDE>(eight::<M, FULL>(channels::<STRIDE>(v), &mut c));
-                o.copy_from_slice(&lanes(word));
-            }
-            let max_mag = max(c.max_mag);
-            let max_raw = max(c.max_raw);
-            if max_mag > RGB9E5_MAX_F32 || max_raw > 0x8000_0000 {
-                return None;
-            }
-            let far = sum(c.far);
-            let mut units = max(c.near_units);
-            if M != RTP {
-                // |q - p| as an f32 pattern: 2^26 times it is a whole number (see `eight`).
-                units = (f32::from_bits(units) * 67_108_864.0) as u32;
-            }
-            Some(Rgb9e5Pass {
-                inexact: sum(c.inexact),
-                saturated: sum(c.saturated),
-                nan: sum(c.nan),
-                clamped: sum(c.clamped),
-                flushed: sum(c.flushed),
-                saturated_mag: max(c.saturated_mag),
-                near_units: units,
-                far_zero: if M == RTP { 0 } else { far },
-                far_one: if M == RTP { far } else { 0 },
-                exceptions: 0,
-            })
+// The pass driver, for AVX2 and again for AVX-512 (32 registers).
+compile_for!(avx2, avx512 => {
+    /// The short (`FULL` false) or full pass over whole groups of eight texels of
+    /// `STRIDE` (3 or 4) channels (`values.len()` a multiple of 8 * `STRIDE`); `None`
+    /// when the short pass met a channel that needed clamping (the outputs are written
+    /// either way). The full pass takes any texel.
+    pub(in crate::convert::kernels) fn rgb9e5_float_pass<
+        M: Mode,
+        const FULL: bool,
+        const STRIDE: usize,
+    >(
+        values: &[u32],
+        out: &mut [u32],
+    ) -> Option<Rgb9e5Pass> {
+        let zero = _mm256_setzero_si256();
+        let mut c = Acc {
+            inexact: zero,
+            flushed: zero,
+            far: zero,
+            near_units: zero,
+            max_mag: zero,
+            max_raw: zero,
+            nan: zero,
+            clamped: zero,
+            saturated: zero,
+            saturated_mag: zero,
+        };
+        for (v, o) in values.chunks_exact(8 * STRIDE).zip(out.chunks_exact_mut(8)) {
+            let word = texel_order::<STRIDE>(eight::<M, FULL>(channels::<STRIDE>(v), &mut c));
+            o.copy_from_slice(&lanes(word));
         }
-    };
-}
-
-drivers!("avx2", pass3);
-#[cfg(d3dfloat_avx512)]
-drivers!("avx2,avx512f,avx512vl,avx512bw,avx512dq", pass3_avx512);
+        let max_mag = max(c.max_mag);
+        let max_raw = max(c.max_raw);
+        if max_mag > RGB9E5_MAX_F32 || max_raw > 0x8000_0000 {
+            return None;
+        }
+        let far = sum(c.far);
+        let mut units = max(c.near_units);
+        if M::ROUNDING != Rounding::TowardPositive {
+            // |q - p| as an f32 pattern: 2^26 times it is a whole number (see `eight`).
+            units = (f32::from_bits(units) * 67_108_864.0) as u32;
+        }
+        Some(Rgb9e5Pass {
+            inexact: sum(c.inexact),
+            saturated: sum(c.saturated),
+            nan: sum(c.nan),
+            clamped: sum(c.clamped),
+            flushed: sum(c.flushed),
+            saturated_mag: max(c.saturated_mag),
+            near_units: units,
+            far_zero: if M::ROUNDING == Rounding::TowardPositive { 0 } else { far },
+            far_one: if M::ROUNDING == Rounding::TowardPositive { far } else { 0 },
+            exceptions: 0,
+        })
+    }
+});

@@ -1,20 +1,60 @@
-//! R11G11B10 to f32 with F16C. The portable loop (`widen_r11g11b10_generic`), which LLVM
-//! vectorises, picks each channel's result among three candidates built whole (normal,
-//! subnormal through an integer-to-float conversion, INF or NaN) and scatters three
-//! channels to interleaved words: R11G11B10 unpacked at 1.05-1.26x memcpy where RGB9E5,
-//! with the same bytes in and out, ran at 1.48-1.67x. Here each channel becomes an f16
-//! pattern: f11 and f10 have f16's exponent (five bits, bias 15, the same subnormals,
-//! INF and NaN; §3.1.6, §19.3.3), so a channel's bits with its fraction moved to the top of
+//! f16 and R11G11B10 to f32 with F16C. The portable R11G11B10 loop
+//! (`widen_r11g11b10_portable`), which LLVM vectorises, picks each channel's result among
+//! three candidates built whole (normal, subnormal through an integer-to-float
+//! conversion, INF or NaN) and scatters three channels to interleaved words, slower than
+//! RGB9E5 with the same bytes in and out (docs/benchmarks.md, round 11). Here each
+//! channel becomes an f16 pattern: f11 and f10 have f16's exponent (five bits, bias 15,
+//! the same subnormals, INF and NaN; §3.1.6, §19.3.3), so a channel's bits with its fraction moved to the top of
 //! f16's ten are the f16 of the same value, which f16's own widening
-//! (`f16c::widen_eight`: one `vcvtph2ps` for eight, NaNs quieted and counted) takes
-//! exactly. (Putting the bits where an f32's go and multiplying by
-//! 2^112 is exact too, but a subnormal channel is then an f32 subnormal operand, which
-//! cost random data 12% on Zen 4.)
+//! ([`widen_eight`]: one `vcvtph2ps` for eight, NaNs quieted and counted) takes
+//! exactly. (Putting the bits where an f32's go and multiplying by 2^112 is exact too,
+//! but a subnormal channel is then an f32 subnormal operand, slow on some CPUs.)
 
 use std::arch::x86_64::*;
 
-use super::super::f16c::widen_eight;
-use super::super::x86::sum;
+use crate::convert::kernels::x86::sum;
+
+/// Eight f16 patterns to f32 patterns, NaNs quieted, and the NaN mask.
+#[inline]
+#[target_feature(enable = "avx2,f16c")]
+fn widen_eight(h: __m128i) -> (__m256i, __m256i) {
+    let x = _mm256_castps_si256(_mm256_cvtph_ps(h));
+    let mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff_ffff));
+    let nan = _mm256_cmpgt_epi32(mag, _mm256_set1_epi32(0x7f80_0000));
+    let quiet = _mm256_and_si256(nan, _mm256_set1_epi32(1 << 22));
+    (_mm256_or_si256(x, quiet), nan)
+}
+
+/// f16 patterns (little-endian bytes) widened into f32 patterns, with the quiet bit set
+/// on every NaN (the core's NaN rule): one pass with `vcvtph2ps`, where the portable path
+/// takes two (the `half` crate's conversion, then the NaN pass). Returns the number of
+/// NaNs.
+#[target_feature(enable = "avx2,f16c")]
+pub(super) fn widen_f16_f16c(src: &[u8], out: &mut [u32]) -> u32 {
+    let n = (src.len() / 2).min(out.len());
+    let (src, out) = (&src[..2 * n], &mut out[..n]);
+    let mut nans = _mm256_setzero_si256();
+    let mut ss = src.chunks_exact(16);
+    let mut os = out.chunks_exact_mut(8);
+    for (s, o) in (&mut ss).zip(&mut os) {
+        let bytes: [u8; 16] = s.try_into().expect("eight halves");
+        let (x, nan) = widen_eight(bytemuck::cast(bytes));
+        o.copy_from_slice(&bytemuck::cast::<__m256i, [u32; 8]>(x));
+        nans = _mm256_sub_epi32(nans, nan);
+    }
+    let rest = ss.remainder();
+    if !rest.is_empty() {
+        // Padded with zeros, which are not NaN.
+        let mut bytes = [0u8; 16];
+        bytes[..rest.len()].copy_from_slice(rest);
+        let (x, nan) = widen_eight(bytemuck::cast(bytes));
+        let words = bytemuck::cast::<__m256i, [u32; 8]>(x);
+        os.into_remainder()
+            .copy_from_slice(&words[..rest.len() / 2]);
+        nans = _mm256_sub_epi32(nans, nan);
+    }
+    sum(nans)
+}
 
 /// The R and G channels of eight words as sixteen f16 patterns (R0-R7, then G0-G7), and
 /// B's eight in the low half of a second vector (the high half zero). R (bits 0-10) and
@@ -57,9 +97,9 @@ fn interleave([r, g, b]: [__m256i; 3]) -> [__m256i; 3] {
     ]
 }
 
-/// [`super::widen_r11g11b10_generic`] with F16C: the same words and NaN count.
+/// [`super::widen_r11g11b10_portable`] with F16C: the same words and NaN count.
 #[target_feature(enable = "avx2,f16c")]
-pub(super) fn widen_r11g11b10(src: &[u8], out: &mut [u32]) -> u32 {
+pub(super) fn widen_r11g11b10_f16c(src: &[u8], out: &mut [u32]) -> u32 {
     let texels = (src.len() / 4).min(out.len() / 3);
     let whole = texels / 8 * 8;
     let mut nans = _mm256_setzero_si256();
@@ -86,66 +126,5 @@ pub(super) fn widen_r11g11b10(src: &[u8], out: &mut [u32]) -> u32 {
     }
     // A lane counts three NaNs per eight texels at most: the wrapping sum is the count
     // wherever the portable loop's u32 is.
-    sum(nans) + super::widen_r11g11b10_generic(&src[whole * 4..texels * 4], &mut out[whole * 3..])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::widen_r11g11b10_generic;
-    use super::*;
-
-    /// Words and NaN counts of both loops over `words`, every length's tail included.
-    fn same(words: &[u32]) {
-        let src: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let mut want = vec![0u32; words.len() * 3];
-        let nans = widen_r11g11b10_generic(&src, &mut want);
-        let mut got = vec![0u32; words.len() * 3];
-        // SAFETY: F16C and AVX2 checked by the caller.
-        let got_nans = unsafe { widen_r11g11b10(&src, &mut got) };
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert_eq!(g, w, "word {:#010x}, channel {}", words[i / 3], i % 3);
-        }
-        assert_eq!(got_nans, nans, "{} words", words.len());
-    }
-
-    #[test]
-    fn f16c_widening_matches_the_portable_loop() {
-        if !crate::convert::kernels::f16c::available() {
-            return;
-        }
-        // Every f11 pattern in R and in G against every f10 pattern in B, G rotated so
-        // that the three channels of a word differ.
-        let words: Vec<u32> = (0..1u32 << 21)
-            .map(|i| {
-                let (r, b) = (i & 0x7ff, i >> 11);
-                let g = (r * 1097 + b * 7) & 0x7ff;
-                r | g << 11 | b << 22
-            })
-            .collect();
-        same(&words);
-        // Lengths around the eight-texel step, with specials in the tail.
-        let edge = [0x7c0, 0x7c1, 0x7ff, 0x040, 0x03f, 0x001, 0];
-        for n in 0..=17 {
-            let w: Vec<u32> = (0..n)
-                .map(|i| {
-                    let c = edge[i % edge.len()];
-                    c | edge[(i + 2) % edge.len()] << 11 | (c >> 1) << 22
-                })
-                .collect();
-            same(&w);
-        }
-    }
-
-    #[test]
-    fn f16c_widening_counts_every_nan_of_a_long_slice() {
-        if !crate::convert::kernels::f16c::available() {
-            return;
-        }
-        // Every channel NaN (a different payload in each) for 2^19 texels, more than a
-        // 16-bit count could hold.
-        let words: Vec<u32> = (0..(1u32 << 19) + 5)
-            .map(|i| 0x7c1 | ((i & 0x3f) | 0x7c0) << 11 | (0x3e0 | (i & 0x1f).max(1)) << 22)
-            .collect();
-        same(&words);
-    }
+    sum(nans) + super::widen_r11g11b10_portable(&src[whole * 4..texels * 4], &mut out[whole * 3..])
 }

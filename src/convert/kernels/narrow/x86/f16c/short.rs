@@ -1,15 +1,14 @@
 //! The short f16 pass with F16C: runs whose every value is in
-//! [`short_range`](super::super::short_range), a normal-range loop first and the loop
+//! [`short_range`](super::short_range), a normal-range loop first and the loop
 //! with the subnormal count (and the range read off the results) only from the first
 //! run that needs it (see the module notes of `f16c`).
 
 use std::arch::x86_64::*;
 
-use super::super::super::Ordinary;
-use super::super::super::Taken;
-use super::super::super::x86::{halves, max, min, sum};
-use super::super::{MAX_FINITE, SHORT_MIN, normal_bound, short_bound, units_pattern};
-use super::{error_units, to_f16};
+use super::{MAX_FINITE, SHORT_MIN, error_units, normal_bound, short_bound, to_f16, units_pattern};
+use crate::convert::kernels::lanes::{ShortCounts, Taken};
+use crate::convert::kernels::target::Mode;
+use crate::convert::kernels::x86::{halves, max, min, sum};
 
 /// The running state of the short pass, in 16-bit lanes, one per f16 result (sixteen to
 /// a vector; see [`count_sixteen`]), but for the largest error, per f32 lane.
@@ -32,10 +31,9 @@ struct Short {
 }
 
 /// Lanes of one run of the short pass. A run with a lane the pass cannot take goes to
-/// the full pass whole, so runs are short: with a NaN every 10000 values in the process
-/// sample, 2 MiB in cache took 125 us in runs of 4096 lanes, 102 us in runs of 2048 and
-/// 92 us in runs of 1024, where data without NaN took 74.9, 75.7 and 77.1 us. (Its
-/// 16-bit counts, one a step of sixteen lanes, would wrap only past 2^20 lanes.)
+/// the full pass whole, so runs are short, and long enough that clean data does not pay
+/// for their edges (the lengths tried: docs/benchmarks.md, round 11). Its 16-bit
+/// counts, one a step of sixteen lanes, would wrap only past 2^20 lanes.
 const SHORT_RUN: usize = 1 << 11;
 
 /// The largest error's pattern in [`Short::max_err`] plus this is the f32 pattern of the
@@ -52,7 +50,7 @@ const ERR_TO_UNITS: i32 = 163 << 23;
 /// in [`super::super::short_range`], so it needs no masking.
 #[inline]
 #[target_feature(enable = "avx2,f16c")]
-fn eight<const M: u8, const MEASURE: bool>(x: __m256i, c: &mut Short) -> (__m128i, __m256i) {
+fn eight<M: Mode, const MEASURE: bool>(x: __m256i, c: &mut Short) -> (__m128i, __m256i) {
     // The result keeps the input's sign (±0 included), so the result and the input
     // compare and subtract as they are, without their magnitudes.
     let h = to_f16::<M>(x);
@@ -139,8 +137,8 @@ const NORMAL_RUN: usize = 1024;
 /// Lanes of the normal-range pass's first run. Where results below 2^-14 are spread
 /// through the data (the process sample has one in 98% of runs of 1024), the pass
 /// stops in its first run, whose lanes the short pass then takes again: a shorter first
-/// run wastes less (2 MiB of the sample in cache: 80.6 -> 76.2 us; 128 lanes, 75.9),
-/// and data without them does not notice one run boundary more.
+/// run wastes less (docs/benchmarks.md, round 10), and data without them does not
+/// notice one run boundary more.
 const FIRST_RUN: usize = 256;
 
 /// The errors of the normal-range pass, in 2^-26 ULPs as f32 patterns, are below 2^26
@@ -157,7 +155,7 @@ const ONE_ULP: i32 = (127 + 26) << 23;
 /// or without `MEASURE` in the maximum of |x|.
 #[inline]
 #[target_feature(enable = "avx2,f16c")]
-fn eight_normal<const M: u8, const MEASURE: bool>(x: __m256i, c: &mut Normal) -> __m128i {
+fn eight_normal<M: Mode, const MEASURE: bool>(x: __m256i, c: &mut Normal) -> __m128i {
     // The result keeps the input's sign (±0 included), so the result and the input
     // compare and subtract as they are, without their magnitudes.
     let h = to_f16::<M>(x);
@@ -186,10 +184,10 @@ fn eight_normal<const M: u8, const MEASURE: bool>(x: __m256i, c: &mut Normal) ->
 /// number of padding lanes run. A function of its own so that each loop has the
 /// vector registers to itself: inlined into [`narrow_normal`] beside the other one,
 /// the unmeasured loop kept its exact count in a stack slot (a load and a store every
-/// sixteen lanes), which cost it a sixth of its speed.
+/// sixteen lanes; docs/benchmarks.md, round 9).
 #[inline(never)]
 #[target_feature(enable = "avx2,f16c")]
-fn normal_run<const M: u8, const MEASURE: bool>(v: &[u32], o: &mut [u16], c: &mut Normal) -> u32 {
+fn normal_run<M: Mode, const MEASURE: bool>(v: &[u32], o: &mut [u16], c: &mut Normal) -> u32 {
     let mut s = *c;
     let padding = sixteen_at_a_time!(v, o, |x| eight_normal::<M, MEASURE>(x, &mut s));
     *c = s;
@@ -201,7 +199,7 @@ fn normal_run<const M: u8, const MEASURE: bool>(v: &[u32], o: &mut [u16], c: &mu
 struct Stopped {
     /// The lanes before that run, their counts, and the run's own lanes.
     done: usize,
-    counts: Ordinary,
+    counts: ShortCounts,
     run: usize,
     /// The unsigned minimum of |x| - 1 up to the end of that run, and whether a lane
     /// up to there was past the range's top (an error of a ULP or more, or where errors
@@ -211,8 +209,8 @@ struct Stopped {
 }
 
 /// The counts of the normal-range pass's state over `lanes` lanes.
-fn normal_counts(c: &Normal, lanes: usize) -> Ordinary {
-    Ordinary {
+fn normal_counts(c: &Normal, lanes: usize) -> ShortCounts {
+    ShortCounts {
         inexact: lanes as u32 - sum(c.exact),
         subnormal: 0,
         flushed: 0,
@@ -223,14 +221,14 @@ fn normal_counts(c: &Normal, lanes: usize) -> Ordinary {
 /// The normal-range pass, a run of [`NORMAL_RUN`] lanes at a time (the first
 /// [`FIRST_RUN`]): the counts when every lane was ±0 or in f16's normal range, or where
 /// it stopped (a block with a few subnormal results, a dark texture's, goes through
-/// this pass only up to the first run with one). The outputs of the runs it took are written. Errors are
-/// measured until they reach [`normal_bound`], counting those already `known`.
+/// this pass only up to the first run with one). The outputs of the runs it took are
+/// written. Errors are measured until they reach [`normal_bound`], counting those already `known`.
 #[target_feature(enable = "avx2,f16c")]
-fn narrow_normal<const M: u8>(
+fn narrow_normal<M: Mode>(
     values: &[u32],
     out: &mut [u16],
     known: u32,
-) -> Result<Ordinary, Stopped> {
+) -> Result<ShortCounts, Stopped> {
     let zero = _mm256_setzero_si256();
     let mut c = Normal {
         min: _mm256_set1_epi32(-1),
@@ -243,8 +241,8 @@ fn narrow_normal<const M: u8>(
         _mm256_set1_epi32(ONE_ULP),
         _mm256_set1_epi32(MAX_FINITE),
     );
-    let bound = units_pattern(normal_bound(M));
-    let mut measure = known < normal_bound(M);
+    let bound = units_pattern(normal_bound(M::ROUNDING));
+    let mut measure = known < normal_bound(M::ROUNDING);
     let mut done = 0;
     let (v_first, v_rest) = values.split_at(values.len().min(FIRST_RUN));
     let (o_first, o_rest) = out.split_at_mut(v_first.len());
@@ -280,10 +278,20 @@ fn narrow_normal<const M: u8>(
     Ok(normal_counts(&c, done))
 }
 
-/// The short f16 pass (see `f16c::narrow_ordinary`): the lanes it took from the start,
-/// their counts, and the run after them it declined.
+/// The short f16 pass in rounding mode `M`, a run at a time: the runs whose every lane
+/// is in [`short_range`] (or is one of a few values past 65504 that round within a ULP,
+/// which its normal-range part takes as the full pass does while it measures errors),
+/// up to the first run that has another, which it declines (its lanes may then be left
+/// unwritten). Its range test looks at the results alone, and also declines a few runs
+/// in range: with a result of 65504 or an inexact one of 2^-24, or a flush from [2^-25,
+/// 2^-24) toward zero, where the run also has a result below 2^-14. So a value the
+/// short pass cannot take costs the full pass one run, not the rest of the block.
+///
+/// `known` is the largest error already counted, in 2^-26 ULPs: the returned largest
+/// error is exact where it is above `known`, and otherwise may be anything up to it (0
+/// where the pass had nothing to learn; see the module's notes).
 #[target_feature(enable = "avx2,f16c")]
-pub(in super::super) fn narrow_ordinary<const M: u8>(
+pub(in crate::convert::kernels) fn f16_short_pass<M: Mode>(
     values: &[u32],
     out: &mut [u16],
     known: u32,
@@ -314,7 +322,7 @@ pub(in super::super) fn narrow_ordinary<const M: u8>(
     }
     let known = known.max(stop.counts.max_units);
     let (values, out) = (&values[stop.done..], &mut out[stop.done..]);
-    let rest = if known < short_bound(M) {
+    let rest = if known < short_bound(M::ROUNDING) {
         narrow_short::<M, true>(values, out)
     } else {
         narrow_short::<M, false>(values, out)
@@ -330,7 +338,7 @@ pub(in super::super) fn narrow_ordinary<const M: u8>(
 /// state. A function of its own, as [`normal_run`] is, for the registers.
 #[inline(never)]
 #[target_feature(enable = "avx2,f16c")]
-fn short_run<const M: u8, const MEASURE: bool>(v: &[u32], o: &mut [u16]) -> Short {
+fn short_run<M: Mode, const MEASURE: bool>(v: &[u32], o: &mut [u16]) -> Short {
     let zero = _mm256_setzero_si256();
     let mut c = Short {
         max_err: _mm256_set1_epi32(i32::MIN),
@@ -352,7 +360,7 @@ fn short_run<const M: u8, const MEASURE: bool>(v: &[u32], o: &mut [u16]) -> Shor
 /// [`count_sixteen`]), which it declines. No flushed result is counted, since the
 /// range test catches them all.
 #[target_feature(enable = "avx2,f16c")]
-fn narrow_short<const M: u8, const MEASURE: bool>(values: &[u32], out: &mut [u16]) -> Taken {
+fn narrow_short<M: Mode, const MEASURE: bool>(values: &[u32], out: &mut [u16]) -> Taken {
     let mut max_err = i32::MIN;
     let mut taken = Taken::default();
     // The sum of a vector's sixteen 16-bit counts.
@@ -369,7 +377,7 @@ fn narrow_short<const M: u8, const MEASURE: bool>(values: &[u32], out: &mut [u16
         let lanes = bytemuck::cast::<__m256i, [i32; 8]>(c.max_err);
         max_err = lanes.into_iter().fold(max_err, i32::max);
         taken.lanes += v.len();
-        taken.counts = taken.counts.merge(Ordinary {
+        taken.counts = taken.counts.merge(ShortCounts {
             inexact: total(c.inexact),
             subnormal: total(c.subnormal),
             flushed: 0,

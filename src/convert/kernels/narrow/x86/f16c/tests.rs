@@ -1,8 +1,47 @@
 //! The F16C passes against the portable ones.
 
-use super::super::{RNE, RTN, RTP, RTZ, xorshift};
 use super::*;
+use crate::convert::kernels::lanes::{Taken, units_to_ulps, xorshift};
+use crate::convert::kernels::narrow::full_pass_portable;
+use crate::convert::kernels::simd::{Level, Simd, dispatch, for_each_level};
+use crate::convert::kernels::target::{Rne, Rtn, Rtp, Rtz, ToF16};
 use crate::convert::summary::Stats;
+
+/// The F16C levels this CPU has, through the shared runner (which names those it
+/// lacks).
+fn f16c_levels() -> Vec<Simd> {
+    let mut levels = Vec::new();
+    for_each_level(|simd| {
+        if simd.level() >= Level::F16c {
+            levels.push(simd)
+        }
+    });
+    levels
+}
+
+/// The short pass (one copy, F16C's), or `None` on a CPU without F16C (which the
+/// runner has named).
+fn short<M: Mode>(values: &[u32], out: &mut [u16], known: u32) -> Option<Taken> {
+    let simd = *f16c_levels().first()?;
+    Some(dispatch!(simd, {
+        f16c => f16_short_pass::<M>(values, out, known),
+        portable => unreachable!("an F16C level"),
+    }))
+}
+
+/// The full pass at `simd`'s level (F16C or AVX-512).
+fn full<M: Mode, const S: bool>(
+    simd: Simd,
+    values: &[u32],
+    out: &mut [u16],
+    known: u32,
+) -> NarrowPass {
+    dispatch!(simd, {
+        avx512 => avx512::f16_full_pass::<M, S>(values, out, known),
+        f16c => f16c::f16_full_pass::<M, S>(values, out, known),
+        portable => unreachable!("an F16C level"),
+    })
+}
 
 fn random_patterns(n: usize, mut state: u64) -> Vec<u32> {
     (0..n)
@@ -25,8 +64,8 @@ fn random_patterns(n: usize, mut state: u64) -> Vec<u32> {
 /// takes every run of other lanes. Once as the first block of a stream, and once after
 /// each bound of the errors ([`normal_bound`], [`short_bound`]) was reached, where the
 /// largest error need only be right above it.
-fn same_as_portable<const M: u8>(values: &[u32]) {
-    for known in [0, normal_bound(M), short_bound(M)] {
+fn same_as_portable<M: Mode>(values: &[u32]) {
+    for known in [0, normal_bound(M::ROUNDING), short_bound(M::ROUNDING)] {
         same_after::<M>(values, known);
     }
 }
@@ -43,12 +82,15 @@ fn caught(v: u32, h: u16) -> bool {
 const LONGEST_RUN: usize = 2048;
 
 /// [`same_as_portable`] in a stream whose largest error so far is `known` units.
-fn same_after<const M: u8>(values: &[u32], known: u32) {
+fn same_after<M: Mode>(values: &[u32], known: u32) {
+    let m = M::ROUNDING;
     let mut a = vec![0u16; values.len()];
     let mut b = vec![0u16; values.len()];
-    let taken = narrow_ordinary::<M>(values, &mut a, known);
-    super::super::narrow::narrow_full_generic::<10, true, M, false>(values, &mut b);
-    let what = format!("mode {M}, {known} units known");
+    let Some(taken) = short::<M>(values, &mut a, known) else {
+        return;
+    };
+    full_pass_portable::<ToF16, M, false>(values, &mut b);
+    let what = format!("mode {m:?}, {known} units known");
     let n = taken.lanes;
     assert!(n <= values.len(), "{n} lanes taken, {what}");
     if n < values.len() {
@@ -73,56 +115,55 @@ fn same_after<const M: u8>(values: &[u32], known: u32) {
         assert_eq!(a[i], b[i], "lane {i} ({v:#010x}), {what}");
     }
     // The counts of the lanes taken, against the portable pass over those alone.
-    let head =
-        super::super::narrow::narrow_full_generic::<10, true, M, false>(&values[..n], &mut b[..n]);
-    let known_error = super::super::units_to_ulps(known);
+    let head = full_pass_portable::<ToF16, M, false>(&values[..n], &mut b[..n]);
+    let known_error = units_to_ulps(known);
     let (mut got, mut want) = (Stats::default(), Stats::default());
     for stats in [&mut got, &mut want] {
         stats.max_ulp_error = known_error;
     }
-    super::super::add_ordinary(&mut got, n as u32, taken.counts);
-    head.into_stats::<10>(n, &mut want);
+    taken.counts.add_to(&mut got, n as u32);
+    head.into_stats::<ToF16>(n, &mut want);
     assert_eq!(got, want, "counts of {n} lanes, {what}");
 }
 
 /// [`same_as_portable`] in all four rounding modes.
 fn in_every_mode(values: &[u32]) {
-    same_as_portable::<RNE>(values);
-    same_as_portable::<RTZ>(values);
-    same_as_portable::<RTP>(values);
-    same_as_portable::<RTN>(values);
+    same_as_portable::<Rne>(values);
+    same_as_portable::<Rtz>(values);
+    same_as_portable::<Rtp>(values);
+    same_as_portable::<Rtn>(values);
 }
 
 /// Both copies of the full pass (AVX2, and the dispatched one: AVX-512 where built and
 /// present) against the portable pass: as the first block of a stream, one unit short
 /// of [`short_bound`] (where a lane that reaches it must still be measured), and once
 /// the stream's largest error has reached it (where the pass leaves errors out).
-fn full_same_as_portable<const M: u8, const S: bool>(values: &[u32]) {
-    full_same_after::<M, S>(values, &[0, short_bound(M) - 1, short_bound(M)]);
+fn full_same_as_portable<M: Mode, const S: bool>(values: &[u32]) {
+    full_same_after::<M, S>(
+        values,
+        &[0, short_bound(M::ROUNDING) - 1, short_bound(M::ROUNDING)],
+    );
 }
 
 /// [`full_same_as_portable`] in streams whose largest errors so far are each of `knowns`.
-fn full_same_after<const M: u8, const S: bool>(values: &[u32], knowns: &[u32]) {
+fn full_same_after<M: Mode, const S: bool>(values: &[u32], knowns: &[u32]) {
+    let m = M::ROUNDING;
     let mut b = vec![0u16; values.len()];
-    let pb = super::super::narrow::narrow_full_generic::<10, true, M, S>(values, &mut b);
-    type Copy = fn(&[u32], &mut [u16], u32) -> Option<NarrowPass>;
+    let pb = full_pass_portable::<ToF16, M, S>(values, &mut b);
     for &known in knowns {
         let seeded = || Stats {
-            max_ulp_error: super::super::units_to_ulps(known),
+            max_ulp_error: units_to_ulps(known),
             ..Stats::default()
         };
         let mut sb = seeded();
-        pb.into_stats::<10>(values.len(), &mut sb);
-        for (name, copy) in [
-            ("avx2", narrow_full_avx2::<M, S> as Copy),
-            ("dispatched", narrow_full::<M, S>),
-        ] {
-            let what = format!("{name}, mode {M} saturate {S}, {known} units known");
+        pb.into_stats::<ToF16>(values.len(), &mut sb);
+        for simd in f16c_levels() {
+            let what = format!("{simd:?}, mode {m:?} saturate {S}, {known} units known");
             let mut a = vec![0u16; values.len()];
-            let pa = copy(values, &mut a, known).expect("F16C");
+            let pa = full::<M, S>(simd, values, &mut a, known);
             assert_eq!(a, b, "bits, {what}");
             let mut sa = seeded();
-            pa.into_stats::<10>(values.len(), &mut sa);
+            pa.into_stats::<ToF16>(values.len(), &mut sa);
             assert_eq!(sa, sb, "counts, {what}");
         }
     }
@@ -130,9 +171,6 @@ fn full_same_after<const M: u8, const S: bool>(values: &[u32], knowns: &[u32]) {
 
 #[test]
 fn f16c_full_pass_matches_the_portable_one() {
-    if !available() {
-        return;
-    }
     let mut values = random_patterns(50_003, 0xf00d);
     // Every f16 boundary region from below 2^-26 to past 2^16, finely.
     values.extend((0..200_000u32).map(|i| 0x3000_0000 + i * 0x97));
@@ -154,14 +192,14 @@ fn f16c_full_pass_matches_the_portable_one() {
     values.extend([0x3f80_1000, 0x337f_ffff, 0xb37f_ffff]);
     for len in [1, 7, 9, 1000, values.len()] {
         let v = &values[..len];
-        full_same_as_portable::<RNE, false>(v);
-        full_same_as_portable::<RNE, true>(v);
-        full_same_as_portable::<RTZ, false>(v);
-        full_same_as_portable::<RTZ, true>(v);
-        full_same_as_portable::<RTP, false>(v);
-        full_same_as_portable::<RTP, true>(v);
-        full_same_as_portable::<RTN, false>(v);
-        full_same_as_portable::<RTN, true>(v);
+        full_same_as_portable::<Rne, false>(v);
+        full_same_as_portable::<Rne, true>(v);
+        full_same_as_portable::<Rtz, false>(v);
+        full_same_as_portable::<Rtz, true>(v);
+        full_same_as_portable::<Rtp, false>(v);
+        full_same_as_portable::<Rtp, true>(v);
+        full_same_as_portable::<Rtn, false>(v);
+        full_same_as_portable::<Rtn, true>(v);
     }
     // Values below 2^-25 (rounded up to the smallest subnormal toward one INF) and at
     // its edge, both signs, alone and beside a value with a smaller error, so that each
@@ -181,48 +219,23 @@ fn f16c_full_pass_matches_the_portable_one() {
     {
         for v in [edge, edge | 0x8000_0000] {
             for block in [vec![v], vec![v, 0x3f80_0001], vec![0x3f80_0001, v, 0]] {
-                full_same_as_portable::<RTP, false>(&block);
-                full_same_as_portable::<RTP, true>(&block);
-                full_same_as_portable::<RTN, false>(&block);
-                full_same_as_portable::<RTN, true>(&block);
+                full_same_as_portable::<Rtp, false>(&block);
+                full_same_as_portable::<Rtp, true>(&block);
+                full_same_as_portable::<Rtn, false>(&block);
+                full_same_as_portable::<Rtn, true>(&block);
             }
         }
     }
     // One value at a time, so each lane's error is the maximum.
     for &v in values.iter().step_by(97) {
-        full_same_as_portable::<RNE, false>(&[v]);
-        full_same_as_portable::<RTP, true>(&[v]);
-        full_same_as_portable::<RTN, false>(&[v]);
-    }
-}
-
-#[test]
-fn f16c_widening_matches_the_portable_one() {
-    if !available() {
-        return;
-    }
-    let all: Vec<u8> = (0..=u16::MAX).flat_map(|h| h.to_le_bytes()).collect();
-    for len in [0, 1, 7, 8, 9, 65_535, 65_536] {
-        let src = &all[..2 * len];
-        let mut fast = vec![0u32; len];
-        let nans = widen_f16(src, &mut fast).expect("F16C");
-        let mut portable = vec![0u32; len];
-        super::super::widen::widen_into(
-            crate::format::Format::Float(crate::format::F16),
-            src,
-            &mut portable,
-        );
-        let (want_nans, _) = super::super::widen::quiet_nans_generic(&mut portable);
-        assert_eq!(fast, portable, "{len} halves");
-        assert_eq!(nans, want_nans, "{len} halves");
+        full_same_as_portable::<Rne, false>(&[v]);
+        full_same_as_portable::<Rtp, true>(&[v]);
+        full_same_as_portable::<Rtn, false>(&[v]);
     }
 }
 
 #[test]
 fn f16c_short_pass_matches_the_portable_one() {
-    if !available() {
-        return;
-    }
     let values = random_patterns(100_003, 0x5eed);
     for len in [0, 1, 7, 8, 9, 1023, 1024, 100_003] {
         let v = &values[..len];
@@ -232,9 +245,9 @@ fn f16c_short_pass_matches_the_portable_one() {
     // a few values too, so each lane's error is the maximum once.
     let ordinary: Vec<u32> = values.iter().copied().filter(|&v| short_range(v)).collect();
     for chunk in ordinary.chunks(3).step_by(101) {
-        same_as_portable::<RNE>(chunk);
-        same_as_portable::<RTP>(chunk);
-        same_as_portable::<RTN>(chunk);
+        same_as_portable::<Rne>(chunk);
+        same_as_portable::<Rtp>(chunk);
+        same_as_portable::<Rtn>(chunk);
     }
     // Only f16's normal range (the shorter pass alone), and with one value below it
     // (2^-20, the short pass after it) or past the short range (the full pass) at the
@@ -255,8 +268,8 @@ fn f16c_short_pass_matches_the_portable_one() {
             in_every_mode(chunk);
         }
         let last = normal.len().saturating_sub(2000);
-        same_as_portable::<RNE>(&normal[last..]);
-        same_as_portable::<RTN>(&normal[last..]);
+        same_as_portable::<Rne>(&normal[last..]);
+        same_as_portable::<Rtn>(&normal[last..]);
         normal.pop();
     }
     // The normal-range pass runs over runs of lanes, then the short pass from the first
@@ -269,8 +282,8 @@ fn f16c_short_pass_matches_the_portable_one() {
         for odd in [0x3580_0123u32, 0xb000_0001, 0x7fc0_0000] {
             let mut v = runs.clone();
             v[at] = odd;
-            same_as_portable::<RNE>(&v);
-            same_as_portable::<RTP>(&v);
+            same_as_portable::<Rne>(&v);
+            same_as_portable::<Rtp>(&v);
         }
     }
     for edge in [
@@ -327,9 +340,9 @@ fn f16c_full_pass_counts_past_sixteen_bits() {
     ] {
         let values = vec![fill; n];
         // Measuring errors, and leaving them out.
-        full_same_after::<RNE, false>(&values, &[0]);
-        full_same_after::<RTP, false>(&values, &[0]);
-        full_same_after::<RTN, true>(&values, &[short_bound(RTN)]);
+        full_same_after::<Rne, false>(&values, &[0]);
+        full_same_after::<Rtp, false>(&values, &[0]);
+        full_same_after::<Rtn, true>(&values, &[short_bound(Rounding::TowardNegative)]);
     }
 }
 
@@ -339,16 +352,13 @@ fn f16c_full_pass_counts_past_sixteen_bits() {
 /// the full pass.)
 #[test]
 fn f16c_short_pass_counts_past_sixteen_bits() {
-    if !available() {
-        return;
-    }
     let n = (1 << 20) + 21;
     // 2^-20 and a bit (subnormal), just above 2^-25 (flushed toward zero), 2^-24 - 1
     // ULP of f32 (to nearest: the smallest subnormal).
     for fill in [0x3580_0123u32, 0xb300_0001, 0x337f_ffff] {
         let values = vec![fill; n];
-        same_as_portable::<RNE>(&values);
-        same_as_portable::<RTZ>(&values);
+        same_as_portable::<Rne>(&values);
+        same_as_portable::<Rtz>(&values);
     }
 }
 
@@ -372,53 +382,58 @@ fn sweep(normal: bool) -> Vec<u32> {
 
 /// The largest error of `values` in mode `M`, in 2^-26 ULPs, measured by the portable
 /// pass, and that pass's f16 results (for [`caught`]).
-fn portable_largest<const M: u8>(values: &[u32]) -> (u32, Vec<u16>) {
+fn portable_largest<M: Mode>(values: &[u32]) -> (u32, Vec<u16>) {
+    let m = M::ROUNDING;
     let mut out = vec![0u16; values.len()];
-    let pass = super::super::narrow::narrow_full_generic::<10, true, M, false>(values, &mut out);
+    let pass = full_pass_portable::<ToF16, M, false>(values, &mut out);
     let mut stats = Stats::default();
-    pass.into_stats::<10>(values.len(), &mut stats);
-    let units = super::super::ulps_to_units(stats.max_ulp_error);
+    pass.into_stats::<ToF16>(values.len(), &mut stats);
+    let units = crate::convert::kernels::lanes::ulps_to_units(stats.max_ulp_error);
     assert_eq!(
-        super::super::units_to_ulps(units),
+        units_to_ulps(units),
         stats.max_ulp_error,
-        "whole units, mode {M}"
+        "whole units, mode {m:?}"
     );
     (units, out)
 }
 
 /// The largest error of every lane the passes take in mode `M`, over [`sweep`].
-fn largest_error_over_sweep<const M: u8>(normal: bool) -> u32 {
+fn largest_error_over_sweep<M: Mode>(normal: bool) -> u32 {
     portable_largest::<M>(&sweep(normal)).0
 }
 
 /// The bounds past which the passes stop measuring errors: no lane they take has a larger
 /// error (the sweep), and a lane of each reaches it (so a stream of such data stops
 /// measuring early), which the passes find when they have not reached it yet.
-fn bounds_hold<const M: u8>(normal_witness: u32, short_witness: u32) {
+fn bounds_hold<M: Mode>(normal_witness: u32, short_witness: u32) {
+    let m = M::ROUNDING;
     assert_eq!(
         largest_error_over_sweep::<M>(true),
-        normal_bound(M),
-        "normal, mode {M}"
+        normal_bound(M::ROUNDING),
+        "normal, mode {m:?}"
     );
     assert_eq!(
         largest_error_over_sweep::<M>(false),
-        short_bound(M),
-        "short, mode {M}"
+        short_bound(M::ROUNDING),
+        "short, mode {m:?}"
     );
     let filler: Vec<u32> = (0..3000u32).map(|i| 0x3f80_0000 + (i << 13)).collect();
     for (witness, bound) in [
-        (normal_witness, normal_bound(M)),
-        (short_witness, short_bound(M)),
+        (normal_witness, normal_bound(M::ROUNDING)),
+        (short_witness, short_bound(M::ROUNDING)),
     ] {
         let mut block = filler.clone();
         block[2500] = witness;
         let mut out = vec![0u16; block.len()];
-        let taken = narrow_ordinary::<M>(&block, &mut out, bound - 1);
+        let Some(taken) = short::<M>(&block, &mut out, bound - 1) else {
+            return;
+        };
         let got = (taken.declined == 0).then_some(taken.counts.max_units);
         // In a directed mode the short witness rounds to zero from [2^-25, 2^-24), a
         // flush, which the short pass leaves to the full pass.
-        let want = (M == RNE || bound == normal_bound(M)).then_some(bound);
-        assert_eq!(got, want, "{witness:#010x}, mode {M}");
+        let want = (M::ROUNDING == Rounding::NearestEven || bound == normal_bound(M::ROUNDING))
+            .then_some(bound);
+        assert_eq!(got, want, "{witness:#010x}, mode {m:?}");
         same_after::<M>(&block, bound - 1);
         same_after::<M>(&block, bound);
     }
@@ -429,7 +444,8 @@ fn bounds_hold<const M: u8>(normal_witness: u32, short_witness: u32) {
 /// (a tie), and in the directed modes less, since the lanes that reach it there are
 /// flushes, which the full pass takes: 2^26 - 16 units toward zero (4 * 2^-24 - 2^-46
 /// to 3 * 2^-24), 2^26 - 8 away from it (2^-24 + 2^-47 to 2 * 2^-24).
-fn short_pass_measures_its_lanes<const M: u8>(want: u32) {
+fn short_pass_measures_its_lanes<M: Mode>(want: u32) {
+    let m = M::ROUNDING;
     let all = sweep(false);
     let (_, results) = portable_largest::<M>(&all);
     let taken: Vec<u32> = all
@@ -438,35 +454,35 @@ fn short_pass_measures_its_lanes<const M: u8>(want: u32) {
         .filter(|&(&v, &h)| !caught(v, h))
         .map(|(&v, _)| v)
         .collect();
-    assert_eq!(portable_largest::<M>(&taken).0, want, "portable, mode {M}");
+    assert_eq!(
+        portable_largest::<M>(&taken).0,
+        want,
+        "portable, mode {m:?}"
+    );
     let mut out = vec![0u16; taken.len()];
-    let got = narrow_ordinary::<M>(&taken, &mut out, 0);
-    assert_eq!(got.lanes, taken.len(), "lanes taken, mode {M}");
-    assert_eq!(got.counts.max_units, want, "F16C, mode {M}");
+    let Some(got) = short::<M>(&taken, &mut out, 0) else {
+        return;
+    };
+    assert_eq!(got.lanes, taken.len(), "lanes taken, mode {m:?}");
+    assert_eq!(got.counts.max_units, want, "F16C, mode {m:?}");
 }
 
 #[test]
 fn f16c_short_pass_measures_every_lane_it_takes() {
-    if !available() {
-        return;
-    }
-    short_pass_measures_its_lanes::<RNE>(short_bound(RNE));
-    short_pass_measures_its_lanes::<RTZ>((1 << 26) - 16);
-    short_pass_measures_its_lanes::<RTP>((1 << 26) - 8);
-    short_pass_measures_its_lanes::<RTN>((1 << 26) - 8);
+    short_pass_measures_its_lanes::<Rne>(short_bound(Rounding::NearestEven));
+    short_pass_measures_its_lanes::<Rtz>((1 << 26) - 16);
+    short_pass_measures_its_lanes::<Rtp>((1 << 26) - 8);
+    short_pass_measures_its_lanes::<Rtn>((1 << 26) - 8);
 }
 
 #[test]
 fn f16c_error_bounds_are_reached_and_never_passed() {
-    if !available() {
-        return;
-    }
     // 1 + 2^-11 is a tie; 1 + 8191 * 2^-23 loses 8191 f32 steps toward zero, 1 + 2^-23
     // gains 8191 rounding up; 2^-24 - 2^-48 rounds to zero, losing all but 2^-48 of a ULP.
-    bounds_hold::<RNE>(0x3f80_1000, 0x3f80_1000);
-    bounds_hold::<RTZ>(0x3f80_1fff, 0x337f_ffff);
-    bounds_hold::<RTP>(0x3f80_0001, 0xb37f_ffff);
-    bounds_hold::<RTN>(0x3f80_1fff, 0x337f_ffff);
+    bounds_hold::<Rne>(0x3f80_1000, 0x3f80_1000);
+    bounds_hold::<Rtz>(0x3f80_1fff, 0x337f_ffff);
+    bounds_hold::<Rtp>(0x3f80_0001, 0xb37f_ffff);
+    bounds_hold::<Rtn>(0x3f80_1fff, 0x337f_ffff);
 }
 
 /// The largest error the F16C full pass measures (the one it leaves out once a stream has
@@ -475,14 +491,15 @@ fn f16c_error_bounds_are_reached_and_never_passed() {
 /// The lanes whose errors can be larger, past the range or rounded up from below
 /// 2^-25, are counted apart, and the tests above hold those counts to the portable
 /// pass.)
-fn full_measures_within_bound<const M: u8>(sweep: &[u32]) {
+fn full_measures_within_bound<M: Mode>(sweep: &[u32]) {
+    let m = M::ROUNDING;
     let mut out = vec![0u16; sweep.len()];
-    let bound = super::super::units_to_ulps(short_bound(M));
-    for copy in [narrow_full_avx2::<M, false>, narrow_full::<M, false>] {
-        let pass = copy(sweep, &mut out, 0).expect("F16C");
+    let bound = units_to_ulps(short_bound(M::ROUNDING));
+    for simd in f16c_levels() {
+        let pass = full::<M, false>(simd, sweep, &mut out, 0);
         assert!(
             pass.max_error <= bound,
-            "mode {M}: {} ULP measured, bound {bound}",
+            "mode {m:?}: {} ULP measured, bound {bound}",
             pass.max_error
         );
     }
@@ -493,9 +510,6 @@ fn full_measures_within_bound<const M: u8>(sweep: &[u32]) {
 /// ULP there, the bits above them all clear or all set; both signs.
 #[test]
 fn f16c_full_pass_measures_no_error_past_the_bound() {
-    if !available() {
-        return;
-    }
     let sweep: Vec<u32> = [0, 1, 2]
         .into_iter()
         .chain(96..=150)
@@ -509,8 +523,8 @@ fn f16c_full_pass_measures_no_error_past_the_bound() {
             })
         })
         .collect();
-    full_measures_within_bound::<RNE>(&sweep);
-    full_measures_within_bound::<RTZ>(&sweep);
-    full_measures_within_bound::<RTP>(&sweep);
-    full_measures_within_bound::<RTN>(&sweep);
+    full_measures_within_bound::<Rne>(&sweep);
+    full_measures_within_bound::<Rtz>(&sweep);
+    full_measures_within_bound::<Rtp>(&sweep);
+    full_measures_within_bound::<Rtn>(&sweep);
 }

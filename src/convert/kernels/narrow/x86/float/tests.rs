@@ -1,8 +1,10 @@
 //! The AVX2 and AVX-512 copies of the float passes against the portable passes.
 
-use super::super::super::{RNE, RTN, RTP, RTZ, xorshift};
-use super::super::{narrow_full_generic, r11g11b10_full_generic};
 use super::*;
+use crate::convert::kernels::lanes::xorshift;
+use crate::convert::kernels::narrow::{full_pass_portable, r11g11b10_full_portable};
+use crate::convert::kernels::simd::{Level, Simd, dispatch, for_each_level};
+use crate::convert::kernels::target::{Rne, Rtn, Rtp, Rtz};
 use crate::convert::summary::Stats;
 
 /// Patterns from every region: f11/f10's normal range and its edges, subnormal and
@@ -42,70 +44,77 @@ fn patterns(n: usize, mut state: u64) -> Vec<u32> {
         .collect()
 }
 
-fn stats<const F: u32>(p: NarrowPass, n: usize) -> Stats {
+fn stats<T: Small>(p: NarrowPass, n: usize) -> Stats {
     let mut s = Stats::default();
-    p.into_stats::<F>(n, &mut s);
+    p.into_stats::<T>(n, &mut s);
     s
 }
 
-type NarrowCopy = unsafe fn(&[u32], &mut [u16]) -> NarrowPass;
-type TexelCopy = unsafe fn(&[u32], &mut [u32]) -> Option<(NarrowPass, NarrowPass)>;
-
-/// The copies of a driver this CPU runs, as `$ty` pointers: AVX2 (the callers checked
-/// for it), and AVX-512 where it was built and the CPU has it.
-macro_rules! copies {
-    ($ty:ty, $avx2:expr, $avx512:expr) => {{
-        #[cfg_attr(not(d3dfloat_avx512), allow(unused_mut))]
-        let mut v: Vec<(&'static str, $ty)> = vec![("avx2", $avx2)];
-        #[cfg(d3dfloat_avx512)]
-        if super::super::super::has_avx512() {
-            v.push(("avx512", $avx512));
+/// The levels with a float pass this CPU has (AVX2 and up), through the shared runner
+/// (which names those it lacks).
+fn float_levels() -> Vec<Simd> {
+    let mut levels = Vec::new();
+    for_each_level(|simd| {
+        if simd.level() >= Level::Avx2 {
+            levels.push(simd)
         }
-        v
-    }};
+    });
+    levels
 }
 
-fn narrow_copies<const F: u32, const M: u8, const S: bool>() -> Vec<(&'static str, NarrowCopy)> {
-    copies!(
-        NarrowCopy,
-        narrow_full::<F, M, S>,
-        narrow_full_avx512::<F, M, S>
-    )
+/// The full f11/f10 pass's copy at `simd`'s level.
+fn narrow_copy<T: Small, M: Mode, const S: bool>(
+    simd: Simd,
+    values: &[u32],
+    out: &mut [u16],
+) -> NarrowPass {
+    dispatch!(simd, {
+        avx512 => avx512::float_full_pass::<T, M, S>(values, out),
+        avx2 => avx2::float_full_pass::<T, M, S>(values, out),
+        portable => unreachable!("an AVX2 level"),
+    })
 }
 
-fn texel_copies<const M: u8, const S: bool, const STRIDE: usize, const PLAIN: bool>()
--> Vec<(&'static str, TexelCopy)> {
-    copies!(
-        TexelCopy,
-        r11g11b10_full::<M, S, STRIDE, PLAIN>,
-        r11g11b10_full_avx512::<M, S, STRIDE, PLAIN>
-    )
+/// The R11G11B10 pass's copy at `simd`'s level.
+fn texel_copy<M: Mode, const S: bool, const STRIDE: usize, const PLAIN: bool>(
+    simd: Simd,
+    values: &[u32],
+    out: &mut [u32],
+) -> Option<(NarrowPass, NarrowPass)> {
+    dispatch!(simd, {
+        avx512 => avx512::r11g11b10_float_pass::<M, S, STRIDE, PLAIN>(values, out),
+        avx2 => avx2::r11g11b10_float_pass::<M, S, STRIDE, PLAIN>(values, out),
+        portable => unreachable!("an AVX2 level"),
+    })
 }
 
-fn same<const F: u32, const M: u8, const S: bool>(values: &[u32]) {
+fn same<T: Small, M: Mode, const S: bool>(values: &[u32]) {
+    let m = M::ROUNDING;
+    let frac = T::FRAC;
     let mut b = vec![0u16; values.len()];
-    let pb = narrow_full_generic::<F, false, M, S>(values, &mut b);
-    for (name, copy) in narrow_copies::<F, M, S>() {
+    let pb = full_pass_portable::<T, M, S>(values, &mut b);
+    for simd in float_levels() {
+        let name = simd.level().name();
         let mut a = vec![0u16; values.len()];
-        // SAFETY: `narrow_copies` lists only what the CPU runs.
-        let pa = unsafe { copy(values, &mut a) };
-        assert_eq!(a, b, "{name} bits, F {F} mode {M} saturate {S}");
+        let pa = narrow_copy::<T, M, S>(simd, values, &mut a);
+        assert_eq!(a, b, "{name} bits, F {frac} mode {m:?} saturate {S}");
         assert_eq!(
-            stats::<F>(pa, values.len()),
-            stats::<F>(pb, values.len()),
-            "{name} counts, F {F} mode {M} saturate {S}"
+            stats::<T>(pa, values.len()),
+            stats::<T>(pb, values.len()),
+            "{name} counts, F {frac} mode {m:?} saturate {S}"
         );
     }
 }
 
-fn same_texels<const STRIDE: usize, const M: u8, const S: bool>(values: &[u32]) {
+fn same_texels<const STRIDE: usize, M: Mode, const S: bool>(values: &[u32]) {
+    let m = M::ROUNDING;
     let texels = values.len() / STRIDE;
     let values = &values[..texels * STRIDE];
     let mut b = vec![0u32; texels];
-    let (b11, b10) = r11g11b10_full_generic::<M, S, STRIDE>(values, &mut b);
+    let (b11, b10) = r11g11b10_full_portable::<M, S, STRIDE>(values, &mut b);
     let both = |p11: NarrowPass, p10: NarrowPass| {
-        let mut s = stats::<6>(p11, 3 * texels);
-        s.merge(&stats::<5>(p10, 0));
+        let mut s = stats::<ToF11>(p11, 3 * texels);
+        s.merge(&stats::<ToF10>(p10, 0));
         s
     };
     let expected = both(b11, b10);
@@ -113,20 +122,19 @@ fn same_texels<const STRIDE: usize, const M: u8, const S: bool>(values: &[u32]) 
     // largest finite value of their format, and no other.
     let plain = values
         .chunks_exact(STRIDE)
-        .all(|t| t[0] <= 0x477e_0000 && t[1] <= 0x477e_0000 && t[2] <= 0x477c_0000);
-    let copies = texel_copies::<M, S, STRIDE, false>()
+        .all(|t| t[0] <= ToF11::MAX_F32 && t[1] <= ToF11::MAX_F32 && t[2] <= ToF10::MAX_F32);
+    let copies = float_levels()
         .into_iter()
-        .map(|(name, copy)| (name, false, copy))
-        .chain(
-            texel_copies::<M, S, STRIDE, true>()
-                .into_iter()
-                .map(|(name, copy)| (name, true, copy)),
-        );
-    for (name, plain_pass, copy) in copies {
+        .flat_map(|simd| [(simd, false), (simd, true)]);
+    for (simd, plain_pass) in copies {
+        let name = simd.level().name();
         let mut a = vec![0u32; texels];
-        // SAFETY: `texel_copies` lists only what the CPU runs.
-        let got = unsafe { copy(values, &mut a) };
-        let what = format!("{name} plain={plain_pass}, mode {M} saturate {S} stride {STRIDE}");
+        let got = if plain_pass {
+            texel_copy::<M, S, STRIDE, true>(simd, values, &mut a)
+        } else {
+            texel_copy::<M, S, STRIDE, false>(simd, values, &mut a)
+        };
+        let what = format!("{name} plain={plain_pass}, mode {m:?} saturate {S} stride {STRIDE}");
         if plain_pass && !plain {
             assert!(got.is_none(), "{what}: took a block that is not plain");
             continue;
@@ -139,39 +147,33 @@ fn same_texels<const STRIDE: usize, const M: u8, const S: bool>(values: &[u32]) 
 
 macro_rules! every_mode {
     ($f:ident, $($g:tt),*; $v:expr) => {
-        $f::<$($g,)* RNE, false>($v);
-        $f::<$($g,)* RNE, true>($v);
-        $f::<$($g,)* RTZ, false>($v);
-        $f::<$($g,)* RTZ, true>($v);
-        $f::<$($g,)* RTP, false>($v);
-        $f::<$($g,)* RTP, true>($v);
-        $f::<$($g,)* RTN, false>($v);
-        $f::<$($g,)* RTN, true>($v);
+        $f::<$($g,)* Rne, false>($v);
+        $f::<$($g,)* Rne, true>($v);
+        $f::<$($g,)* Rtz, false>($v);
+        $f::<$($g,)* Rtz, true>($v);
+        $f::<$($g,)* Rtp, false>($v);
+        $f::<$($g,)* Rtp, true>($v);
+        $f::<$($g,)* Rtn, false>($v);
+        $f::<$($g,)* Rtn, true>($v);
     };
 }
 
 #[test]
 fn full_passes_match_the_portable_ones() {
-    if !std::is_x86_feature_detected!("avx2") {
-        return;
-    }
     let values = patterns(60_007, 0x11_10);
     for len in [0, 1, 7, 8, 15, 16, 17, 4096, values.len()] {
-        every_mode!(same, 6; &values[..len]);
-        every_mode!(same, 5; &values[..len]);
+        every_mode!(same, ToF11; &values[..len]);
+        every_mode!(same, ToF10; &values[..len]);
     }
     // Short blocks, so each part of the error is the largest in turn.
     for chunk in values.chunks(16).step_by(11) {
-        every_mode!(same, 6; chunk);
-        every_mode!(same, 5; chunk);
+        every_mode!(same, ToF11; chunk);
+        every_mode!(same, ToF10; chunk);
     }
 }
 
 #[test]
 fn r11g11b10_full_passes_match_the_portable_ones() {
-    if !std::is_x86_feature_detected!("avx2") {
-        return;
-    }
     texel_cases(&patterns(48_012, 0xb10));
 }
 
@@ -191,9 +193,6 @@ fn texel_cases(values: &[u32]) {
 
 #[test]
 fn plain_r11g11b10_pass_matches_the_portable_one() {
-    if !std::is_x86_feature_detected!("avx2") {
-        return;
-    }
     // Every pattern made plain: +0 up to f10's largest finite value (a dark texture's
     // channels, subnormal and far results among them), then one channel that is not.
     let values: Vec<u32> = patterns(48_012, 0x9a1)
@@ -219,9 +218,6 @@ fn plain_r11g11b10_pass_matches_the_portable_one() {
 /// the drains keep the totals whole.
 #[test]
 fn counts_past_sixteen_bits() {
-    if !std::is_x86_feature_detected!("avx2") {
-        return;
-    }
     let n = (1 << 20) + 13;
     for fill in [
         0x7fc0_0000u32,
@@ -231,9 +227,9 @@ fn counts_past_sixteen_bits() {
         0x3f80_0001,
     ] {
         let values = vec![fill; n];
-        same::<6, RNE, false>(&values);
-        same::<5, RTP, true>(&values);
-        same_texels::<4, RNE, false>(&values);
-        same_texels::<3, RTZ, false>(&values[..n / 3 * 3]);
+        same::<ToF11, Rne, false>(&values);
+        same::<ToF10, Rtp, true>(&values);
+        same_texels::<4, Rne, false>(&values);
+        same_texels::<3, Rtz, false>(&values[..n / 3 * 3]);
     }
 }

@@ -2,15 +2,16 @@
 
 use std::arch::x86_64::*;
 
-use super::super::super::ulps_to_units;
-use super::super::super::x86::{halves, max, max_f32, min, pair, sum};
-use super::super::super::{RNE, RTN, RTP, RTZ};
-use super::super::{MAX_FINITE, short_bound};
-use super::{NarrowPass, error_units, round_trip};
+use super::{MAX_FINITE, NarrowPass, error_units, round_trip, short_bound};
+use crate::convert::kernels::lanes::ulps_to_units;
+use crate::convert::kernels::simd::compile_for;
+use crate::convert::kernels::target::Mode;
+use crate::convert::kernels::x86::{halves, max, max_f32, min, pair, sum};
+use crate::format::Rounding;
 
 /// The running counts of the full pass, one per lane: masks are -1, so a count goes
 /// up by subtracting its mask. Each is the simplest mask that gives the count; the
-/// summary's counts are worked out from them at the end (`narrow_full`). Counts go in
+/// summary's counts are worked out from them at the end (`f16_full_pass`). Counts go in
 /// pairs, one in each 16-bit half of a lane (`pair`, then `vpsubw`), so the loop keeps
 /// fewer running values; a pass takes at most [`FULL_LANES`], which no half can wrap.
 #[derive(Clone, Copy)]
@@ -59,15 +60,15 @@ fn by_sign(x: __m256i, if_pos: __m256i, if_neg: __m256i) -> __m256i {
 /// order below them, so one signed compare decides.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn past_range<const M: u8>(twice: __m256i, x: __m256i) -> __m256i {
+fn past_range<M: Mode>(twice: __m256i, x: __m256i) -> __m256i {
     // The largest magnitude within the range, shifted alike: 65504 where the mode rounds
     // away from zero, just below 2^16 where it rounds toward zero.
     let away = _mm256_set1_epi32(MAX_FINITE + (1 << 23));
     let toward = _mm256_set1_epi32(0x477f_ffff + (1 << 23));
-    let within = match M {
-        RTZ => toward,
-        RTP => by_sign(x, away, toward),
-        _ => by_sign(x, toward, away),
+    let within = match M::ROUNDING {
+        Rounding::TowardZero => toward,
+        Rounding::TowardPositive => by_sign(x, away, toward),
+        Rounding::NearestEven | Rounding::TowardNegative => by_sign(x, toward, away),
     };
     _mm256_cmpgt_epi32(twice, within)
 }
@@ -94,7 +95,7 @@ fn past_range<const M: u8>(twice: __m256i, x: __m256i) -> __m256i {
 /// up to the smallest subnormal is still kept.
 #[inline]
 #[target_feature(enable = "avx2,f16c")]
-fn full_eight<const M: u8, const S: bool, const MEASURE: bool>(
+fn full_eight<M: Mode, const S: bool, const MEASURE: bool>(
     x: __m256i,
     c: &mut Full,
 ) -> (__m128i, __m256i) {
@@ -110,7 +111,7 @@ fn full_eight<const M: u8, const S: bool, const MEASURE: bool>(
         _mm256_castsi256_ps(mag),
     ));
     let twice = _mm256_add_epi32(mag, _mm256_set1_epi32(1 << 23));
-    let over = if M == RNE {
+    let over = if M::ROUNDING == Rounding::NearestEven {
         // Exactly the finite inputs rounded to INF (INF itself comes back equal; NaN
         // does not come back as INF).
         _mm256_andnot_si256(exact_or_nan, _mm256_cmpeq_epi32(back_mag, inf))
@@ -121,10 +122,10 @@ fn full_eight<const M: u8, const S: bool, const MEASURE: bool>(
     // zero; toward zero gives the largest finite value already) becomes the largest
     // finite value, sign kept: the pattern just below INF's, so the driver adds the
     // lane's mask (-1) to it, sixteen lanes at a time.
-    let to_inf = match (S, M) {
-        (false, _) | (_, RTZ) => zero,
-        (_, RNE) => over,
-        (_, RTP) => by_sign(x, over, zero),
+    let to_inf = match (S, M::ROUNDING) {
+        (false, _) | (_, Rounding::TowardZero) => zero,
+        (_, Rounding::NearestEven) => over,
+        (_, Rounding::TowardPositive) => by_sign(x, over, zero),
         _ => by_sign(x, zero, over),
     };
     let zero_out = _mm256_cmpeq_epi32(back_mag, zero);
@@ -135,7 +136,10 @@ fn full_eight<const M: u8, const S: bool, const MEASURE: bool>(
     c.below_zero = _mm256_sub_epi16(c.below_zero, pair(below, zero_out));
     c.zero_in = _mm256_sub_epi32(c.zero_in, _mm256_cmpeq_epi32(mag, zero));
 
-    if matches!(M, RTP | RTN) {
+    if matches!(
+        M::ROUNDING,
+        Rounding::TowardPositive | Rounding::TowardNegative
+    ) {
         // Below 2^-25 and rounded up to the smallest subnormal, |result - x| is not
         // exact in f32: such a lane is measured from `twice` instead (below), and its
         // error comes from the smallest such |x|.
@@ -143,7 +147,10 @@ fn full_eight<const M: u8, const S: bool, const MEASURE: bool>(
     }
     if MEASURE {
         let mut diff_from = back_mag;
-        if matches!(M, RTP | RTN) {
+        if matches!(
+            M::ROUNDING,
+            Rounding::TowardPositive | Rounding::TowardNegative
+        ) {
             // `twice` is 2|x|, or 2^-126 + |x| for an f32 subnormal: |x| or 2^-126 from
             // it, exact and less than the error of a lane kept apart above. Every other
             // finite result is at most 2|x| (from 2^-25 up, rounding moves |x| by at
@@ -158,118 +165,113 @@ fn full_eight<const M: u8, const S: bool, const MEASURE: bool>(
         c.max_units = _mm256_max_ps(units, c.max_units);
     }
     // Saturated lanes (past the range, not to INF): the error grows with |x|.
-    let sat = match (S, M) {
-        (true, _) | (_, RTZ) => over,
-        (_, RNE) => zero,
-        (_, RTP) => by_sign(x, zero, over),
+    let sat = match (S, M::ROUNDING) {
+        (true, _) | (_, Rounding::TowardZero) => over,
+        (_, Rounding::NearestEven) => zero,
+        (_, Rounding::TowardPositive) => by_sign(x, zero, over),
         _ => by_sign(x, over, zero),
     };
     // Only the modes where it depends on the sign count saturation apart.
-    let sat_count = if matches!(M, RTP | RTN) && !S {
+    let sat_count = if matches!(
+        M::ROUNDING,
+        Rounding::TowardPositive | Rounding::TowardNegative
+    ) && !S
+    {
         sat
     } else {
         zero
     };
     c.over_saturated = _mm256_sub_epi16(c.over_saturated, pair(over, sat_count));
-    if S || M != RNE {
+    if S || M::ROUNDING != Rounding::NearestEven {
         c.max_saturated = _mm256_max_epi32(c.max_saturated, _mm256_and_si256(sat, mag));
     }
     (h16, to_inf)
 }
 
-/// Defines the pass's drivers (the loops; the lane code inlines into them) for the
-/// target features `$features`: once for AVX2, and once for AVX-512 where the compiler
-/// has it (`build.rs`), where the same code gets 32 registers and fused mask operations.
-macro_rules! drivers {
-    ($features:literal, $narrow_full:ident, $full_part:ident) => {
-        /// `known`: the stream's largest error so far, in 2^-26 ULPs; from
-        /// [`short_bound`] up, the errors are left out (the pass's largest is then 0).
-        #[target_feature(enable = $features)]
-        pub(in super::super) fn $narrow_full<const M: u8, const S: bool>(
-            values: &[u32],
-            out: &mut [u16],
-            known: u32,
-        ) -> NarrowPass {
-            let n = values.len().min(out.len());
-            let mut pass = NarrowPass::default();
-            for (v, o) in values[..n]
-                .chunks(FULL_LANES)
-                .zip(out[..n].chunks_mut(FULL_LANES))
-            {
-                let part = if known.max(ulps_to_units(pass.max_error)) < short_bound(M) {
-                    $full_part::<M, S, true>(v, o)
-                } else {
-                    $full_part::<M, S, false>(v, o)
-                };
-                pass.merge(&part);
-            }
-            pass
-        }
-
-        /// The pass on at most [`FULL_LANES`] lanes.
-        #[target_feature(enable = $features)]
-        fn $full_part<const M: u8, const S: bool, const MEASURE: bool>(
-            values: &[u32],
-            out: &mut [u16],
-        ) -> NarrowPass {
-            let n = values.len();
-            let zero = _mm256_setzero_si256();
-            let mut c = Full {
-                exact_nan: zero,
-                over_saturated: zero,
-                below_zero: zero,
-                zero_in: zero,
-                max_units: _mm256_setzero_ps(),
-                max_saturated: zero,
-                min_far_one: _mm256_set1_epi32(-1),
-            };
-            // The tail's padding lanes are +0: exact, a zero result from a zero input (so neither
-            // subnormal nor flushed), error 0.
-            let padding = if S && M != RTZ {
-                sixteen_at_a_time!(values, out, |x| full_eight::<M, S, MEASURE>(x, &mut c), fix(h, to_inf) {
-                    _mm256_add_epi16(h, to_inf)
-                })
+// The drivers (the loops; the lane code inlines into them), for F16C and again for
+// AVX-512, where the same code gets 32 registers and fused mask operations.
+compile_for!(f16c, avx512 => {
+    /// The full f16 pass in rounding mode `M` (`S`: --saturate): any lane, the same bits and
+    /// counts as `narrow::full_pass_portable::<ToF16, M, S>`.
+    /// As in [`f16_short_pass`], `known` is the stream's largest error so far: once it
+    /// has reached [`short_bound`] (which no lane of this pass measures past: the lanes
+    /// whose errors can be larger, past the range or rounded up from below 2^-25, are
+    /// kept apart), the pass leaves the errors out and its largest error is 0.
+    pub(in crate::convert::kernels) fn f16_full_pass<M: Mode, const S: bool>(
+        values: &[u32],
+        out: &mut [u16],
+        known: u32,
+    ) -> NarrowPass {
+        let n = values.len().min(out.len());
+        let mut pass = NarrowPass::default();
+        for (v, o) in values[..n]
+            .chunks(FULL_LANES)
+            .zip(out[..n].chunks_mut(FULL_LANES))
+        {
+            let part = if known.max(ulps_to_units(pass.max_error)) < short_bound(M::ROUNDING) {
+                full_part::<M, S, true>(v, o)
             } else {
-                sixteen_at_a_time!(values, out, |x| full_eight::<M, S, MEASURE>(x, &mut c).0)
+                full_part::<M, S, false>(v, o)
             };
-            let lanes_run = n as u32 + padding;
-            let (exact_or_nan, nan) = halves(c.exact_nan);
-            let (over, sat_count) = halves(c.over_saturated);
-            let (below, zero_out) = halves(c.below_zero);
-            // Which of the lanes past the range saturated, by the mode's direction.
-            let saturated = match (S, M) {
-                (true, _) | (_, RTZ) => over,
-                (_, RNE) => 0,
-                _ => sat_count,
-            };
-            let min_far_one = min(c.min_far_one);
-            let units = max_f32(c.max_units);
-            NarrowPass {
-                inexact: lanes_run - exact_or_nan,
-                saturated,
-                overflow: over - saturated,
-                nan,
-                clamped: 0,
-                subnormal: below.wrapping_sub(zero_out),
-                flushed: zero_out.wrapping_sub(sum(c.zero_in)),
-                max_units: 0,
-                max_saturated: max(c.max_saturated),
-                max_far_zero: 0,
-                min_far_one: if min_far_one < 102 << 23 {
-                    min_far_one
-                } else {
-                    u32::MAX
-                },
-                max_error: units as f64 * crate::format::pow2::pow2_normal(-26),
-            }
+            pass.merge(&part);
         }
-    };
-}
+        pass
+    }
 
-drivers!("avx2,f16c", narrow_full, full_part);
-#[cfg(d3dfloat_avx512)]
-drivers!(
-    "avx2,f16c,avx512f,avx512vl,avx512bw,avx512dq",
-    narrow_full_avx512,
-    full_part_avx512
-);
+    /// The pass on at most [`FULL_LANES`] lanes.
+            fn full_part<M: Mode, const S: bool, const MEASURE: bool>(
+        values: &[u32],
+        out: &mut [u16],
+    ) -> NarrowPass {
+        let n = values.len();
+        let zero = _mm256_setzero_si256();
+        let mut c = Full {
+            exact_nan: zero,
+            over_saturated: zero,
+            below_zero: zero,
+            zero_in: zero,
+            max_units: _mm256_setzero_ps(),
+            max_saturated: zero,
+            min_far_one: _mm256_set1_epi32(-1),
+        };
+        // The tail's padding lanes are +0: exact, a zero result from a zero input (so neither
+        // subnormal nor flushed), error 0.
+        let padding = if S && M::ROUNDING != Rounding::TowardZero {
+            sixteen_at_a_time!(values, out, |x| full_eight::<M, S, MEASURE>(x, &mut c), fix(h, to_inf) {
+                _mm256_add_epi16(h, to_inf)
+            })
+        } else {
+            sixteen_at_a_time!(values, out, |x| full_eight::<M, S, MEASURE>(x, &mut c).0)
+        };
+        let lanes_run = n as u32 + padding;
+        let (exact_or_nan, nan) = halves(c.exact_nan);
+        let (over, sat_count) = halves(c.over_saturated);
+        let (below, zero_out) = halves(c.below_zero);
+        // Which of the lanes past the range saturated, by the mode's direction.
+        let saturated = match (S, M::ROUNDING) {
+            (true, _) | (_, Rounding::TowardZero) => over,
+            (_, Rounding::NearestEven) => 0,
+            _ => sat_count,
+        };
+        let min_far_one = min(c.min_far_one);
+        let units = max_f32(c.max_units);
+        NarrowPass {
+            inexact: lanes_run - exact_or_nan,
+            saturated,
+            overflow: over - saturated,
+            nan,
+            clamped: 0,
+            subnormal: below.wrapping_sub(zero_out),
+            flushed: zero_out.wrapping_sub(sum(c.zero_in)),
+            max_units: 0,
+            max_saturated: max(c.max_saturated),
+            max_far_zero: 0,
+            min_far_one: if min_far_one < 102 << 23 {
+                min_far_one
+            } else {
+                u32::MAX
+            },
+            max_error: units as f64 * crate::format::pow2::pow2_normal(-26),
+        }
+    }
+});
