@@ -37,9 +37,9 @@ pub struct Conversion {
 /// message; the others name the numbers involved so the message can stand alone.
 #[derive(Debug, thiserror::Error)]
 pub enum ConvertError {
-    /// `--channels` is neither 3 nor 4 although one side is packed: the packed format's
-    /// name and the count given.
-    #[error("--channels must be 3 or 4 when converting to or from {0}, got {1}")]
+    /// The float side of a packed format has neither 3 nor 4 channels: the packed
+    /// format's name and the count.
+    #[error("{0} texels go with 3 or 4 float channels (RGB or RGBA), not {1}")]
     Channels(&'static str, usize),
     #[error("input size {size} bytes is not a multiple of the {group}-byte {what}")]
     /// The input does not divide into whole source groups.

@@ -130,7 +130,8 @@ pub(super) fn short_lane<T: Small, M: Mode>(u: u32) -> ShortLane {
     }
 }
 
-/// Whether `u` can take the ordinary path into the format with `F` fraction bits.
+/// Whether the short pass of `T` can take `u`: ±0, or in the normal range up to the
+/// largest finite value (so no NaN, INF, subnormal, clamping or overflow can happen).
 #[inline(always)]
 pub(super) fn in_short_range<T: Small>(u: u32) -> bool {
     let (min_normal, max_finite) = (T::MIN_NORMAL_F32, T::MAX_F32);
@@ -139,9 +140,9 @@ pub(super) fn in_short_range<T: Small>(u: u32) -> bool {
     (v.wrapping_sub(min_normal) <= max_finite - min_normal) | (u & 0x7fff_ffff == 0)
 }
 
-/// The vector pass over a block of f16/f11/f10 output: every lane gets the ordinary
-/// answer, and the counts take only the ordinary lanes. Returns those counts and the number
-/// of lanes left for [`narrow`].
+/// One run of the portable short pass over f16/f11/f10 output: every lane gets the short
+/// lane answer, and the counts take only the lanes in its range. Returns those counts
+/// and the number of lanes left for [`narrow`].
 #[inline(always)]
 pub(super) fn short_run_portable<T: Small, M: Mode>(
     values: &[u32],
@@ -428,7 +429,7 @@ mod tests {
     use crate::convert::kernels::target::{Rne, Rtn, Rtp, Rtz};
 
     /// The short R11G11B10 pass (which CPUs without AVX2 take) against the full portable
-    /// pass, on texels it takes (every channel ordinary for its format) and with one that
+    /// pass, on texels it takes (every channel in its short range) and with one that
     /// it must refuse.
     fn short_same_as_full<M: Mode, const STRIDE: usize>(values: &[u32]) {
         let m = M::ROUNDING;
@@ -436,13 +437,13 @@ mod tests {
         let (mut a, mut b) = (vec![0u32; texels], vec![0u32; texels]);
         let (o, exceptions) = r11g11b10_short_portable::<M, STRIDE>(values, &mut a);
         let (p11, p10) = r11g11b10_full_portable::<M, false, STRIDE>(values, &mut b);
-        let ordinary = values.chunks_exact(STRIDE).all(|v| {
+        let in_range = values.chunks_exact(STRIDE).all(|v| {
             in_short_range::<ToF11>(v[0])
                 && in_short_range::<ToF11>(v[1])
                 && in_short_range::<ToF10>(v[2])
         });
-        assert_eq!(exceptions == 0, ordinary, "exceptions, mode {m:?}");
-        if !ordinary {
+        assert_eq!(exceptions == 0, in_range, "exceptions, mode {m:?}");
+        if !in_range {
             return;
         }
         assert_eq!(a, b, "words, mode {m:?}");

@@ -1,5 +1,5 @@
 //! The RGB9E5 target (§19.3.2.2): clamp, one shared exponent from the largest channel,
-//! each mantissa rounded at that scale. One vector pass takes every texel, whatever its
+//! each mantissa rounded at that scale. One full pass takes every texel, whatever its
 //! channels hold (NaN, INF, negatives, values past 65408, subnormals); the per-element
 //! core (`convert::element`) is the reference the tests hold it to.
 
@@ -9,12 +9,16 @@ use super::target::Mode;
 use crate::convert::summary::Stats;
 use crate::format::Rounding;
 use crate::format::packed::{
-    RGB9E5_EXP_BIAS, RGB9E5_EXPONENT_SHIFT, RGB9E5_MANTISSA_BITS, RGB9E5_MAX_MANTISSA,
+    RGB9E5_EXP_BIAS, RGB9E5_EXPONENT_SHIFT, RGB9E5_MANTISSA_BITS, RGB9E5_MAX_EXPONENT,
+    RGB9E5_MAX_MANTISSA,
 };
 use crate::format::pow2::pow2_normal as pow2;
 
-/// 65408.0 as f32: the largest RGB9E5 channel value.
-pub(super) const RGB9E5_MAX_F32: u32 = 0x477f_8000;
+/// The largest RGB9E5 channel value as an f32 pattern: the largest mantissa at the
+/// largest shared exponent, 511 * 2^(31 - 15 - 9) = 65408 (§19.3.2.2).
+pub(super) const RGB9E5_MAX_F32: u32 = (RGB9E5_MAX_MANTISSA as f32
+    * (1u32 << (RGB9E5_MAX_EXPONENT - RGB9E5_EXP_BIAS as u32 - RGB9E5_MANTISSA_BITS)) as f32)
+    .to_bits();
 
 /// One channel's mantissa at shared exponent `big_e` (value * 2^(24 - E), rounded in `M`);
 /// `v` is a non-negative f32 pattern no larger than 65408.
@@ -67,7 +71,7 @@ fn mask(c: bool) -> u32 {
     (c as u32).wrapping_neg()
 }
 
-/// What the RGB9E5 vector pass found in one texel (counts over its three channels).
+/// What the RGB9E5 passes found in one texel (counts over its three channels).
 #[derive(Clone, Copy)]
 pub(super) struct Rgb9e5Texel {
     word: u32,
@@ -174,7 +178,7 @@ pub(super) fn rgb9e5_far_error<M: Mode>(rgb: [u32; 3]) -> f64 {
     max_err
 }
 
-/// Counts of the RGB9E5 vector pass over a block.
+/// Counts of an RGB9E5 pass over a block.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Rgb9e5Pass {
     inexact: u32,
@@ -425,6 +429,16 @@ mod tests {
                 assert_eq!(fields(pa), fields(pb), "counts, {what}");
             }
         });
+    }
+
+    #[test]
+    fn the_largest_channel_is_the_cores() {
+        let word =
+            crate::format::packed::rgb9e5_join([RGB9E5_MAX_MANTISSA; 3], RGB9E5_MAX_EXPONENT);
+        let core = crate::format::packed::rgb9e5_split(word)[0].to_f64();
+        assert_eq!(core, crate::format::packed::rgb9e5_max().to_f64_lossy());
+        assert_eq!(RGB9E5_MAX_F32, (core as f32).to_bits());
+        assert_eq!(RGB9E5_MAX_F32, 0x477f_8000);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::convert::summary::Stats;
 use crate::format::Rounding;
 use crate::format::pow2::pow2_normal as pow2;
 
-/// What the full vector pass counted over a block: every counter of [`Stats`], and for
+/// What the full pass counted over a block: every counter of [`Stats`], and for
 /// the largest error the parts that whole 2^-26 ULPs cannot hold, each kept as the one
 /// input that decides it (the error is monotonic in the input within each part).
 #[derive(Clone, Copy)]

@@ -48,13 +48,13 @@
 use std::arch::x86_64::*;
 
 use crate::convert::kernels::narrow::full::NarrowPass;
-use crate::convert::kernels::target::{Mode, is_nearest};
+use crate::convert::kernels::target::{Mode, Small, ToF16, is_nearest};
 use crate::format::Rounding;
 
 /// 2^-25 (the short pass's smallest input) and f16's largest finite value as f32
 /// patterns.
 const SHORT_MIN: i32 = 102 << 23;
-const MAX_FINITE: i32 = (142 << 23) | (0x3ff << 13);
+const MAX_FINITE: i32 = ToF16::MAX_F32 as i32;
 
 /// The largest error, in 2^-26 ULPs of the result, of any lane the normal-range pass
 /// takes in rounding mode `m` (±0, and 2^-14 <= |x| with a result within a ULP): 13

@@ -5,7 +5,7 @@ use std::arch::x86_64::*;
 use super::{MAX_FINITE, NarrowPass, error_units, round_trip, short_bound};
 use crate::convert::kernels::lanes::ulps_to_units;
 use crate::convert::kernels::simd::compile_for;
-use crate::convert::kernels::target::Mode;
+use crate::convert::kernels::target::{Mode, Small, ToF16};
 use crate::convert::kernels::x86::{halves, max, max_f32, min, pair, sum};
 use crate::format::Rounding;
 
@@ -64,7 +64,8 @@ fn past_range<M: Mode>(twice: __m256i, x: __m256i) -> __m256i {
     // The largest magnitude within the range, shifted alike: 65504 where the mode rounds
     // away from zero, just below 2^16 where it rounds toward zero.
     let away = _mm256_set1_epi32(MAX_FINITE + (1 << 23));
-    let toward = _mm256_set1_epi32(0x477f_ffff + (1 << 23));
+    let below_2_16 = (ToF16::MAX_F32 | 0x1fff) as i32;
+    let toward = _mm256_set1_epi32(below_2_16 + (1 << 23));
     let within = match M::ROUNDING {
         Rounding::TowardZero => toward,
         Rounding::TowardPositive => by_sign(x, away, toward),

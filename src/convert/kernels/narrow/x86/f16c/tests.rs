@@ -106,7 +106,7 @@ fn same_after<M: Mode>(values: &[u32], known: u32) {
             .any(|(&v, &h)| !short_range(v) || caught(v, h));
         assert!(
             declinable,
-            "declined a run of ordinary lanes at {n}, {what}"
+            "declined a run of short-range lanes at {n}, {what}"
         );
     } else {
         assert_eq!(taken.declined, 0, "declined past the end, {what}");
@@ -243,8 +243,8 @@ fn f16c_short_pass_matches_the_portable_one() {
     }
     // Only lanes the short pass takes: the counts then cover every lane. Blocks of
     // a few values too, so each lane's error is the maximum once.
-    let ordinary: Vec<u32> = values.iter().copied().filter(|&v| short_range(v)).collect();
-    for chunk in ordinary.chunks(3).step_by(101) {
+    let in_range: Vec<u32> = values.iter().copied().filter(|&v| short_range(v)).collect();
+    for chunk in in_range.chunks(3).step_by(101) {
         same_as_portable::<Rne>(chunk);
         same_as_portable::<Rtp>(chunk);
         same_as_portable::<Rtn>(chunk);
@@ -252,7 +252,7 @@ fn f16c_short_pass_matches_the_portable_one() {
     // Only f16's normal range (the shorter pass alone), and with one value below it
     // (2^-20, the short pass after it) or past the short range (the full pass) at the
     // end.
-    let mut normal: Vec<u32> = ordinary
+    let mut normal: Vec<u32> = in_range
         .iter()
         .copied()
         .filter(|&v| v & 0x7fff_ffff == 0 || v & 0x7fff_ffff >= 113 << 23)
@@ -323,7 +323,7 @@ fn f16c_short_pass_matches_the_portable_one() {
             in_every_mode(&v);
         }
     }
-    in_every_mode(&ordinary);
+    in_every_mode(&in_range);
 }
 
 /// More lanes than a 16-bit half of the full pass's counters can count, all of one kind:
