@@ -145,6 +145,18 @@ pub fn for_each_level(mut check: impl FnMut(Simd)) {
     }
 }
 
+/// The levels from `lowest` up that this CPU has, through [`for_each_level`] (so those
+/// it lacks are named): for the tests of a pass whose copies start at that level.
+pub fn levels_from(lowest: Level) -> Vec<Simd> {
+    let mut levels = Vec::new();
+    for_each_level(|simd| {
+        if simd.level() >= lowest {
+            levels.push(simd)
+        }
+    });
+    levels
+}
+
 /// Compiles the functions given once per listed level, each copy in a module named after
 /// its level (`avx2`, `f16c`, `avx512`) with that level's target features, so that
 /// the same lane code (the `std::arch` intrinsics, or portable loops that LLVM then

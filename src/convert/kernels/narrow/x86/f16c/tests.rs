@@ -3,26 +3,14 @@
 use super::*;
 use crate::convert::kernels::lanes::{Taken, units_to_ulps, xorshift};
 use crate::convert::kernels::narrow::full_pass_portable;
-use crate::convert::kernels::simd::{Level, Simd, dispatch, for_each_level};
+use crate::convert::kernels::simd::{Level, Simd, dispatch, levels_from};
 use crate::convert::kernels::target::{Rne, Rtn, Rtp, Rtz, ToF16};
 use crate::convert::summary::Stats;
-
-/// The F16C levels this CPU has, through the shared runner (which names those it
-/// lacks).
-fn f16c_levels() -> Vec<Simd> {
-    let mut levels = Vec::new();
-    for_each_level(|simd| {
-        if simd.level() >= Level::F16c {
-            levels.push(simd)
-        }
-    });
-    levels
-}
 
 /// The short pass (one copy, F16C's), or `None` on a CPU without F16C (which the
 /// runner has named).
 fn short<M: Mode>(values: &[u32], out: &mut [u16], known: u32) -> Option<Taken> {
-    let simd = *f16c_levels().first()?;
+    let simd = *levels_from(Level::F16c).first()?;
     Some(dispatch!(simd, {
         f16c => f16_short_pass::<M>(values, out, known),
         portable => unreachable!("an F16C level"),
@@ -157,7 +145,7 @@ fn full_same_after<M: Mode, const S: bool>(values: &[u32], knowns: &[u32]) {
         };
         let mut sb = seeded();
         pb.into_stats::<ToF16>(values.len(), &mut sb);
-        for simd in f16c_levels() {
+        for simd in levels_from(Level::F16c) {
             let what = format!("{simd:?}, mode {m:?} saturate {S}, {known} units known");
             let mut a = vec![0u16; values.len()];
             let pa = full::<M, S>(simd, values, &mut a, known);
@@ -495,7 +483,7 @@ fn full_measures_within_bound<M: Mode>(sweep: &[u32]) {
     let m = M::ROUNDING;
     let mut out = vec![0u16; sweep.len()];
     let bound = units_to_ulps(short_bound(M::ROUNDING));
-    for simd in f16c_levels() {
+    for simd in levels_from(Level::F16c) {
         let pass = full::<M, false>(simd, sweep, &mut out, 0);
         assert!(
             pass.max_error <= bound,

@@ -3,7 +3,7 @@
 use super::*;
 use crate::convert::kernels::lanes::xorshift;
 use crate::convert::kernels::narrow::{full_pass_portable, r11g11b10_full_portable};
-use crate::convert::kernels::simd::{Level, Simd, dispatch, for_each_level};
+use crate::convert::kernels::simd::{Level, Simd, dispatch, levels_from};
 use crate::convert::kernels::target::{Rne, Rtn, Rtp, Rtz};
 use crate::convert::summary::Stats;
 
@@ -50,18 +50,6 @@ fn stats<T: Small>(p: NarrowPass, n: usize) -> Stats {
     s
 }
 
-/// The levels with a float pass this CPU has (AVX2 and up), through the shared runner
-/// (which names those it lacks).
-fn float_levels() -> Vec<Simd> {
-    let mut levels = Vec::new();
-    for_each_level(|simd| {
-        if simd.level() >= Level::Avx2 {
-            levels.push(simd)
-        }
-    });
-    levels
-}
-
 /// The full f11/f10 pass's copy at `simd`'s level.
 fn narrow_copy<T: Small, M: Mode, const S: bool>(
     simd: Simd,
@@ -93,7 +81,7 @@ fn same<T: Small, M: Mode, const S: bool>(values: &[u32]) {
     let frac = T::FRAC;
     let mut b = vec![0u16; values.len()];
     let pb = full_pass_portable::<T, M, S>(values, &mut b);
-    for simd in float_levels() {
+    for simd in levels_from(Level::Avx2) {
         let name = simd.level().name();
         let mut a = vec![0u16; values.len()];
         let pa = narrow_copy::<T, M, S>(simd, values, &mut a);
@@ -123,7 +111,7 @@ fn same_texels<const STRIDE: usize, M: Mode, const S: bool>(values: &[u32]) {
     let plain = values
         .chunks_exact(STRIDE)
         .all(|t| t[0] <= ToF11::MAX_F32 && t[1] <= ToF11::MAX_F32 && t[2] <= ToF10::MAX_F32);
-    let copies = float_levels()
+    let copies = levels_from(Level::Avx2)
         .into_iter()
         .flat_map(|simd| [(simd, false), (simd, true)]);
     for (simd, plain_pass) in copies {
