@@ -1,6 +1,6 @@
-//! Divide, in one place: 32-bit and float16 `div` (§3.1.3.2: direct, or as `a * (1/b)`
-//! with a 1 ULP reciprocal; under the D3D10 rules 1 ULP of arithmetic, from the D3D10
-//! page), written once over [`StepValue`] for the exact rational path and the `f64` fast
+//! Divide, in one place: 32-bit `div` (§3.1.3.2: direct, or as `a * (1/b)` with a 1 ULP
+//! reciprocal; under the D3D10 rules 1 ULP of arithmetic, from the D3D10 page), float16
+//! `div` (an unfused operation, so correctly rounded: §3.1.5), written once over [`StepValue`] for the exact rational path and the `f64` fast
 //! path, and the exact path of `ddiv` (§22.14.6). The double fast path is in
 //! `fast_double.rs`.
 
@@ -50,13 +50,19 @@ impl Ctx {
         Some((s, exact))
     }
 
-    /// 32-bit and float16 divide: direct, or a * (1/b) (§3.1.3.2): every result of the
-    /// two steps, every pattern at least as close to a/b as the worst of them, and the
-    /// correct rounding.
+    /// 32-bit divide: direct, or a * (1/b) (§3.1.3.2): every result of the two steps,
+    /// every pattern at least as close to a/b as the worst of them, and the correct
+    /// rounding. Float16 divide is an unfused operation like any other (§3.1.5 and both
+    /// pages' 16-bit rules: the nearest representable value), so the 32-bit permission
+    /// to divide in two steps does not carry over: only the correctly rounded quotient.
     pub(super) fn div<V: StepValue>(&mut self, a: &V, b: &V) -> Option<(Shaped, ExactResult)> {
         let basic = self.div_basic(a, b)?;
         let exact = exact_of(&basic);
         let (tol, tol_rule) = self.unfused();
+        if self.f.arithmetic == Arithmetic::Float16 {
+            self.note(Rule::F16DivRounded);
+            return Some((self.shape(&basic, tol, tol_rule)?, exact));
+        }
         Some(match &basic {
             Basic::Rounded(x) => {
                 let two = self.two_step_divide(a, b)?;
@@ -91,12 +97,8 @@ impl Ctx {
     }
 
     pub(super) fn div_rule(&mut self) -> Rule {
-        let rule = match self.f.arithmetic {
-            Arithmetic::Float16 => Rule::F16DivTwoStep,
-            _ => Rule::DivTwoStep,
-        };
-        self.note(rule);
-        rule
+        self.note(Rule::DivTwoStep);
+        Rule::DivTwoStep
     }
 
     /// Every result of a * r for r an allowed reciprocal of b (b finite and nonzero): the

@@ -109,8 +109,9 @@ pub enum Rule {
     DivTwoStep,
     /// For |b| > 2^126 the flushed reciprocal lets `a / b` give 0, or NaN for `inf / b` (§22.10.2).
     DivLargeDenominator,
-    /// float16 divide may run as `a * (1/b)` with both steps correctly rounded (§3.1.5).
-    F16DivTwoStep,
+    /// float16 divide is unfused, so correctly rounded; the 32-bit two-step permission does
+    /// not carry over (§3.1.5).
+    F16DivRounded,
     /// `ddiv` is correctly rounded, ties to even (§22.14.6).
     DDivHalfUlp,
     /// `ddiv`'s table reads a double denorm as zero, §3.1.4 keeps it: either reading's result
@@ -216,7 +217,7 @@ impl Rule {
         use Rule::*;
         match self {
             FlushInput | FlushOutput | MinMaxFlush | MinMaxZeroSign => "§3.1.3.2",
-            DenormsKeptF16 | F16HalfUlp | F16Fused | F16DivTwoStep => "§3.1.5",
+            DenormsKeptF16 | F16HalfUlp | F16Fused | F16DivRounded => "§3.1.5",
             DenormsKeptF64 | F64Ieee => "§3.1.4",
             NanPropagates | InvalidNan | InfinityArithmetic | ZeroOperand | DivideByZero
             | HalfUlp | CompareNan | CompareSignedZero | MinMaxNan | Overflow => "§3.1.3.1",
@@ -317,8 +318,8 @@ impl Rule {
             DivLargeDenominator => {
                 "for |b| > 2^126, 1/b is a denorm that flushes to 0, so a * (1/b) may give 0 (or NaN for inf / b); the spec lists this as an exception to its table"
             }
-            F16DivTwoStep => {
-                "float16 divide may be done as a * (1/b), with both steps correctly rounded (the 1 ULP reciprocal is tightened to 0.5 ULP)"
+            F16DivRounded => {
+                "float16 divide is an unfused operation, so it gives the nearest representable quotient; the 32-bit permission to divide as a * (1/b) does not carry over"
             }
             DDivHalfUlp => "ddiv must be correctly rounded (round to nearest, ties to even)",
             DDivDenormReadings => {
