@@ -216,3 +216,35 @@ fn closed_pipe_is_quiet() {
     );
     assert!(out.stderr.is_empty());
 }
+
+/// Where each style writes a checked batch's summary: the human view on stdout after the
+/// lines; the script styles one line per input on stdout and the tally on stderr (JSON
+/// also ends stdout with a summary object).
+#[test]
+fn each_style_puts_the_batch_summary_where_scripts_expect_it() {
+    let batch = "add 1 2 = 3\nmul 3 0.1 = 0x3e99999b\n";
+    let run = |style: &[&str]| {
+        let out = op()
+            .args(style)
+            .write_stdin(batch)
+            .assert()
+            .code(1)
+            .get_output()
+            .clone();
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (stdout, stderr) = run(&[]);
+    assert!(stdout.ends_with("1 conform, 1 do not\n"), "{stdout}");
+    assert_eq!(stderr, "");
+    let (stdout, stderr) = run(&["--plain"]);
+    assert_eq!(stdout, "conforms\nviolates\n");
+    assert_eq!(stderr, "d3dfloat: 1 conform, 1 do not\n");
+    let (stdout, stderr) = run(&["--json"]);
+    let last: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(last["summary"]["violate"], 1);
+    assert_eq!(stdout.lines().count(), 3);
+    assert_eq!(stderr, "d3dfloat: 1 conform, 1 do not\n");
+}

@@ -17,7 +17,7 @@ use crate::convert::{
     Container, Conversion, ConvertError, Report, Stats, image_in, raw, raw::convert_parallel,
 };
 use crate::format::{F32, Format, RoundOptions};
-use crate::render::{Renderer, Style};
+use crate::render::{Renderer, Stream, Style};
 
 /// What `convert` was asked.
 pub struct ConvertRequest {
@@ -102,7 +102,7 @@ pub fn run(
 ) -> anyhow::Result<Verdict> {
     let input = named(&req.input);
     let output = named(&req.output);
-    let summary_on_stdout = matches!(req.style, Style::Json | Style::Csv);
+    let summary_on_stdout = r.convert_stream() == Stream::Stdout;
     if summary_on_stdout && output.is_none() {
         bail!("--json and --csv print the summary on stdout: give the output file with -o");
     }

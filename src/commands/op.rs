@@ -7,7 +7,7 @@ use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
 use crate::d3d::{BatchSummary, OpError, RuleSet, evaluate};
 use crate::format::{Arithmetic, Format};
 use crate::input::{InputError, LineError, parse_op_line, parse_op_words};
-use crate::render::op_text::batch_summary_text;
+
 use crate::render::{Renderer, Style};
 
 /// What `op` was asked.
@@ -20,7 +20,7 @@ pub struct OpCommand {
     pub check: Option<String>,
     /// `OP ARG...`; stdin lines when empty.
     pub words: Vec<String>,
-    /// The output style; a checked batch writes its summary to stderr in the script styles.
+    /// The output style.
     pub style: Style,
 }
 
@@ -93,13 +93,8 @@ fn batch(
         return Err(no_input());
     }
     if summary.checked > 0 {
-        // Scripts read stdout line by line: the machine styles put the summary on stderr
-        // (JSON also ends with a summary object).
-        r.op_summary(out, &summary)?;
-        if matches!(req.style, Style::Plain | Style::Csv | Style::Json) {
-            out.flush()?;
-            eprintln!("d3dfloat: {}", batch_summary_text(&summary));
-        }
+        // Each style decides what goes to stdout and what to stderr.
+        r.op_summary(out, &mut std::io::stderr().lock(), &summary)?;
     }
     Ok(if summary.violate > 0 {
         Verdict::Negative

@@ -398,7 +398,16 @@ impl Renderer for Csv {
     }
 
     /// The summary goes to stderr (the command writes it): the table stays rectangular.
-    fn op_summary(&mut self, _out: &mut dyn Write, _s: &BatchSummary) -> io::Result<()> {
-        Ok(())
+    fn convert_stream(&self) -> super::Stream {
+        super::Stream::Stdout
+    }
+
+    fn op_summary(
+        &mut self,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+        s: &BatchSummary,
+    ) -> io::Result<()> {
+        super::tally_line(out, err, s)
     }
 }

@@ -340,7 +340,18 @@ impl Renderer for Json {
         write_object(out, &obj)
     }
 
-    fn op_summary(&mut self, out: &mut dyn Write, s: &BatchSummary) -> io::Result<()> {
+    fn convert_stream(&self) -> super::Stream {
+        super::Stream::Stdout
+    }
+
+    fn op_summary(
+        &mut self,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+        s: &BatchSummary,
+    ) -> io::Result<()> {
+        // The summary object ends stdout; the tally line goes to stderr as in the other
+        // script styles.
         write_object(
             out,
             &json!({
@@ -352,7 +363,8 @@ impl Renderer for Json {
                     "violate": s.violate,
                 }
             }),
-        )
+        )?;
+        super::tally_line(out, err, s)
     }
 }
 

@@ -35,6 +35,15 @@ pub enum Style {
     Csv,
 }
 
+/// Which stream a style writes a summary to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// Standard output: the summary is the style's output.
+    Stdout,
+    /// Standard error: stdout is left to the data or to one line per input.
+    Stderr,
+}
+
 /// Writes results in one style.
 pub trait Renderer {
     /// How much of a decode or encode result this style shows: the command works out
@@ -46,8 +55,14 @@ pub trait Renderer {
     fn decode(&mut self, out: &mut dyn Write, d: &Decoded) -> io::Result<()>;
     /// A value (or three) rounded into a format.
     fn encode(&mut self, out: &mut dyn Write, e: &Encoded) -> io::Result<()>;
-    /// The summary of a bulk conversion.
+    /// The summary of a bulk conversion, written to the stream [`Renderer::convert_stream`]
+    /// names.
     fn convert(&mut self, out: &mut dyn Write, r: &Report) -> io::Result<()>;
+    /// Where this style writes a conversion's summary: stderr unless the style's output
+    /// is the summary itself (then the converted data needs a file of its own).
+    fn convert_stream(&self) -> Stream {
+        Stream::Stderr
+    }
     /// The ULP distance between two elements (one stdin pair, or the two arguments).
     fn ulp_diff(&mut self, out: &mut dyn Write, d: &PairReport) -> io::Result<()>;
     /// The summary after stdin pairs or a buffer comparison.
@@ -60,8 +75,15 @@ pub trait Renderer {
         typed: &Typed,
         batch: bool,
     ) -> io::Result<()>;
-    /// The end of a batch in which results were checked.
-    fn op_summary(&mut self, out: &mut dyn Write, s: &BatchSummary) -> io::Result<()>;
+    /// The end of a batch in which results were checked: on `out` (stdout) where the
+    /// style shows it there, and as one line on `err` (stderr) in the styles whose stdout
+    /// scripts read one line per input.
+    fn op_summary(
+        &mut self,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+        s: &BatchSummary,
+    ) -> io::Result<()>;
 }
 
 /// One scalar of a result, typed so each script style writes it its own way: JSON as a
@@ -153,6 +175,17 @@ pub fn renderer(style: Style, color: bool) -> Box<dyn Renderer> {
 }
 
 /// A distance as text: `nan` when not measured, signed (`+3`) when asked.
+/// The one-line tally of a checked batch on `err`, after what `out` holds so far (the
+/// script styles' ending).
+pub(crate) fn tally_line(
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    s: &BatchSummary,
+) -> io::Result<()> {
+    out.flush()?;
+    writeln!(err, "d3dfloat: {}", op_text::batch_summary_text(s))
+}
+
 pub(crate) fn distance_text(d: Option<i128>, plus: bool) -> String {
     match d {
         None => "nan".to_string(),

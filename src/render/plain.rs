@@ -107,7 +107,12 @@ impl Renderer for Plain {
     }
 
     /// The summary goes to stderr (the command writes it): stdout stays one line per input.
-    fn op_summary(&mut self, _out: &mut dyn Write, _s: &BatchSummary) -> io::Result<()> {
-        Ok(())
+    fn op_summary(
+        &mut self,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+        s: &BatchSummary,
+    ) -> io::Result<()> {
+        super::tally_line(out, err, s)
     }
 }

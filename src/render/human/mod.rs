@@ -171,7 +171,12 @@ impl Renderer for Human {
         self.render_op(out, e, typed, batch)
     }
 
-    fn op_summary(&mut self, out: &mut dyn Write, s: &BatchSummary) -> io::Result<()> {
+    fn op_summary(
+        &mut self,
+        out: &mut dyn Write,
+        _err: &mut dyn Write,
+        s: &BatchSummary,
+    ) -> io::Result<()> {
         self.render_op_summary(out, s)
     }
 }
