@@ -76,7 +76,7 @@ pub enum Command {
     #[command(after_help = CONVERT_HELP)]
     Convert(ConvertArgs),
     /// Evaluate a D3D shader instruction: every result a conforming GPU may return
-    #[command(after_help = OP_HELP)]
+    #[command(after_help = op_help())]
     Op(OpArgs),
     /// Distance in ULPs between two values, stdin pairs, or two raw buffers
     #[command(name = "ulp-diff", after_help = ULP_DIFF_HELP)]
@@ -169,16 +169,46 @@ pub struct ConvertArgs {
     pub input: Option<std::path::PathBuf>,
 }
 
-const OP_HELP: &str = "\
-OP is a shader instruction. f32 (default): add sub mul div mad dp2 dp3 dp4 min max sqrt
-rsq rcp exp log frc round_ne round_ni round_pi round_z sincos eq ne lt ge ftoi ftou itof
-utof f16tof32 f32tof16 dtof ftod; conveniences that are not D3D instructions: sub (add
-with a negated operand), gt and le (lt and ge with swapped operands), sin and cos (sincos
-with one destination). --fmt f16: the arithmetic ones under the float16 rules (3.1.5).
---fmt f64 or the spec names: dadd dmul ddiv drcp dfma dmin dmax deq dge dlt dne, with the
-conveniences dsub dgt dle (also add sub mul div rcp fma/mad min max eq ne lt ge gt le with
---fmt f64).
+/// `op --help`'s text after the options: the instruction lists come from the table of
+/// instructions (`d3d::instructions`), so that a new row shows here by itself.
+fn op_help() -> String {
+    use crate::d3d::instructions::{conveniences, double_names, f16_names, f32_instruction_names};
+    let list = |names: &mut dyn Iterator<Item = &str>| names.collect::<Vec<_>>().join(" ");
+    let conveniences: Vec<String> = conveniences()
+        .map(|(name, stands_for)| format!("{name} ({stands_for})"))
+        .collect();
+    let instructions = format!(
+        "OP is a shader instruction. f32 (default): {}. Conveniences that are not D3D \
+         instructions: {}; fma is mad. --fmt f16: {}, under the float16 rules (3.1.5). --fmt \
+         f64, or the double names (which imply it): {}; with --fmt f64 the f32 names of \
+         those work too.",
+        list(&mut f32_instruction_names()),
+        conveniences.join(", "),
+        list(&mut f16_names()),
+        list(&mut double_names()),
+    );
+    format!("{}\n\n{OP_HELP_REST}", wrap(&instructions, 92))
+}
 
+/// `text` broken into lines of at most `width` characters at spaces.
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    for word in text.split(' ') {
+        if line > 0 && line + 1 + word.len() > width {
+            out.push('\n');
+            line = 0;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(word);
+        line += word.len();
+    }
+    out
+}
+
+const OP_HELP_REST: &str = "\
 ARGs are values (0.1, 1e-40, 0x1.8p+3, inf, nan, -0, max, min-normal, ...), rounded to
 nearest-even into the format, or bits written 0x and exactly the format's width in hex
 digits (0x3f800000 for f32, 0x3c00 for f16). Vector operands of dp2/dp3/dp4 are written

@@ -34,9 +34,20 @@ fn argument_error(e: LineError, words: &[String]) -> anyhow::Error {
             source,
         }) => BadInput::new(Origin::Argument(index + 1), &text, source).into(),
         LineError::Op(e @ OpError::UnknownOp(_)) => {
-            BadInput::new(Origin::Argument(1), &words[0], &e).into()
+            BadInput::new(Origin::Argument(1), &words[0], explained(e.into())).into()
         }
         other => anyhow::anyhow!("{other}"),
+    }
+}
+
+/// A line's error in the command line's words: an unknown instruction points at the list
+/// in `op --help` (the core names no flag).
+fn explained(e: LineError) -> String {
+    match e {
+        LineError::Op(OpError::UnknownOp(_)) => {
+            format!("{e} (see `d3dfloat op --help` for the list)")
+        }
+        other => other.to_string(),
     }
 }
 
@@ -82,8 +93,8 @@ fn batch(
 ) -> anyhow::Result<Verdict> {
     let mut summary = BatchSummary::default();
     let n = for_each_stdin_line(&mut *out, |out, origin, line| {
-        let parsed =
-            parse_op_line(line, fmt, req.rules).map_err(|e| BadInput::new(origin, line, e))?;
+        let parsed = parse_op_line(line, fmt, req.rules)
+            .map_err(|e| BadInput::new(origin, line, explained(e)))?;
         let eval = evaluate(&parsed.request).map_err(|e| BadInput::new(origin, line, e))?;
         summary.add(eval.conforms());
         r.op(out, &eval, &parsed.typed, true)?;

@@ -15,6 +15,7 @@ mod fast;
 mod fast_double;
 mod functions;
 mod fused;
+pub mod instructions; // every instruction once: names, operands, sections, forms
 mod irrational;
 pub mod numeric;
 mod op; // the instructions, their names and domains
@@ -26,7 +27,8 @@ mod step;
 mod transcendental;
 
 pub use allowed::{AllowedSet, Domain};
-pub use op::{OP_NAMES, Op, OpError, Outputs};
+pub use instructions::{INSTRUCTIONS, Instruction, op_names};
+pub use op::{Op, OpError, Outputs};
 pub use report::{
     BatchSummary, CheckReport, Evaluation, ExactResult, OpRequest, OperandReport, OutputReport,
     OutputVerdict, Pattern,

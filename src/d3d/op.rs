@@ -2,7 +2,8 @@
 //! of their operands and results, and why a request for one cannot be evaluated.
 
 use super::Domain;
-use crate::format::{Arithmetic, F16, F32, F64, FloatFormat};
+use super::instructions::{INSTRUCTIONS, Shape, f64_form_names};
+use crate::format::{Arithmetic, F32, F64, FloatFormat};
 
 /// A shader instruction (format-independent; `Add` is `add` for f32/f16 and `dadd` for f64).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,96 +88,29 @@ pub enum Op {
     Ftod,
 }
 
-/// The op a name (any case) stands for in a table. Comparing length and first letter
-/// before the whole name keeps this cheap on the batch hot path.
-fn find_name(table: &[(&str, Op)], name: &str) -> Option<Op> {
+/// The op a name (any case) stands for: an f32 name or alias (`false`), or a double
+/// name (`true`). Comparing length and first letter before the whole name keeps this
+/// cheap on the batch hot path.
+fn find_name(name: &str) -> Option<(Op, bool)> {
     let first = name.as_bytes().first()?.to_ascii_lowercase();
-    table
-        .iter()
-        .find(|(n, _)| {
-            n.len() == name.len() && n.as_bytes()[0] == first && n.eq_ignore_ascii_case(name)
-        })
-        .map(|&(_, op)| op)
+    let is =
+        |n: &str| n.len() == name.len() && n.as_bytes()[0] == first && n.eq_ignore_ascii_case(name);
+    INSTRUCTIONS.iter().find_map(|i| {
+        if is(i.name) || i.alias.is_some_and(is) {
+            Some((i.op, false))
+        } else if i.double.is_some_and(|d| is(d.name)) {
+            Some((i.op, true))
+        } else {
+            None
+        }
+    })
 }
-
-/// Every f32 instruction name, with the op it names, in the order `Op` declares them (then
-/// the alias `fma`).
-const F32_NAMES: &[(&str, Op)] = &[
-    ("add", Op::Add),
-    ("sub", Op::Sub),
-    ("mul", Op::Mul),
-    ("div", Op::Div),
-    ("mad", Op::Mad),
-    ("dp2", Op::Dp2),
-    ("dp3", Op::Dp3),
-    ("dp4", Op::Dp4),
-    ("min", Op::Min),
-    ("max", Op::Max),
-    ("sqrt", Op::Sqrt),
-    ("rsq", Op::Rsq),
-    ("rcp", Op::Rcp),
-    ("exp", Op::Exp),
-    ("log", Op::Log),
-    ("frc", Op::Frc),
-    ("round_ne", Op::RoundNe),
-    ("round_ni", Op::RoundNi),
-    ("round_pi", Op::RoundPi),
-    ("round_z", Op::RoundZ),
-    ("sincos", Op::Sincos),
-    ("sin", Op::Sin),
-    ("cos", Op::Cos),
-    ("eq", Op::Eq),
-    ("ne", Op::Ne),
-    ("lt", Op::Lt),
-    ("ge", Op::Ge),
-    ("gt", Op::Gt),
-    ("le", Op::Le),
-    ("ftoi", Op::Ftoi),
-    ("ftou", Op::Ftou),
-    ("itof", Op::Itof),
-    ("utof", Op::Utof),
-    ("f16tof32", Op::F16ToF32),
-    ("f32tof16", Op::F32ToF16),
-    ("dtof", Op::Dtof),
-    ("ftod", Op::Ftod),
-    ("fma", Op::Mad),
-];
-
-/// The double instructions by their spec names (§22.14-22.17); they imply `--fmt f64`.
-const F64_NAMES: &[(&str, Op)] = &[
-    ("dadd", Op::Add),
-    ("dsub", Op::Sub),
-    ("dmul", Op::Mul),
-    ("ddiv", Op::Div),
-    ("drcp", Op::Rcp),
-    ("dfma", Op::Mad),
-    ("dmin", Op::Min),
-    ("dmax", Op::Max),
-    ("deq", Op::Eq),
-    ("dge", Op::Ge),
-    ("dlt", Op::Lt),
-    ("dne", Op::Ne),
-    ("dgt", Op::Gt),
-    ("dle", Op::Le),
-];
-
-/// Every instruction name `op` accepts: the f32 names, then the double ones (spec names and
-/// the conveniences `dsub`, `dgt`, `dle`), as `d3dfloat op --help` lists them. Nothing in
-/// the tool reads it (the names are resolved through the tables above); it is for library
-/// users, and a doc test in `lib.rs` checks that every entry parses.
-pub const OP_NAMES: &[&str] = &[
-    "add", "sub", "mul", "div", "mad", "dp2", "dp3", "dp4", "min", "max", "sqrt", "rsq", "rcp",
-    "exp", "log", "frc", "round_ne", "round_ni", "round_pi", "round_z", "sincos", "sin", "cos",
-    "eq", "ne", "lt", "ge", "gt", "le", "ftoi", "ftou", "itof", "utof", "f16tof32", "f32tof16",
-    "dtof", "ftod", "fma", "dadd", "dsub", "dmul", "ddiv", "drcp", "dfma", "dmin", "dmax", "deq",
-    "dge", "dlt", "dne", "dgt", "dle",
-];
 
 /// Why an instruction could not be evaluated.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OpError {
     /// The name is neither an f32/f16 instruction nor a double one (the name as typed).
-    #[error("unknown instruction '{0}' (see `d3dfloat op --help` for the list)")]
+    #[error("unknown instruction '{0}'")]
     UnknownOp(String),
     /// The instruction exists, but not in the requested format (`sqrt` or `dp3` in f64).
     #[error("{op} has no {format} form{hint}")]
@@ -187,7 +121,7 @@ pub enum OpError {
         format: &'static str,
         /// Text appended to the message: the instructions that format does have, with a leading
         /// space.
-        hint: &'static str,
+        hint: String,
     },
     /// The wrong number of source operands for the instruction.
     #[error("{op} takes {expected} operand{plural}, got {got}", plural = if *.expected == 1 { "" } else { "s" })]
@@ -264,91 +198,56 @@ impl Op {
     /// Looks up an instruction name for a working format. Double names imply f64.
     pub fn parse(name: &str, fmt: &FloatFormat) -> Result<(Op, FloatFormat), OpError> {
         let lower = name.trim();
-        let Some(op) = find_name(F32_NAMES, lower) else {
-            return match find_name(F64_NAMES, lower) {
-                Some(op) => Ok((op, F64)),
-                None => Err(OpError::UnknownOp(name.to_string())),
-            };
-        };
+        let (op, double) = find_name(lower).ok_or_else(|| OpError::UnknownOp(name.to_string()))?;
+        if double {
+            return Ok((op, F64));
+        }
         let fmt = match fmt.arithmetic {
             Arithmetic::None => return Err(OpError::Format(fmt.name.to_string())),
             _ => *fmt,
         };
-        if fmt.arithmetic == Arithmetic::Double && !op.has_double_form() && !op.is_conversion() {
+        let row = op.instruction();
+        if fmt.arithmetic == Arithmetic::Double && row.double.is_none() && !row.is_conversion() {
             return Err(OpError::NoSuchForm {
                 op: lower.to_ascii_lowercase(),
                 format: "f64",
-                hint: " (double instructions: add sub mul div rcp fma/mad min max eq ne lt ge gt le, dtof, ftod)",
+                hint: format!(" (double instructions: {})", f64_form_names()),
             });
         }
         // Conversions name their own formats (§22.13, §22.17).
-        let fmt = if op.is_conversion() { F32 } else { fmt };
+        let fmt = if row.is_conversion() { F32 } else { fmt };
         Ok((op, fmt))
-    }
-
-    fn has_double_form(self) -> bool {
-        use Op::*;
-        matches!(
-            self,
-            Add | Sub | Mul | Div | Rcp | Mad | Min | Max | Eq | Ne | Lt | Ge | Gt | Le
-        )
-    }
-
-    fn is_conversion(self) -> bool {
-        use Op::*;
-        matches!(
-            self,
-            Ftoi | Ftou | Itof | Utof | F16ToF32 | F32ToF16 | Dtof | Ftod
-        )
     }
 
     /// The name the spec gives the instruction in this format.
     pub fn name(self, fmt: &FloatFormat) -> &'static str {
-        if fmt.arithmetic == Arithmetic::Double
-            && let Some(&(n, _)) = F64_NAMES.iter().find(|(_, o)| *o == self)
-        {
-            return n;
+        let row = self.instruction();
+        match row.double {
+            Some(d) if fmt.arithmetic == Arithmetic::Double => d.name,
+            _ => row.name,
         }
-        // F32_NAMES lists the ops in declaration order (a unit test checks it).
-        F32_NAMES[self as usize].0
     }
 
     /// Number of source operands and components per operand.
     pub fn arity(self) -> (usize, usize) {
-        use Op::*;
-        match self {
-            Add | Sub | Mul | Div | Min | Max | Eq | Ne | Lt | Ge | Gt | Le => (2, 1),
-            Mad => (3, 1),
-            Dp2 => (2, 2),
-            Dp3 => (2, 3),
-            Dp4 => (2, 4),
-            _ => (1, 1),
-        }
+        let row = self.instruction();
+        (row.operands, row.width)
     }
 
     /// Domain of the operands and of each result, given the working format.
     pub fn domains(self, fmt: &FloatFormat) -> (Domain, Outputs) {
-        use Op::*;
         let f = Domain::Float(*fmt);
-        let one = |d| Outputs::one(d);
-        match self {
-            Eq | Ne | Lt | Ge | Gt | Le => (f, one(Domain::Bool)),
-            Ftoi => (Domain::Float(F32), one(Domain::I32)),
-            Ftou => (Domain::Float(F32), one(Domain::U32)),
-            Itof => (Domain::I32, one(Domain::Float(F32))),
-            Utof => (Domain::U32, one(Domain::Float(F32))),
-            F16ToF32 => (Domain::Float(F16), one(Domain::Float(F32))),
-            F32ToF16 => (Domain::Float(F32), one(Domain::Float(F16))),
-            Dtof => (Domain::Float(F64), one(Domain::Float(F32))),
-            Ftod => (Domain::Float(F32), one(Domain::Float(F64))),
-            Sincos => (
+        match self.instruction().shape {
+            Shape::Arithmetic => (f, Outputs::one(f)),
+            Shape::Compare => (f, Outputs::one(Domain::Bool)),
+            Shape::Convert(from, to) => (from, Outputs::one(to)),
+            Shape::SinCos => (
                 f,
                 Outputs {
                     list: [("sin", f), ("cos", f)],
                     len: 2,
                 },
             ),
-            _ => (f, one(f)),
         }
     }
 }
@@ -380,20 +279,30 @@ impl std::ops::Deref for Outputs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::d3d::instructions::op_names;
 
     #[test]
-    fn names_follow_the_declaration_order_and_parse_back() {
-        for (i, &(name, op)) in F32_NAMES.iter().enumerate() {
-            if name != "fma" {
-                assert_eq!(op as usize, i, "{name}");
+    fn every_name_parses_back_to_its_row() {
+        for row in &INSTRUCTIONS {
+            for name in std::iter::once(row.name).chain(row.alias) {
+                let upper = name.to_ascii_uppercase();
+                assert_eq!(Op::parse(&upper, &F32).unwrap().0, row.op, "{name}");
+                assert_eq!(row.op.name(&F32), row.name);
             }
-            let upper = name.to_ascii_uppercase();
-            assert_eq!(Op::parse(&upper, &F32).unwrap().0, op);
+            if let Some(d) = row.double {
+                assert_eq!(Op::parse(d.name, &F32).unwrap(), (row.op, F64));
+                assert_eq!(row.op.name(&F64), d.name);
+            }
         }
+        assert_eq!(op_names().count(), 37 + 1 + 14);
         assert_eq!(Op::Mad.name(&F32), "mad");
         assert_eq!(Op::Mad.name(&F64), "dfma");
         assert_eq!(Op::parse("DSub", &F32).unwrap(), (Op::Sub, F64));
         assert!(matches!(Op::parse("ad", &F32), Err(OpError::UnknownOp(_))));
         assert!(matches!(Op::parse("", &F32), Err(OpError::UnknownOp(_))));
+        assert!(matches!(
+            Op::parse("sqrt", &F64),
+            Err(OpError::NoSuchForm { .. })
+        ));
     }
 }

@@ -1,8 +1,8 @@
 //! The instructions a probe runs: each `op` instruction with the buffer layout of its
 //! operands and results.
 
-use crate::d3d::{Domain, Op};
-use crate::format::{F16, F32, F64, FloatFormat};
+use crate::d3d::{Domain, INSTRUCTIONS, Op};
+use crate::format::{Arithmetic, F16, F32, F64, FloatFormat};
 
 /// How one component travels through the device's buffers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,9 +41,12 @@ impl Lane {
 
     fn of(domain: &Domain) -> Lane {
         match domain {
-            Domain::Float(f) if f.name == "f16" => Lane::F16,
-            Domain::Float(f) if f.name == "f64" => Lane::F64,
-            Domain::Float(_) => Lane::F32,
+            Domain::Float(f) => match f.arithmetic {
+                Arithmetic::Float16 => Lane::F16,
+                Arithmetic::Double => Lane::F64,
+                // Storage-only formats are no instruction's operand.
+                Arithmetic::Float32 | Arithmetic::None => Lane::F32,
+            },
             Domain::I32 => Lane::I32,
             Domain::U32 => Lane::U32,
             Domain::Bool => Lane::Mask,
@@ -146,35 +149,25 @@ impl Kernel {
     }
 }
 
-/// 32-bit instructions, in the order `op --help` lists them (sin and cos are sincos's
-/// halves and are probed through it).
-const F32_KERNELS: &[&str] = &[
-    "add", "sub", "mul", "div", "mad", "dp2", "dp3", "dp4", "min", "max", "sqrt", "rsq", "rcp",
-    "exp", "log", "frc", "round_ne", "round_ni", "round_pi", "round_z", "sincos", "eq", "ne", "lt",
-    "ge", "gt", "le", "ftoi", "ftou", "itof", "utof", "f16tof32", "f32tof16",
-];
-
-/// Instructions that need 64-bit floats on the device.
-const F64_KERNELS: &[&str] = &[
-    "dtof", "ftod", "dadd", "dmul", "ddiv", "drcp", "dfma", "dmin", "dmax", "deq", "dge", "dlt",
-    "dne",
-];
-
-/// The 16-bit arithmetic `op --fmt f16` evaluates.
-const F16_KERNELS: &[&str] = &[
-    "add", "mul", "div", "mad", "dp2", "dp3", "dp4", "min", "max", "sqrt", "rsq", "rcp", "exp",
-    "log", "frc", "round_ne", "round_ni", "round_pi", "round_z", "eq", "ne", "lt", "ge",
-];
-
-/// Every kernel the probe knows, f32 first.
+/// Every kernel the probe knows, from the table of instructions: the 32-bit ones, then
+/// the 16-bit ones, then those that need doubles (the double instructions, `dtof` and
+/// `ftod`), each in the table's order.
 pub fn all_kernels() -> Vec<Kernel> {
-    let mut v: Vec<Kernel> = F32_KERNELS
-        .iter()
-        .map(|n| Kernel::new(n, F32, Family::F32))
+    let rows = || INSTRUCTIONS.iter();
+    let mut v: Vec<Kernel> = rows()
+        .filter(|i| i.probed.f32)
+        .map(|i| Kernel::new(i.name, F32, Family::F32))
         .collect();
-    v.extend(F16_KERNELS.iter().map(|n| Kernel::new(n, F16, Family::F16)));
-    v.extend(F64_KERNELS.iter().map(|n| Kernel::new(n, F64, Family::F64)));
+    v.extend(
+        rows()
+            .filter(|i| i.probed.f16)
+            .map(|i| Kernel::new(i.name, F16, Family::F16)),
+    );
     // dtof/ftod are f32-format conversions to `op`, but they need doubles on the device.
+    v.extend(rows().filter(|i| i.probed.f64).map(|i| {
+        let name = i.double.map_or(i.name, |d| d.name);
+        Kernel::new(name, F64, Family::F64)
+    }));
     v
 }
 
@@ -197,14 +190,15 @@ pub fn select(names: &[String]) -> Result<Vec<Kernel>, String> {
             .filter(|k| k.name == bare && family.as_deref().is_none_or(|f| f == k.family.name()))
             .collect();
         if hits.is_empty() {
+            let mut probed: Vec<&str> = Vec::new();
+            for k in &all {
+                if !probed.contains(&k.name) {
+                    probed.push(k.name);
+                }
+            }
             return Err(format!(
                 "--ops: unknown instruction '{raw}' (probed: {})",
-                F32_KERNELS
-                    .iter()
-                    .chain(F64_KERNELS)
-                    .copied()
-                    .collect::<Vec<_>>()
-                    .join(" ")
+                probed.join(" ")
             ));
         }
         for k in hits {

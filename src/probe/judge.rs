@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use super::ProbeError;
 use super::catalog::{Kernel, Lane};
 use crate::d3d::{Domain, Evaluation, Op, OpRequest, Pattern, RuleSet, evaluate};
-use crate::format::Class;
+use crate::format::{Arithmetic, Class};
 
 /// A kind of violation, how often it happened, and one line that shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -256,7 +256,7 @@ fn classify(
         }
         // §22.14.7: dfma is fused. A result that is exactly the unfused one (the product
         // rounded to double before the add) names the cause, whatever it did to the value.
-        Op::Mad if k.format.name == "f64" => {
+        Op::Mad if k.format.arithmetic == Arithmetic::Double => {
             let v: Vec<f64> = operands.iter().map(|o| f64::from_bits(o.bits)).collect();
             let unfused = v[0] * v[1] + v[2];
             let got = f64::from_bits(bits);
