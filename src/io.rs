@@ -10,11 +10,8 @@ const PAGE: usize = 4096;
 
 /// A zeroed byte buffer whose first byte is on a 4 KiB boundary, for the chunks that
 /// `read` fills and `write` empties. A large `Vec<u8>` starts 16 bytes past a page (the
-/// allocator's header in front of its own mapping), and Linux 6.18 copied from the page
-/// cache into such a buffer at about half the speed of an aligned one: a whole f32 -> f16
-/// conversion of 1 GiB on one core took 354-376 ms against 249-272 ms (`perf stat`,
-/// interleaved; a C program reading into a buffer 4, 16 and 64 bytes past a page took
-/// 540, 313-341 and 182-203 ms).
+/// allocator's header in front of its own mapping), and Linux copies from the page cache
+/// into such a buffer much slower than into an aligned one (docs/benchmarks.md, round 6).
 pub struct PageBuf {
     store: Vec<u8>,
     start: usize,

@@ -61,9 +61,8 @@ fn same_file(_: &Metadata, _: &Metadata) -> bool {
 /// Capacity of the buffer in front of an output. The raw converter writes whole chunks,
 /// nearly always larger than this (77 KiB to a few MiB; only f64 texels packed on one
 /// core give less), which `BufWriter` passes straight to the file; headers, tails and
-/// those small chunks are gathered here. With a 1 MiB buffer every
-/// one-core chunk was copied once more on its way out: 2-4% of a one-core f32 -> f16 run
-/// (`perf record`; `perf stat` minima 126 -> 121 ms for 256 MiB on tmpfs).
+/// those small chunks are gathered here. A buffer as large as a one-core chunk would copy
+/// every chunk once more on its way out (docs/benchmarks.md).
 pub const WRITE_BUFFER: usize = 64 << 10;
 
 /// An output file being written: replaced whole at the end, or written in place.
@@ -256,8 +255,7 @@ fn without_temp_path(e: std::io::Error) -> std::io::Error {
 ///
 /// Two gains. A disk or quota too small for the output fails here, before the conversion
 /// runs, rather than after most of it. And ext4 need not reserve and map blocks one page at
-/// a time as the writes come: a 1 GiB f32 -> f16 conversion on one core took 251 ms
-/// against 281 ms (interleaved minima; see docs/benchmarks.md, round 7).
+/// a time as the writes come (docs/benchmarks.md, round 7).
 ///
 /// A file system that cannot (`EOPNOTSUPP`), or any other refusal but a full disk or
 /// quota, leaves the file as it was: the reservation is only a hint.

@@ -16,16 +16,12 @@ use crate::io::{PageBuf, read_full};
 /// Input plus output bytes of one chunk; three chunks are in flight at most (one being
 /// read, one converted, one written), so memory stays near 3 x this whatever the input.
 /// Small enough that the chunks in flight stay in the last-level cache between the read
-/// copy, the conversion and the write copy: on the 2-core development machine 12 MiB
-/// chunks ran f32 -> f16 at 0.6x the speed of `cat`, 4 MiB chunks at 1.06-1.09x
-/// (`benches/convert_process.sh`).
+/// copy, the conversion and the write copy (the sizes tried: docs/benchmarks.md).
 const CHUNK_BYTES: usize = 4 << 20;
 /// Input plus output bytes of one chunk on one core: about a core's L2 cache, so that
 /// the read copy leaves most of the input where the conversion reads it. The size of
-/// the writes matters more: on ext4 (Linux 6.18) 384 KiB chunks, whose
-/// writes are 77-128 KiB, took 7% (f32 -> f16) to 17% (f32x4 -> RGB9E5) longer than
-/// 1.5 MiB ones for 1 GiB on one core; 3 and 6 MiB chunks ran as fast as 1.5 MiB, and on
-/// tmpfs all of them ran alike (`perf stat` minima, interleaved).
+/// the writes matters more: on ext4 writes under about 128 KiB cost a one-core run more
+/// than the cache gains (the sizes tried: docs/benchmarks.md).
 const SERIAL_CHUNK_BYTES: usize = 3 << 19;
 /// Bytes of input one rayon task converts.
 const TASK_BYTES: usize = 256 << 10;
@@ -33,10 +29,8 @@ const TASK_BYTES: usize = 256 << 10;
 /// Source bytes per chunk of `bytes` input plus output: a whole number of groups, and a
 /// multiple of 4096 groups, so that both the input and the output chunks are whole pages.
 /// Then every read and write starts at a file offset on a page, as the buffers
-/// ([`PageBuf`]) do, and Linux copies between them at full speed: f32x4 -> RGB9E5 in
-/// input chunks of 1258288 bytes (816 bytes past a whole number of pages, so that
-/// most reads land off the buffer's alignment) took 199-208 ms against 190-191 ms for
-/// 1 GiB on one core on ext4 (`perf stat` task-clock and wall minima, interleaved).
+/// ([`PageBuf`]) do, and Linux copies between them at full speed (reads off the
+/// buffer's alignment are slower: docs/benchmarks.md, round 6).
 fn chunk_len(conv: &Conversion, bytes: usize) -> usize {
     const GROUPS: usize = 4096;
     let (sg, dg) = (conv.src_group_bytes(), conv.dst_group_bytes());
