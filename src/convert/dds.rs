@@ -1,8 +1,12 @@
-//! DDS textures with a DX10 header (the `ddsfile` crate parses and writes the headers):
-//! which DXGI formats convert reads and writes, the size check that catches a header that
-//! lies, and the header of the converted texture.
+//! DDS textures (the `ddsfile` crate parses and writes the headers): which DXGI formats
+//! convert reads and writes, the legacy D3DFMT float formats it reads (as texconv and
+//! DirectXTex write them, without a DX10 header), the size check that catches a header
+//! that lies, and the header of the converted texture.
 
-use ddsfile::{AlphaMode, D3D10ResourceDimension, Dds, DxgiFormat, NewDxgiParams};
+use ddsfile::{
+    AlphaMode, Caps2, D3D10ResourceDimension, D3DFormat, Dds, DxgiFormat, NewDxgiParams,
+    PixelFormatFlags,
+};
 
 use super::{Conversion, ConvertError};
 use crate::format::{F16, F32, Format, RoundOptions};
@@ -24,7 +28,7 @@ impl Texels {
 }
 
 /// The DXGI formats convert handles, with their texels.
-const DXGI_TEXELS: [(DxgiFormat, Format, usize, &str); 7] = [
+const DXGI_TEXELS: [(DxgiFormat, Format, usize, &str); 9] = [
     (
         DxgiFormat::R32G32B32A32_Float,
         Format::Float(F32),
@@ -43,6 +47,18 @@ const DXGI_TEXELS: [(DxgiFormat, Format, usize, &str); 7] = [
         4,
         "R16G16B16A16_FLOAT",
     ),
+    (
+        DxgiFormat::R32G32_Float,
+        Format::Float(F32),
+        2,
+        "R32G32_FLOAT",
+    ),
+    (
+        DxgiFormat::R16G16_Float,
+        Format::Float(F16),
+        2,
+        "R16G16_FLOAT",
+    ),
     (DxgiFormat::R32_Float, Format::Float(F32), 1, "R32_FLOAT"),
     (DxgiFormat::R16_Float, Format::Float(F16), 1, "R16_FLOAT"),
     (
@@ -57,6 +73,19 @@ const DXGI_TEXELS: [(DxgiFormat, Format, usize, &str); 7] = [
         1,
         "R9G9B9E5_SHAREDEXP",
     ),
+];
+
+/// The legacy D3DFMT float formats (FourCC codes 111-116) convert reads, with their texels:
+/// the same bytes as the DXGI format of the same channels (`A16B16G16R16F` names its
+/// channels from the high bits down, so R comes first in memory, as in
+/// `R16G16B16A16_FLOAT`).
+const D3D_TEXELS: [(D3DFormat, Format, usize); 6] = [
+    (D3DFormat::R16F, Format::Float(F16), 1),
+    (D3DFormat::G16R16F, Format::Float(F16), 2),
+    (D3DFormat::A16B16G16R16F, Format::Float(F16), 4),
+    (D3DFormat::R32F, Format::Float(F32), 1),
+    (D3DFormat::G32R32F, Format::Float(F32), 2),
+    (D3DFormat::A32B32G32R32F, Format::Float(F32), 4),
 ];
 
 /// The texels of a DXGI format, or `None` for a format convert does not handle.
@@ -148,28 +177,59 @@ fn container(msg: String) -> ConvertError {
 /// Parses a DDS file and checks that its data is exactly what the header describes.
 pub fn read(bytes: &[u8]) -> Result<Texture, ConvertError> {
     let dds = Dds::read(bytes).map_err(|e| container(format!("not a readable DDS file: {e}")))?;
-    let Some(h10) = dds.header10.as_ref() else {
-        return Err(container(
-            "DDS file has no DX10 header (only DXGI-format DDS files are read)".to_string(),
-        ));
+    let depth = dds.header.depth.unwrap_or(1).max(1);
+    let (texels, cubemap, dimension, alpha_mode) = match dds.header10.as_ref() {
+        Some(h10) => {
+            let texels = texels_of(h10.dxgi_format).ok_or_else(|| {
+                container(format!(
+                    "DDS format {:?} is not one convert reads ({})",
+                    h10.dxgi_format,
+                    supported_names()
+                ))
+            })?;
+            let cube = h10.misc_flag.contains(ddsfile::MiscFlag::TEXTURECUBE);
+            (texels, cube, h10.resource_dimension, h10.alpha_mode)
+        }
+        None => {
+            let legacy = dds.get_d3d_format();
+            let texels = legacy
+                .and_then(|d| D3D_TEXELS.iter().find(|(f, ..)| *f == d))
+                .map(|&(_, format, channels)| Texels { format, channels })
+                .ok_or_else(|| {
+                    container(format!(
+                        "DDS format {} is not one convert reads (DXGI: {}; legacy: \
+                         D3DFMT_R16F, G16R16F, A16B16G16R16F, R32F, G32R32F, A32B32G32R32F)",
+                        legacy.map_or("without a DX10 header or float FourCC".to_string(), |d| {
+                            format!("D3DFMT_{d:?}")
+                        }),
+                        supported_names()
+                    ))
+                })?;
+            // The legacy header says cube maps and volumes in its caps2 flags.
+            let caps2 = dds.header.caps2;
+            let volume = caps2.contains(Caps2::VOLUME) || depth > 1;
+            let dimension = if volume {
+                D3D10ResourceDimension::Texture3D
+            } else {
+                D3D10ResourceDimension::Texture2D
+            };
+            (
+                texels,
+                caps2.contains(Caps2::CUBEMAP),
+                dimension,
+                AlphaMode::Unknown,
+            )
+        }
     };
-    let texels = texels_of(h10.dxgi_format).ok_or_else(|| {
-        container(format!(
-            "DDS format {:?} is not one convert reads ({})",
-            h10.dxgi_format,
-            supported_names()
-        ))
-    })?;
-    let cubemap = h10.misc_flag.contains(ddsfile::MiscFlag::TEXTURECUBE);
     let shape = Shape {
         width: dds.header.width,
         height: dds.header.height,
-        depth: dds.header.depth.unwrap_or(1).max(1),
+        depth,
         mips: dds.get_num_mipmap_levels().max(1),
         layers: dds.get_num_array_layers(),
         cubemap,
-        dimension: h10.resource_dimension,
-        alpha_mode: h10.alpha_mode,
+        dimension,
+        alpha_mode,
     };
     let describe = format!(
         "{}x{}x{}, {} mip levels, {} layers of {}",
@@ -275,6 +335,16 @@ pub fn build(shape: &Shape, texels: Texels, data: Vec<u8>) -> Result<Dds, Conver
         alpha_mode: shape.alpha_mode,
     })
     .map_err(|e| container(format!("building the DDS header: {e}")))?;
+    // With the DX10 FourCC the pixel format is the FourCC alone: no RGB flag, bit count or
+    // masks (Microsoft's DDS_PIXELFORMAT documentation). A reader that trusts the RGB
+    // fields over the FourCC (Pillow) would otherwise take the floats for 8-bit pixels.
+    let spf = &mut dds.header.spf;
+    spf.flags = PixelFormatFlags::FOURCC;
+    spf.rgb_bit_count = None;
+    spf.r_bit_mask = None;
+    spf.g_bit_mask = None;
+    spf.b_bit_mask = None;
+    spf.a_bit_mask = None;
     if dds.data.len() != data.len() {
         return Err(container(format!(
             "converted data is {} bytes where the DDS layout needs {}",
