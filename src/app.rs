@@ -153,6 +153,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                 input: a.input,
                 output: a.output,
                 progress: !a.no_progress && io::stderr().is_terminal(),
+                stdout_is_terminal: io::stdout().is_terminal(),
                 limits: crate::convert::image_in::ImageLimits {
                     max_pixels: a.max_pixels,
                 },

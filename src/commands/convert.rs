@@ -21,6 +21,9 @@ use crate::render::{Renderer, Stream, Style};
 
 /// What `convert` was asked.
 pub struct ConvertRequest {
+    /// Whether stdout is a terminal: converted data is not written there unless `-o -`
+    /// asks for it.
+    pub stdout_is_terminal: bool,
     /// Source format; required for raw input, checked against a container's own.
     pub from: Option<Format>,
     /// Target format.
@@ -105,6 +108,12 @@ pub fn run(
     let summary_on_stdout = r.convert_stream() == Stream::Stdout;
     if summary_on_stdout && output.is_none() {
         bail!("--json and --csv print the summary on stdout: give the output file with -o");
+    }
+    if req.output.is_none() && req.stdout_is_terminal {
+        bail!(
+            "refusing to write binary data to a terminal: give an output file with -o FILE, \
+             or -o - to write to stdout anyway"
+        );
     }
     if let Some(o) = output {
         // From here on, SIGINT/SIGTERM/SIGHUP remove any temporary output before the run

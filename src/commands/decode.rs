@@ -32,7 +32,7 @@ pub fn run(
     // One result, refilled per input: stdin batches are a hot path.
     let mut decoded = Decoded::empty(req.format);
     if req.inputs.is_empty() {
-        let n = for_each_stdin_line(&mut *out, |out, origin, text| {
+        let n = for_each_stdin_line(&mut *out, "bit patterns", |out, origin, text| {
             let bits = read(&req.format, origin, text)?;
             decoded.fill(bits, detail);
             r.decode(out, &decoded)?;

@@ -74,7 +74,7 @@ pub fn run(
 ) -> anyhow::Result<Verdict> {
     if req.inputs.is_empty() {
         let detail = r.detail();
-        let n = for_each_stdin_line(&mut *out, |out, origin, line| {
+        let n = for_each_stdin_line(&mut *out, "values", |out, origin, line| {
             encode_line(req, detail, origin, line, r, out)
         })?;
         if n == 0 {

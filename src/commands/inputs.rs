@@ -1,7 +1,7 @@
 //! Where inputs come from: the arguments, or stdin one per line.
 
 use std::fmt;
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, IsTerminal, Write};
 
 /// Where one input came from, for error messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,9 +112,17 @@ pub fn one_line(message: &str) -> String {
 /// blocks (one flush per 64 KiB of input read).
 pub fn for_each_stdin_line(
     out: &mut dyn Write,
+    expects: &str,
     mut each: impl FnMut(&mut dyn Write, Origin, &str) -> anyhow::Result<()>,
 ) -> anyhow::Result<usize> {
     let stdin = io::stdin();
+    if stdin.is_terminal() {
+        // Someone typed the command without inputs: say what it waits for, on stderr only.
+        let _ = writeln!(
+            io::stderr(),
+            "d3dfloat: reading {expects} from the terminal, one per line; Ctrl-D ends"
+        );
+    }
     let mut reader = io::BufReader::with_capacity(1 << 16, stdin.lock());
     // A line that runs past the end of the reader's buffer, gathered here.
     let mut partial = Vec::new();

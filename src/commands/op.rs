@@ -92,14 +92,18 @@ fn batch(
     out: &mut dyn Write,
 ) -> anyhow::Result<Verdict> {
     let mut summary = BatchSummary::default();
-    let n = for_each_stdin_line(&mut *out, |out, origin, line| {
-        let parsed = parse_op_line(line, fmt, req.rules)
-            .map_err(|e| BadInput::new(origin, line, explained(e)))?;
-        let eval = evaluate(&parsed.request).map_err(|e| BadInput::new(origin, line, e))?;
-        summary.add(eval.conforms());
-        r.op(out, &eval, &parsed.typed, true)?;
-        Ok(())
-    })?;
+    let n = for_each_stdin_line(
+        &mut *out,
+        "lines 'OP ARG... [= RESULT]'",
+        |out, origin, line| {
+            let parsed = parse_op_line(line, fmt, req.rules)
+                .map_err(|e| BadInput::new(origin, line, explained(e)))?;
+            let eval = evaluate(&parsed.request).map_err(|e| BadInput::new(origin, line, e))?;
+            summary.add(eval.conforms());
+            r.op(out, &eval, &parsed.typed, true)?;
+            Ok(())
+        },
+    )?;
     if n == 0 {
         return Err(no_input());
     }

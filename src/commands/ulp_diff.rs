@@ -86,7 +86,7 @@ fn compare_stdin_pairs(
     out: &mut dyn Write,
 ) -> anyhow::Result<Verdict> {
     let mut summary = Summary::new(req.limit);
-    let n = for_each_stdin_line(&mut *out, |out, origin, line| {
+    let n = for_each_stdin_line(&mut *out, "pairs 'A B'", |out, origin, line| {
         let [a_text, b_text] = split_pair(line).map_err(|e| BadInput::new(origin, line, e))?;
         let a = read(req.format, origin, a_text)?;
         let b = read(req.format, origin, b_text)?;
