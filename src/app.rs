@@ -49,25 +49,41 @@ fn usage_error(e: clap::Error) -> ExitCode {
             ExitCode::SUCCESS
         };
     }
-    // Clap's message is a first line, sometimes with indented details (the missing
-    // arguments) below it, then a blank line and the usage: keep the first two parts.
-    let rendered = e.render().to_string();
+    let message = commands::inputs::one_line(&usage_message(&e.render().to_string(), e.kind()));
+    eprintln!("d3dfloat: error: {message}");
+    ExitCode::from(EXIT_ERROR)
+}
+
+/// Clap's rendered usage error as one line: its first line, the indented details below it
+/// (the missing arguments, the possible values), and its first `tip:` (a similar
+/// subcommand or argument), then where to look.
+fn usage_message(rendered: &str, kind: clap::error::ErrorKind) -> String {
     let mut lines = rendered.lines();
     let first = lines.next().unwrap_or("invalid arguments");
-    let first = first.strip_prefix("error: ").unwrap_or(first);
-    let details: Vec<&str> = lines.take_while(|l| !l.trim().is_empty()).collect();
-    let message = if details.is_empty() {
+    let first = first.strip_prefix("error: ").unwrap_or(first).trim_end();
+    let rest: Vec<&str> = lines.collect();
+    let details: Vec<&str> = rest
+        .iter()
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.trim())
+        .collect();
+    let tip = rest
+        .iter()
+        .map(|l| l.trim())
+        .find_map(|l| l.strip_prefix("tip: "));
+    let mut message = if details.is_empty() {
         first.to_string()
-    } else if e.kind() == ErrorKind::MissingRequiredArgument {
-        let names: Vec<&str> = details.iter().map(|l| l.trim()).collect();
-        format!("{} {}", first.trim_end(), names.join(", "))
+    } else if kind == clap::error::ErrorKind::MissingRequiredArgument {
+        format!("{first} {}", details.join(", "))
     } else {
-        // A value with a newline in it: the lines are one message.
-        format!("{first}\\n{}", details.join("\\n"))
+        // Possible values, or the lines of a value with a newline in it.
+        format!("{first} {}", details.join(" "))
     };
-    let message = commands::inputs::one_line(&message);
-    eprintln!("d3dfloat: error: {message} (see --help)");
-    ExitCode::from(EXIT_ERROR)
+    match tip {
+        Some(tip) => message.push_str(&format!(" ({tip}; see --help)")),
+        None => message.push_str(" (see --help)"),
+    }
+    message
 }
 
 /// A reader that went away (`| head -1`) is a normal end, not an error.

@@ -978,3 +978,52 @@ fn negative_spellings() {
         "0x7c00\n0x3c00"
     );
 }
+
+/// Errors that say what to do: clap's suggestion kept in the one line, no literal `\n`, the
+/// closest instruction, a pattern of another width, a value given to decode, and a
+/// working format a conversion does not take.
+#[test]
+fn errors_suggest_what_was_meant() {
+    assert_error(&["op", "madd", "1", "2", "3"], None, "did you mean 'mad'?");
+    assert_error(&["decdoe", "1"], None, "'decode'");
+    assert_error(
+        &["decode", "--fmat", "f16", "1"],
+        None,
+        "a similar argument exists: '--fmt'",
+    );
+    for args in [
+        &["encode", "--rounding", "nearest", "1"][..],
+        &["decode", "--color", "sometimes", "1"][..],
+    ] {
+        assert_error(args, None, "[possible values: ");
+        let out = bin().args(args).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(!err.contains("\\n"), "{args:?}: a literal \\n in {err:?}");
+    }
+    assert_error(
+        &["op", "add", "1", "0x3c00"],
+        None,
+        "4 hex digits are a 16-bit pattern, not an f32 one",
+    );
+    assert_error(&["op", "add", "1", "0x3c00"], None, "use --fmt f16");
+    assert_error(
+        &["decode", "0.1"],
+        None,
+        "a value, not a bit pattern: did you mean `d3dfloat encode`?",
+    );
+    assert_error(
+        &["op", "--fmt", "f16", "ftoi", "1"],
+        None,
+        "ftoi converts f32 to i32; it has no f16 form",
+    );
+    // A pattern typed in decimal is decoded, and the human view says it read bits.
+    let out = bin().args(["decode", "1"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("1 in decimal, read as the bit pattern 0x00000001"),
+        "{text}"
+    );
+    let plain = bin().args(["decode", "1", "--plain"]).output().unwrap();
+    assert_eq!(plain.stdout, b"1e-45\n");
+}

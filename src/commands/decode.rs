@@ -18,7 +18,31 @@ pub struct DecodeRequest {
 }
 
 fn read(format: &Format, origin: Origin, text: &str) -> Result<u64, BadInput> {
-    parse_bits(text, format.name(), format.width()).map_err(|e| BadInput::new(origin, text, e))
+    parse_bits(text, format.name(), format.width()).map_err(|e| {
+        // A value typed where a pattern was expected (not an integer, whose error is its
+        // width): point at encode.
+        if !is_decimal(text) && is_value(text) {
+            BadInput::new(
+                origin,
+                text,
+                "a value, not a bit pattern: did you mean `d3dfloat encode`?",
+            )
+        } else {
+            BadInput::new(origin, text, e)
+        }
+    })
+}
+
+/// Whether `text` reads as a value (a decimal with a point, an exponent or a sign, a
+/// hex-float, inf or nan) rather than a pattern.
+fn is_value(text: &str) -> bool {
+    crate::input::parse_value(text, crate::input::Constants::Float(&crate::format::F64)).is_ok()
+}
+
+/// Whether a pattern was typed as a decimal integer (`1984`), not `0x` or `0b` digits.
+fn is_decimal(text: &str) -> bool {
+    let t = text.trim();
+    !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || b == b'_')
 }
 
 /// Decodes every pattern (arguments first, all checked before anything is written; or
@@ -35,6 +59,7 @@ pub fn run(
         let n = for_each_stdin_line(&mut *out, "bit patterns", |out, origin, text| {
             let bits = read(&req.format, origin, text)?;
             decoded.fill(bits, detail);
+            decoded.typed_decimal = is_decimal(text);
             r.decode(out, &decoded)?;
             Ok(())
         })?;
@@ -47,10 +72,16 @@ pub fn run(
             .inputs
             .iter()
             .enumerate()
-            .map(|(i, t)| read(&req.format, Origin::Argument(i + 1), t))
-            .collect::<Result<Vec<_>, _>>()?;
-        for bits in patterns {
+            .map(|(i, t)| {
+                Ok((
+                    read(&req.format, Origin::Argument(i + 1), t)?,
+                    is_decimal(t),
+                ))
+            })
+            .collect::<Result<Vec<_>, BadInput>>()?;
+        for (bits, typed_decimal) in patterns {
             decoded.fill(bits, detail);
+            decoded.typed_decimal = typed_decimal;
             r.decode(out, &decoded)?;
         }
     }

@@ -40,15 +40,27 @@ fn argument_error(e: LineError, words: &[String]) -> anyhow::Error {
     }
 }
 
-/// A line's error in the command line's words: an unknown instruction points at the list
-/// in `op --help` (the core names no flag).
+/// A line's error in the command line's words: an unknown instruction gets the closest
+/// name, if one is close, and points at the list in `op --help` (the core names no flag).
 fn explained(e: LineError) -> String {
     match e {
-        LineError::Op(OpError::UnknownOp(_)) => {
-            format!("{e} (see `d3dfloat op --help` for the list)")
-        }
+        LineError::Op(OpError::UnknownOp(ref name)) => match closest_instruction(name) {
+            Some(near) => format!("{e} (did you mean '{near}'? `d3dfloat op --help` lists them)"),
+            None => format!("{e} (see `d3dfloat op --help` for the list)"),
+        },
         other => other.to_string(),
     }
+}
+
+/// The instruction name most like `typed`, when it is alike enough to be a slip
+/// (Jaro-Winkler similarity of at least 0.8, as close as clap asks of a subcommand).
+fn closest_instruction(typed: &str) -> Option<&'static str> {
+    let typed = typed.trim().to_ascii_lowercase();
+    crate::d3d::op_names()
+        .map(|n| (strsim::jaro_winkler(&typed, n), n))
+        .filter(|&(score, _)| score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, n)| n)
 }
 
 /// Evaluates one instruction, or every `OP ARG... [= RESULT]` line of stdin, and renders

@@ -176,6 +176,20 @@ pub enum OpError {
         /// Claimed values given.
         got: usize,
     },
+    /// A conversion asked for in a working format it does not take (`ftoi` in f16).
+    #[error(
+        "{op} converts {from} to {to}; it has no {format} form (conversions name their own formats, §22.13)"
+    )]
+    ConversionFormat {
+        /// The conversion's name.
+        op: &'static str,
+        /// The domain it reads.
+        from: &'static str,
+        /// The domain it writes.
+        to: &'static str,
+        /// The working format asked for.
+        format: &'static str,
+    },
     /// A working format without D3D arithmetic (f11, f10); holds the format's name.
     #[error("only f32, f16 and f64 have D3D arithmetic (got {0})")]
     Format(String),
@@ -214,8 +228,20 @@ impl Op {
                 hint: format!(" (double instructions: {})", f64_form_names()),
             });
         }
-        // Conversions name their own formats (§22.13, §22.17).
-        let fmt = if row.is_conversion() { F32 } else { fmt };
+        // Conversions name their own formats (§22.13, §22.17): another working format
+        // would be ignored, so it is refused (dtof and ftod take f64's).
+        if let Shape::Convert(from, to) = row.shape {
+            let doubles = fmt.arithmetic == Arithmetic::Double && row.converts_doubles();
+            if fmt != F32 && !doubles {
+                return Err(OpError::ConversionFormat {
+                    op: row.name,
+                    from: from.name(),
+                    to: to.name(),
+                    format: fmt.name,
+                });
+            }
+            return Ok((op, F32));
+        }
         Ok((op, fmt))
     }
 

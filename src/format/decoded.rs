@@ -173,6 +173,9 @@ pub struct Decoded {
     pub channels: Vec<DecodedChannel>,
     /// The shared exponent of an RGB9E5 word.
     pub shared_exponent: Option<u32>,
+    /// Whether the pattern was typed as a decimal integer (`1`): the human view says
+    /// that `decode` read it as bits, not as a value.
+    pub typed_decimal: bool,
 }
 
 impl Decoded {
@@ -184,6 +187,7 @@ impl Decoded {
             shortest: String::new(),
             channels: Vec::new(),
             shared_exponent: None,
+            typed_decimal: false,
         }
     }
 

@@ -56,6 +56,24 @@ pub enum InputError {
     /// `0x` digits without a `p` exponent: a pattern typed where a value was expected.
     #[error("a hex-float needs its p exponent (0x1.8p+3); to read bits, use decode")]
     HexFloatWithoutExponent,
+    /// `0x` and hex digits of another width than the operand's format: a pattern of
+    /// another format (`0x3c00`, an f16, where an f32 is read).
+    #[error(
+        "{digits} hex digits are a {width}-bit pattern, not an {format} one ({format} bits take \
+         {expected} hex digits){hint}"
+    )]
+    PatternOfAnotherWidth {
+        /// Hex digits given.
+        digits: usize,
+        /// Their width in bits.
+        width: usize,
+        /// The operand's format.
+        format: &'static str,
+        /// Hex digits its patterns take.
+        expected: usize,
+        /// What to do instead, with a leading separator, or empty.
+        hint: &'static str,
+    },
     /// A value whose magnitude lies beyond 10^±[`EXPONENT_LIMIT`].
     #[error(
         "exponent out of range (the value must lie between 1e-{EXPONENT_LIMIT} and 1e{EXPONENT_LIMIT})"

@@ -28,7 +28,38 @@ pub fn parse_operand(text: &str, fmt: &FloatFormat) -> Result<Operand, InputErro
     {
         return parse_bits(t, fmt.name, fmt.width()).map(Operand::Bits);
     }
-    parse_value(t, Constants::Float(fmt)).map(Operand::Value)
+    parse_value(t, Constants::Float(fmt))
+        .map(Operand::Value)
+        .map_err(|e| match e {
+            // Bare hex digits of another width: a pattern of another format.
+            InputError::HexFloatWithoutExponent => other_width(t, fmt).unwrap_or(e),
+            e => e,
+        })
+}
+
+/// The error for `0x` and hex digits that are a whole pattern of another width than
+/// `fmt`'s: that width, and the format that has it as a hint.
+fn other_width(text: &str, fmt: &FloatFormat) -> Option<InputError> {
+    let hex = text
+        .strip_prefix("0x")
+        .or_else(|| text.strip_prefix("0X"))?;
+    if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let hint = match hex.len() {
+        4 => "; for a 16-bit pattern, use --fmt f16",
+        8 => "; for a 32-bit pattern, use --fmt f32",
+        16 => "; for a 64-bit pattern, use --fmt f64 (or the double instruction)",
+        // Another count is no format's: a slip, or a hex-float without its exponent.
+        _ => return None,
+    };
+    Some(InputError::PatternOfAnotherWidth {
+        digits: hex.len(),
+        width: hex.len() * 4,
+        format: fmt.name,
+        expected: fmt.hex_digits(),
+        hint,
+    })
 }
 
 /// Reads an operand component of an instruction whose sources are in `domain`.
@@ -109,10 +140,15 @@ mod tests {
             Ok(Operand::Value(_))
         ));
         assert!(matches!(parse_operand("1.5", &F32), Ok(Operand::Value(_))));
-        assert_eq!(
+        assert!(matches!(
             parse_operand("0x3f80", &F32),
-            Err(InputError::HexFloatWithoutExponent)
-        );
+            Err(InputError::PatternOfAnotherWidth {
+                digits: 4,
+                width: 16,
+                expected: 8,
+                ..
+            })
+        ));
         // A sign inside the digits is not a pattern, on the fast path or the slow one.
         for text in ["0x+3f80000", "0x-3f80000"] {
             assert!(read_operand(text, &Domain::Float(F32)).is_err(), "{text}");

@@ -35,11 +35,24 @@ impl Human {
                     self.p.value(&hex_bits(f.bits, f.format.width())),
                     self.p.value(&headline_value(f))
                 )?;
+                self.typed_decimal_note(out, d)?;
                 self.float_block(out, f, "")
             }
             Format::R11G11B10 => self.r11g11b10(out, d),
             Format::Rgb9e5 => self.rgb9e5(out, d),
         }
+    }
+
+    /// The headline of a packed word, then the note on a word typed in decimal.
+    fn packed_headline(&self, out: &mut dyn Write, d: &Decoded) -> io::Result<()> {
+        writeln!(
+            out,
+            "{} {} = {}",
+            d.format.name(),
+            self.p.value(&hex_bits(d.bits, 32)),
+            self.p.value(&Self::channel_summary(d))
+        )?;
+        self.typed_decimal_note(out, d)
     }
 
     /// The channel summary of a packed word's headline: `R 1, G 2, B 3`.
@@ -62,12 +75,7 @@ impl Human {
                 DecodedChannel::Rgb9e5(_) => None,
             })
             .collect();
-        writeln!(
-            out,
-            "r11g11b10 {} = {}",
-            self.p.value(&hex_bits(d.bits, 32)),
-            self.p.value(&Self::channel_summary(d))
-        )?;
+        self.packed_headline(out, d)?;
         self.line(
             out,
             "",
@@ -103,12 +111,7 @@ impl Human {
                 DecodedChannel::Float(_) => None,
             })
             .collect();
-        writeln!(
-            out,
-            "rgb9e5 {} = {}",
-            self.p.value(&hex_bits(d.bits, 32)),
-            self.p.value(&Self::channel_summary(d))
-        )?;
+        self.packed_headline(out, d)?;
         let e = d.shared_exponent.unwrap_or_default();
         self.line(
             out,
@@ -151,6 +154,21 @@ impl Human {
             "",
             "D3D",
             "no implied leading 1, no sign, no INF or NaN; largest value 65408 (§19.3.2)",
+        )
+    }
+
+    /// For a pattern typed in decimal (`decode 1`): that it was read as bits.
+    fn typed_decimal_note(&self, out: &mut dyn Write, d: &Decoded) -> io::Result<()> {
+        if !d.typed_decimal {
+            return Ok(());
+        }
+        writeln!(
+            out,
+            "  {}        {} in decimal, read as the bit pattern {} (decode reads bits; \
+             encode rounds a value)",
+            self.p.label("read"),
+            d.bits,
+            hex_bits(d.bits, d.format.width())
         )
     }
 
