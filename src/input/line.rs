@@ -252,8 +252,15 @@ mod tests {
             err("eq 1 1 = yes").to_string(),
             "result 'yes': a comparison gives true or false (0xffffffff or 0x00000000)"
         );
+        // Conversions name their own formats: utof takes no f16 working format.
+        assert!(matches!(
+            err("utof 1"),
+            LineError::Op(OpError::ConversionFormat { .. })
+        ));
         assert_eq!(
-            err("utof -1").to_string(),
+            parse_op_line("utof -1", &F32, RuleSet::D3D10)
+                .unwrap_err()
+                .to_string(),
             "operand 1 '-1': not a u32 integer"
         );
     }

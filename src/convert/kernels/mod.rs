@@ -9,7 +9,7 @@
 //! subnormal result), a *full pass* (every lane, every count exact) otherwise; no lane
 //! falls back to per-value code.
 //!
-//! - [`slice`]: the entry, [`convert_slice`], choosing the passes of a format pair.
+//! - [`slice`](mod@slice): the entry, [`convert_slice`], choosing the passes of a format pair.
 //! - [`simd`]: the CPU level ([`Simd`], [`Level`], `D3DFLOAT_SIMD`), the one place the
 //!   CPU is asked, and the two macros that compile and choose the copies of a pass.
 //! - `target`: rounding modes and the f16/f11/f10 targets as types.

@@ -3,8 +3,8 @@
 //! A [`Simd`] names an instruction-set [`Level`] that the CPU running this process has:
 //! [`Simd::detect`] and [`Simd::at`] are the only ways to make one, and both check the
 //! CPU first. A conversion picks its `Simd` once and hands it down; every choice between
-//! the copies of a pass is then a [`dispatch!`] on it, whose `unsafe` calls rest on
-//! that one check. The copies themselves are made by [`compile_for!`]: the same
+//! the copies of a pass is then a `dispatch!` on it, whose `unsafe` calls rest on
+//! that one check. The copies themselves are made by `compile_for!`: the same
 //! functions compiled once per level's target features.
 //!
 //! `D3DFLOAT_SIMD` (`portable`, `avx2`, `f16c`, `avx512`) caps the level [`Simd::detect`]
