@@ -111,6 +111,7 @@ Register-ArgumentCompleter -Native -CommandName 'd3dfloat' -ScriptBlock {
             [CompletionResult]::new('--files', '--files', [CompletionResultType]::ParameterName, 'Compare two raw little-endian buffers element by element')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)')
             [CompletionResult]::new('--no-flush', '--no-flush', [CompletionResultType]::ParameterName, 'Count f32 subnormals as values instead of as zero (D3D arithmetic flushes them)')
+            [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'With --files: list every element over --max (every difference without it), NaN involved included: index, channel, both patterns and the distance, before the summary')
             [CompletionResult]::new('--plain', '--plain', [CompletionResultType]::ParameterName, 'Just the answer, one line per input (stable, for scripts)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object per input, per line, with a "schema" field (stable, for scripts)')
             [CompletionResult]::new('--csv', '--csv', [CompletionResultType]::ParameterName, 'CSV: a header, then one row per input (stable, for scripts)')

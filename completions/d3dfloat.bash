@@ -419,7 +419,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__ulp__subcmd__diff)
-            opts="-f -h -V --fmt --max --no-flush --files --plain --json --csv --color --help --version"
+            opts="-f -h -V --fmt --max --no-flush --files --list --plain --json --csv --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -103,6 +103,7 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand --files 'Compare two raw little-endian buffers element by element'
             cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
             cand --no-flush 'Count f32 subnormals as values instead of as zero (D3D arithmetic flushes them)'
+            cand --list 'With --files: list every element over --max (every difference without it), NaN involved included: index, channel, both patterns and the distance, before the summary'
             cand --plain 'Just the answer, one line per input (stable, for scripts)'
             cand --json 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
             cand --csv 'CSV: a header, then one row per input (stable, for scripts)'

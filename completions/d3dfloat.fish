@@ -101,6 +101,7 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l color -d 
 always\t''
 never\t''"
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l no-flush -d 'Count f32 subnormals as values instead of as zero (D3D arithmetic flushes them)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l list -d 'With --files: list every element over --max (every difference without it), NaN involved included: index, channel, both patterns and the distance, before the summary'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l plain -d 'Just the answer, one line per input (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l json -d 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'

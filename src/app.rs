@@ -198,6 +198,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                 limit: a.max,
                 inputs: a.values,
                 files: a.files.map(|f| (f[0].clone(), f[1].clone())),
+                list: a.list,
             },
             r.as_mut(),
             &mut out,

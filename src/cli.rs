@@ -357,6 +357,10 @@ pub struct UlpDiffArgs {
     /// Compare two raw little-endian buffers element by element
     #[arg(long, num_args = 2, value_names = ["EXPECTED", "ACTUAL"], conflicts_with = "values")]
     pub files: Option<Vec<std::path::PathBuf>>,
+    /// With --files: list every element over --max (every difference without it), NaN
+    /// involved included: index, channel, both patterns and the distance, before the summary
+    #[arg(long)]
+    pub list: bool,
     /// A and B: values or bit patterns (stdin lines 'A B' when none are given)
     #[arg(value_name = "A B")]
     pub values: Vec<String>,

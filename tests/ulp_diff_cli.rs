@@ -343,3 +343,69 @@ fn empty_files_compare_as_nothing() {
         .success()
         .stdout("count=0 max=0 mean=nan nan=0 over_max=0\n");
 }
+
+/// `--files --list` streams every element over `--max` (every difference without it),
+/// NaN involved included, in each script style, before the summary.
+#[test]
+fn files_list_streams_every_element_over_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, v: &[f32]| {
+        let p = dir.path().join(name);
+        std::fs::write(
+            &p,
+            v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<_>>(),
+        )
+        .unwrap();
+        p
+    };
+    // Index 1 is 1 ULP off, 3 NaN against 4, 4 two ULPs off, and 70000 more elements
+    // past the five the summary keeps, each 3 ULPs off.
+    let mut a = vec![1.0f32, 2.0, 3.0, f32::NAN, 5.0];
+    let mut b = vec![1.0f32, f32::from_bits(2f32.to_bits() + 1), 3.0, 4.0];
+    b.push(f32::from_bits(5f32.to_bits() + 2));
+    for i in 0..70_000u32 {
+        let x = 1.0 + i as f32;
+        a.push(x);
+        b.push(f32::from_bits(x.to_bits() + 3));
+    }
+    let (pa, pb) = (write("a.f32", &a), write("b.f32", &b));
+    let run = |extra: &[&str]| {
+        let out = Command::cargo_bin("d3dfloat")
+            .unwrap()
+            .args(["ulp-diff", "--files"])
+            .args([&pa, &pb])
+            .args(["--list"])
+            .args(extra)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let plain = run(&["--plain", "--max", "1"]);
+    let lines: Vec<&str> = plain.lines().collect();
+    assert_eq!(lines.len(), 2 + 70_000 + 1, "listed, then the summary");
+    assert_eq!(lines[0], "3 - 0x7fc00000 0x40800000 nan");
+    assert_eq!(lines[1], "4 - 0x40a00000 0x40a00002 2");
+    assert_eq!(lines[70_001], "70004 - 0x4788b800 0x4788b803 3");
+    assert!(
+        lines[70_002].starts_with("count=70005 "),
+        "{}",
+        lines[70_002]
+    );
+    // Without --max: every difference (index 1 too).
+    let plain = run(&["--plain"]);
+    assert!(
+        plain.starts_with("1 - 0x40000000 0x40000001 1\n"),
+        "{plain:.80}"
+    );
+    let csv = run(&["--csv", "--max", "2"]);
+    assert!(csv.starts_with("index,channel,a,b,distance\n3,-,0x7fc00000,0x40800000,nan\n5,-,"));
+    assert!(csv.contains("\n\nstatistic,value\n"));
+    let json = run(&["--json", "--max", "2"]);
+    let first: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    assert_eq!(first["listed"]["index"], 3);
+    assert_eq!(first["listed"]["distance"], serde_json::Value::Null);
+    assert_eq!(
+        json.lines().filter(|l| l.contains("\"listed\"")).count(),
+        1 + 70_000
+    );
+}

@@ -14,7 +14,7 @@ use crate::input::{resolve_operand, split_pair};
 use crate::render::Renderer;
 use crate::ulp::{
     Compared, DiffOptions, Layout, PairDiff, PairReport, Resolved, Summary, SummaryReport,
-    compare_streams, diff_pair,
+    compare_streams, compare_streams_listing, diff_pair,
 };
 
 /// What `ulp-diff` was asked.
@@ -29,6 +29,8 @@ pub struct UlpDiffRequest {
     pub inputs: Vec<String>,
     /// `--files EXPECTED ACTUAL`.
     pub files: Option<(PathBuf, PathBuf)>,
+    /// `--list`: every element over the limit, streamed before the summary.
+    pub list: bool,
 }
 
 fn read(format: Format, origin: Origin, text: &str) -> Result<Resolved, BadInput> {
@@ -55,6 +57,9 @@ pub fn run(
             anyhow::bail!("--files compares two files; give no values with it");
         }
         return compare_files(req, expected, actual, r, out);
+    }
+    if req.list {
+        anyhow::bail!("--list lists the elements of a --files comparison; give --files A B");
     }
     match req.inputs.len() {
         0 => compare_stdin_pairs(req, r, out),
@@ -155,8 +160,14 @@ fn compare_files(
         }
     }
     let mut summary = Summary::new(req.limit);
-    let elements = compare_streams(&layout, fe, fa, &mut summary)
-        .with_context(|| format!("comparing {names}"))?;
+    let elements = if req.list {
+        compare_streams_listing(&layout, fe, fa, &mut summary, &mut |s| {
+            r.ulp_listed(out, req.format, s)
+        })
+    } else {
+        compare_streams(&layout, fe, fa, &mut summary)
+    }
+    .with_context(|| format!("comparing {names}"))?;
     r.ulp_summary(
         out,
         &SummaryReport {

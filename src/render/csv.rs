@@ -19,6 +19,9 @@ use crate::ulp::{Compared, PairReport, SummaryReport};
 #[derive(Default)]
 pub struct Csv {
     header_written: bool,
+    /// Whether a `--list` table was written (it ends with a blank line before the
+    /// summary table).
+    listed: bool,
 }
 
 /// Quotes a field when it holds a comma, a quote or a line break.
@@ -293,11 +296,29 @@ impl Renderer for Csv {
         )
     }
 
+    /// `--list`: an `index,channel,a,b,distance` table, then a blank line before the
+    /// summary's table.
+    fn ulp_listed(
+        &mut self,
+        out: &mut dyn Write,
+        format: crate::format::Format,
+        x: &crate::ulp::Sample,
+    ) -> io::Result<()> {
+        if !self.listed {
+            self.listed = true;
+            writeln!(out, "index,channel,a,b,distance")?;
+        }
+        writeln!(out, "{}", super::listed_fields(format, x).join(","))
+    }
+
     /// Stdin pairs: no extra rows (the table stays one row per input). Buffers: a
     /// `statistic,value` table, histogram buckets as `histogram_<range>`.
     fn ulp_summary(&mut self, out: &mut dyn Write, s: &SummaryReport) -> io::Result<()> {
         let Compared::Files { elements, .. } = &s.compared else {
             return Ok(());
+        };
+        if self.listed {
+            writeln!(out)?;
         };
         let m = s.summary;
         self.header(out, &["statistic", "value"])?;

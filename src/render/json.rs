@@ -190,6 +190,27 @@ impl Renderer for Json {
         write_object(out, &obj)
     }
 
+    fn ulp_listed(
+        &mut self,
+        out: &mut dyn Write,
+        format: crate::format::Format,
+        x: &Sample,
+    ) -> io::Result<()> {
+        write_object(
+            out,
+            &json!({
+                "schema": SCHEMA,
+                "listed": {
+                    "index": x.index,
+                    "channel": x.channel.map(|c| crate::ulp::CHANNEL_NAMES[c]),
+                    "a": super::sample_bits(format, x, x.a),
+                    "b": super::sample_bits(format, x, x.b),
+                    "distance": x.distance.map(|d| d as i64),
+                }
+            }),
+        )
+    }
+
     fn ulp_summary(&mut self, out: &mut dyn Write, s: &SummaryReport) -> io::Result<()> {
         let m = s.summary;
         let sample = |x: &Sample| {

@@ -10,7 +10,7 @@ use crate::format::Format;
 use crate::format::decoded::{Decoded, Detail};
 use crate::format::encoded::Encoded;
 use crate::input::Typed;
-use crate::ulp::{PairReport, SummaryReport};
+use crate::ulp::{PairReport, Sample, SummaryReport};
 
 mod csv;
 mod human;
@@ -67,6 +67,11 @@ pub trait Renderer {
     fn ulp_diff(&mut self, out: &mut dyn Write, d: &PairReport) -> io::Result<()>;
     /// The summary after stdin pairs or a buffer comparison.
     fn ulp_summary(&mut self, out: &mut dyn Write, s: &SummaryReport) -> io::Result<()>;
+    /// One element of `ulp-diff --files --list` (over the limit), as the comparison
+    /// meets it, before the summary.
+    fn ulp_listed(&mut self, out: &mut dyn Write, format: Format, s: &Sample) -> io::Result<()> {
+        writeln!(out, "{}", listed_fields(format, s).join(" "))
+    }
     /// An evaluated instruction; `batch` asks for the one-line form of stdin runs.
     fn op(
         &mut self,
@@ -204,6 +209,20 @@ pub(crate) fn error_text(r: &crate::exact::Ratio) -> String {
 
 /// A summary sample's pattern in script form, at the channel's own width (an RGB9E5
 /// channel is the 14-bit `exponent << 9 | mantissa`).
+/// A listed element's fields, as the text styles write them: index, channel (`-` for
+/// none), the two patterns and the signed distance (`nan` when a NaN is involved).
+pub(crate) fn listed_fields(format: Format, s: &Sample) -> [String; 5] {
+    [
+        s.index.to_string(),
+        s.channel.map_or("-".to_string(), |c| {
+            crate::ulp::CHANNEL_NAMES[c].to_string()
+        }),
+        sample_bits(format, s, s.a),
+        sample_bits(format, s, s.b),
+        s.distance.map_or("nan".to_string(), |d| d.to_string()),
+    ]
+}
+
 pub(crate) fn sample_bits(format: Format, x: &crate::ulp::Sample, bits: u64) -> String {
     use crate::format::hex_bits;
     match (format, x.channel) {

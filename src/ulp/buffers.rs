@@ -50,6 +50,9 @@ pub enum BufferError {
         /// The format's width in bits; every bit above it must be zero.
         width: u32,
     },
+    /// Writing the list of elements over the limit failed (`--list`).
+    #[error("writing the list: {0}")]
+    List(#[source] io::Error),
     #[error("reading the {which} file: {source}")]
     /// Reading one of the buffers failed.
     Read {
@@ -72,9 +75,22 @@ const BLOCK_ELEMENTS: usize = 64;
 /// Returns the number of elements compared.
 pub fn compare_streams(
     layout: &Layout,
+    expected: impl Read,
+    actual: impl Read,
+    summary: &mut Summary,
+) -> Result<u64, BufferError> {
+    compare_streams_listing(layout, expected, actual, summary, &mut |_| Ok(()))
+}
+
+/// [`compare_streams`], handing `list` every comparison that goes over the summary's
+/// limit (0 without one: every difference), NaN against anything included, in buffer
+/// order as it comes.
+pub fn compare_streams_listing(
+    layout: &Layout,
     mut expected: impl Read,
     mut actual: impl Read,
     summary: &mut Summary,
+    list: &mut dyn FnMut(&Sample) -> io::Result<()>,
 ) -> Result<u64, BufferError> {
     let element = layout.format.element_bytes();
     let mut buf_e = PageBuf::zeroed(CHUNK_BYTES);
@@ -107,7 +123,14 @@ pub fn compare_streams(
             });
         }
         let first_index = total / element as u64;
-        compare_chunk(layout, &buf_e[..n_e], &buf_a[..n_a], first_index, summary)?;
+        compare_chunk(
+            layout,
+            &buf_e[..n_e],
+            &buf_a[..n_a],
+            first_index,
+            summary,
+            list,
+        )?;
         total += n_e as u64;
         if n_e < CHUNK_BYTES {
             return Ok(total / element as u64);
@@ -133,11 +156,12 @@ fn compare_chunk(
     actual: &[u8],
     first_index: u64,
     summary: &mut Summary,
+    list: &mut dyn FnMut(&Sample) -> io::Result<()>,
 ) -> Result<(), BufferError> {
     match layout.format.element_bytes() {
-        2 => compare_chunk_of::<2>(layout, expected, actual, first_index, summary),
-        4 => compare_chunk_of::<4>(layout, expected, actual, first_index, summary),
-        _ => compare_chunk_of::<8>(layout, expected, actual, first_index, summary),
+        2 => compare_chunk_of::<2>(layout, expected, actual, first_index, summary, list),
+        4 => compare_chunk_of::<4>(layout, expected, actual, first_index, summary, list),
+        _ => compare_chunk_of::<8>(layout, expected, actual, first_index, summary, list),
     }
 }
 
@@ -182,6 +206,7 @@ fn compare_chunk_of<const N: usize>(
     actual: &[u8],
     first_index: u64,
     summary: &mut Summary,
+    list: &mut dyn FnMut(&Sample) -> io::Result<()>,
 ) -> Result<(), BufferError> {
     let channels = layout.channels();
     let valid = layout.element_mask();
@@ -217,16 +242,17 @@ fn compare_chunk_of<const N: usize>(
                     summary.add_equal(1);
                     continue;
                 }
-                summary.record(
-                    Sample {
-                        index,
-                        channel: (channels > 1).then_some(ch),
-                        a: e,
-                        b: a,
-                        distance: line.distance(e, a),
-                    },
-                    line.is_nan(e) && line.is_nan(a),
-                );
+                let sample = Sample {
+                    index,
+                    channel: (channels > 1).then_some(ch),
+                    a: e,
+                    b: a,
+                    distance: line.distance(e, a),
+                };
+                if summary.over_limit(&sample) {
+                    list(&sample).map_err(BufferError::List)?;
+                }
+                summary.record(sample, line.is_nan(e) && line.is_nan(a));
             }
         }
     }

@@ -118,6 +118,14 @@ impl Summary {
         self.histogram[0] += n;
     }
 
+    /// Whether a comparison goes over the limit (0 without one): a NaN involved, or a
+    /// distance larger than it.
+    pub fn over_limit(&self, sample: &Sample) -> bool {
+        sample
+            .distance
+            .is_none_or(|d| d.unsigned_abs() > self.limit.unwrap_or(0) as u128)
+    }
+
     /// One comparison. When `sample.distance` is `None` (a NaN is involved), `both_nan` tells
     /// NaN against NaN from NaN against a number.
     pub fn record(&mut self, sample: Sample, both_nan: bool) {
