@@ -639,3 +639,39 @@ fn usage_errors_exit_2() {
         "no DXGI format holds 3 channel(s) of f16",
     );
 }
+
+/// Out-of-range values packed to R11G11B10 under the default IEEE rounding become INF,
+/// where real encoders saturate: the human summary says so and names the options; with
+/// --saturate it does not.
+#[test]
+fn human_summary_warns_when_a_packed_target_got_infinities() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.f32");
+    std::fs::write(&input, f32_bytes(&[1e9, 1.0, 2.0, 3.0, 4.0, 5.0])).unwrap();
+    let run = |extra: &[&str]| {
+        let out = d3dfloat()
+            .args([
+                "convert",
+                "--no-progress",
+                "--from",
+                "f32",
+                "--to",
+                "r11g11b10",
+            ])
+            .args(extra)
+            .arg(&input)
+            .arg("-o")
+            .arg(dir.path().join("out.r11"))
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let warned = run(&[]);
+    assert!(
+        warned.contains("warning: 1 value became INF") && warned.contains("--saturate"),
+        "{warned}"
+    );
+    assert!(!run(&["--saturate"]).contains("warning"));
+    assert!(!run(&["--rounding", "d3d"]).contains("warning"));
+}

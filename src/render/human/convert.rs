@@ -4,6 +4,14 @@ use std::io::{self, Write};
 
 use super::Human;
 use crate::convert::Report;
+use crate::format::{F10, F11, Format};
+
+/// Whether common encoders of the target clamp out-of-range values to its largest finite
+/// value rather than INF: the packed float formats (DirectXMath's XMStoreFloat3PK, Mesa's
+/// float3_to_r11g11b10f) and their f11/f10 channels.
+fn encoders_saturate(to: Format) -> bool {
+    matches!(to, Format::R11G11B10) || to == Format::Float(F11) || to == Format::Float(F10)
+}
 
 impl Human {
     pub(super) fn render_convert(&mut self, out: &mut dyn Write, r: &Report) -> io::Result<()> {
@@ -50,6 +58,18 @@ impl Human {
             count(s.nan_out, "NaN out"),
             count(s.subnormal_out, "subnormals produced"),
             p.value(&s.max_ulp_error.to_string())
-        )
+        )?;
+        if s.overflow_to_infinity > 0 && encoders_saturate(c.to) {
+            let n = s.overflow_to_infinity;
+            writeln!(
+                out,
+                "  {} {n} {} became INF, where DirectXMath and Mesa's encoders give the \
+                 largest finite value: --saturate keeps them finite (or --rounding d3d, \
+                 toward zero)",
+                p.warn("warning:"),
+                if n == 1 { "value" } else { "values" }
+            )?;
+        }
+        Ok(())
     }
 }
