@@ -84,7 +84,11 @@ fn fixtures(dir: &Path) {
     f32_file(dir, "mesh.f32", (0..300).map(|i| i as f32 * 0.013 - 2.0));
     f32_file(dir, "lighting.rgb", (0..300).map(|i| i as f32 * 0.5));
     exr::prelude::write_rgba_file(dir.join("sky.exr"), 8, 4, |x, y| {
-        let v = if x == 7 { 1e5 * (y + 1) as f32 } else { x as f32 * 0.25 };
+        let v = if x == 7 {
+            1e5 * (y + 1) as f32
+        } else {
+            x as f32 * 0.25
+        };
         (v, v * 0.5, 0.125, 1.0)
     })
     .unwrap();
@@ -102,7 +106,9 @@ fn fixtures(dir: &Path) {
     })
     .unwrap();
     let n = dds.data.len() / 4;
-    dds.data = (0..n).flat_map(|i| (i as f32 * 0.1).to_le_bytes()).collect();
+    dds.data = (0..n)
+        .flat_map(|i| (i as f32 * 0.1).to_le_bytes())
+        .collect();
     let mut f = std::fs::File::create(dir.join("baked.dds")).unwrap();
     dds.write(&mut f).unwrap();
 }

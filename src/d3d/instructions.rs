@@ -1,11 +1,93 @@
-//! Every instruction, written once: its names, operands, domains, spec section and where
-//! it exists (float16, double, the probe). Name parsing, `op --help`, the hints of
+//! Every instruction, written once: the [`Op`] enum and its table, with names, operands,
+//! domains, spec section and where it exists (float16, double, the probe). Name parsing, `op --help`, the hints of
 //! errors and the probe's catalogue all derive from [`INSTRUCTIONS`]; a test holds the
 //! lists in the README and `docs/rules.md` to it.
 
 use super::Domain;
-use super::op::Op;
 use crate::format::{F16, F32, F64};
+
+/// A shader instruction (format-independent; `Add` is `add` for f32/f16 and `dadd` for f64).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `add` (f32/f16, §22.10.1), `dadd` (f64): one rounded sum.
+    Add,
+    /// `sub`, `dsub`: a convenience, not a D3D instruction; `add` with the second operand negated.
+    Sub,
+    /// `mul` (f32/f16), `dmul` (f64): one rounded product.
+    Mul,
+    /// `div` (f32/f16, §22.10.2, which may run as `a * (1/b)`), `ddiv` (f64, §22.14.6, correctly
+    /// rounded).
+    Div,
+    /// `mad` (f32/f16; alias `fma`), held to the worst serial order of its multiply and add;
+    /// `dfma` (f64, §22.14.7), rounded once.
+    Mad,
+    /// `dp2`: the dot product of two 2-component vectors, a fused operation held to its worst
+    /// serial order (f32/f16).
+    Dp2,
+    /// `dp3`: the dot product of two 3-component vectors, as [`Op::Dp2`].
+    Dp3,
+    /// `dp4`: the dot product of two 4-component vectors, as [`Op::Dp2`].
+    Dp4,
+    /// `min` (f32/f16, §22.10.10), `dmin` (f64): the smaller operand, returned unchanged.
+    Min,
+    /// `max` (f32/f16, §22.10.11), `dmax` (f64): the larger operand, returned unchanged.
+    Max,
+    /// `sqrt` (§22.10.21): square root within 1 ULP; no double form.
+    Sqrt,
+    /// `rsq` (§22.10.19): reciprocal square root, relative error up to 2^-21.
+    Rsq,
+    /// `rcp` (f32/f16, §22.10.18; 2^-21 relative or 1 ULP), `drcp` (f64, §22.14.5; either neighbour
+    /// of the exact reciprocal).
+    Rcp,
+    /// `exp` (§22.10.6): 2^x, relative error up to 2^-21.
+    Exp,
+    /// `log` (§22.10.8): log2 x, 2^-21 absolute in [0.5, 2] and relative elsewhere.
+    Log,
+    /// `frc` (§22.10.7): the fractional part, `x - round_ni(x)`.
+    Frc,
+    /// `round_ne` (§22.10.14-17): the nearest integral value, ties to even.
+    RoundNe,
+    /// `round_ni`: the integral value toward negative infinity (floor).
+    RoundNi,
+    /// `round_pi`: the integral value toward positive infinity (ceiling).
+    RoundPi,
+    /// `round_z`: the integral value toward zero (truncation).
+    RoundZ,
+    /// `sincos` (§22.10.20): sine and cosine of one operand, two outputs (`sin`, `cos`).
+    Sincos,
+    /// `sin`: a convenience, `sincos` with the cosine destination NULL (one output).
+    Sin,
+    /// `cos`: a convenience, `sincos` with the sine destination NULL (one output).
+    Cos,
+    /// `eq` (f32/f16, §22.6), `deq` (f64): equality, written as a full 32-bit mask.
+    Eq,
+    /// `ne` (§22.6), `dne` (f64): inequality; true when an operand is NaN.
+    Ne,
+    /// `lt` (§22.6), `dlt` (f64): less than.
+    Lt,
+    /// `ge` (§22.6), `dge` (f64): greater than or equal.
+    Ge,
+    /// `gt`, `dgt`: a convenience, not a D3D instruction; `lt` with the operands swapped.
+    Gt,
+    /// `le`, `dle`: a convenience, not a D3D instruction; `ge` with the operands swapped.
+    Le,
+    /// `ftoi` (§22.13.3): f32 to i32, truncating toward zero and saturating.
+    Ftoi,
+    /// `ftou` (§22.13.4): f32 to u32, truncating toward zero and saturating (negatives give 0).
+    Ftou,
+    /// `itof` (§22.13.5): i32 to f32.
+    Itof,
+    /// `utof` (§22.13.6): u32 to f32.
+    Utof,
+    /// `f16tof32` (§22.13.1): float16 to float32, exact.
+    F16ToF32,
+    /// `f32tof16` (§22.13.2): float32 to float16.
+    F32ToF16,
+    /// `dtof` (§22.17.1): double to float32.
+    Dtof,
+    /// `ftod` (§22.17.2): float32 to double, exact.
+    Ftod,
+}
 
 /// What an instruction's operands and results are, besides the working format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -27,8 +27,8 @@ mod step;
 mod transcendental;
 
 pub use allowed::{AllowedSet, Domain};
-pub use instructions::{INSTRUCTIONS, Instruction, op_names};
-pub use op::{Op, OpError, Outputs};
+pub use instructions::{INSTRUCTIONS, Instruction, Op, op_names};
+pub use op::{OpError, Outputs};
 pub use report::{
     BatchSummary, CheckReport, Evaluation, ExactResult, OpRequest, OperandReport, OutputReport,
     OutputVerdict, Pattern,

@@ -3,7 +3,6 @@
 
 use super::op_text::{allowed_text, bits_text, exact_script};
 use super::ulp_text;
-use crate::d3d::BatchSummary;
 use crate::d3d::Evaluation;
 use crate::input::Typed;
 use std::io::{self, Write};
@@ -418,17 +417,9 @@ impl Renderer for Csv {
         )
     }
 
-    /// The summary goes to stderr (the command writes it): the table stays rectangular.
+    /// A conversion's summary is the CSV output itself, on stdout. (A checked `op`
+    /// batch's tally goes to stderr, the trait's default: the table stays rectangular.)
     fn convert_stream(&self) -> super::Stream {
         super::Stream::Stdout
-    }
-
-    fn op_summary(
-        &mut self,
-        out: &mut dyn Write,
-        err: &mut dyn Write,
-        s: &BatchSummary,
-    ) -> io::Result<()> {
-        super::tally_line(out, err, s)
     }
 }

@@ -83,12 +83,15 @@ pub trait Renderer {
     /// The end of a batch in which results were checked: on `out` (stdout) where the
     /// style shows it there, and as one line on `err` (stderr) in the styles whose stdout
     /// scripts read one line per input.
+    /// By default (the script styles), the tally line on `err` alone.
     fn op_summary(
         &mut self,
         out: &mut dyn Write,
         err: &mut dyn Write,
         s: &BatchSummary,
-    ) -> io::Result<()>;
+    ) -> io::Result<()> {
+        tally_line(out, err, s)
+    }
 }
 
 /// One scalar of a result, typed so each script style writes it its own way: JSON as a

@@ -1,7 +1,6 @@
 //! `--plain`: just the answer, one line per input (the script contract in docs/output-contract.md).
 
 use super::op_text::{push_allowed, push_bits};
-use crate::d3d::BatchSummary;
 use crate::d3d::{Domain, Evaluation};
 use crate::input::Typed;
 use std::io::{self, Write};
@@ -104,15 +103,5 @@ impl Renderer for Plain {
         }
         self.line.push('\n');
         out.write_all(self.line.as_bytes())
-    }
-
-    /// The summary goes to stderr (the command writes it): stdout stays one line per input.
-    fn op_summary(
-        &mut self,
-        out: &mut dyn Write,
-        err: &mut dyn Write,
-        s: &BatchSummary,
-    ) -> io::Result<()> {
-        super::tally_line(out, err, s)
     }
 }
