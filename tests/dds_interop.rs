@@ -152,14 +152,20 @@ fn legacy_cube_maps_and_volumes_are_read() {
     assert_eq!(convert_to_f32(dir.path(), &volume), slices);
     // A legacy header whose size does not match its data is refused, naming the sizes.
     let short = legacy_dds(114, 2, 2, 1, 0, &f32_bytes(&slices));
-    std::fs::write(dir.path().join("short.dds"), short).unwrap();
+    refused(dir.path(), &short, "16 bytes of texels");
+}
+
+/// `dds` (written to a file) is refused with one error line containing `needle`.
+fn refused(dir: &Path, dds: &[u8], needle: &str) {
+    let input = dir.join("refused.dds");
+    std::fs::write(&input, dds).unwrap();
     d3dfloat()
         .args(["convert", "--no-progress", "--to", "f32", "-o"])
-        .arg(dir.path().join("x.f32"))
-        .arg(dir.path().join("short.dds"))
+        .arg(dir.join("x.f32"))
+        .arg(&input)
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("16 bytes of texels"));
+        .stderr(predicates::str::contains(needle));
 }
 
 #[test]
@@ -169,14 +175,7 @@ fn legacy_formats_convert_does_not_read_are_named() {
     let mut b = legacy_dds(0, 1, 1, 1, 0, &[0; 4]);
     b[80..84].copy_from_slice(&0x41u32.to_le_bytes());
     b[88..92].copy_from_slice(&32u32.to_le_bytes());
-    std::fs::write(dir.path().join("rgba8.dds"), b).unwrap();
-    d3dfloat()
-        .args(["convert", "--no-progress", "--to", "f32", "-o"])
-        .arg(dir.path().join("x.f32"))
-        .arg(dir.path().join("rgba8.dds"))
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains("is not one convert reads"));
+    refused(dir.path(), &b, "is not one convert reads");
 }
 
 /// Pillow (from PyPI: `scripts/test` installs it into `target/py`) reads what `convert`

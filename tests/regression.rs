@@ -5,6 +5,8 @@ use d3dfloat::d3d::{OpRequest, RuleSet, evaluate};
 use d3dfloat::format::{F16, F32, FloatFormat};
 use d3dfloat::input::parse_op_line;
 
+mod common;
+
 /// The allowed patterns of `line` as ranges, and whether NaN is allowed.
 fn allowed(line: &str, fmt: &FloatFormat, rules: RuleSet) -> (Vec<(u64, u64)>, bool) {
     let req: OpRequest = parse_op_line(line, fmt, rules).unwrap().request;
@@ -51,18 +53,12 @@ fn f16_div_of_equal_denorms_is_one_not_inf() {
 /// drawn from every exponent, denorms, zeros, infinities and NaN included.
 #[test]
 fn f16_div_allows_only_the_nearest_quotient() {
-    let mut state = 0x5eed_f16d_u64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = common::Rng(0x5eed_f16d);
     let edges = [
         0x0000u16, 0x8000, 0x0001, 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x7bff, 0x7c00,
     ];
     for i in 0..20_000 {
-        let r = next();
+        let r = rng.next();
         let pick = |k: u64| -> u16 {
             if k.is_multiple_of(7) {
                 edges[(k >> 8) as usize % edges.len()]
