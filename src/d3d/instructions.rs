@@ -28,9 +28,9 @@ pub enum Op {
     Dp3,
     /// `dp4`: the dot product of two 4-component vectors, as [`Op::Dp2`].
     Dp4,
-    /// `min` (f32/f16, §22.10.10), `dmin` (f64): the smaller operand, returned unchanged.
+    /// `min` (f32/f16, §22.10.11), `dmin` (f64): the smaller operand, returned unchanged.
     Min,
-    /// `max` (f32/f16, §22.10.11), `dmax` (f64): the larger operand, returned unchanged.
+    /// `max` (f32/f16, §22.10.10), `dmax` (f64): the larger operand, returned unchanged.
     Max,
     /// `sqrt` (§22.10.21): square root within 1 ULP; no double form.
     Sqrt,
