@@ -206,53 +206,88 @@ pub(super) fn short_pass_portable<T: Small, M: Mode>(
     taken
 }
 
-/// The short pass of `T` at `simd`'s level: F16C's for f16 where the CPU has it
-/// (`known`: the stream's largest error so far, in 2^-26 ULPs, which it need not
-/// measure again), the portable one otherwise.
-fn short_pass<T: Small, M: Mode>(simd: Simd, values: &[u32], out: &mut [u16], known: u32) -> Taken {
-    if T::FORMAT == ToF16::FORMAT {
+/// The passes of a narrowing target at a CPU level. f11 and f10 take the defaults (the
+/// portable short pass, the float-arithmetic full pass); f16 has its F16C passes.
+pub(super) trait Passes: Small {
+    /// Whether the first lanes of `values` are ones [`Passes::short_pass`] takes.
+    fn looks_short(_simd: Simd, values: &[u32]) -> bool {
+        values.iter().take(16).all(|&u| in_short_range::<Self>(u))
+    }
+
+    /// The short pass over `values`. `known` is the stream's largest error so far, in
+    /// 2^-26 ULPs, which a pass need not measure again.
+    fn short_pass<M: Mode>(simd: Simd, values: &[u32], out: &mut [u16], _known: u32) -> Taken {
+        short_pass_portable::<Self, M>(simd, values, out)
+    }
+
+    /// The full pass over any lanes of `values`.
+    fn full_pass<M: Mode, const S: bool>(
+        simd: Simd,
+        values: &[u32],
+        out: &mut [u16],
+        _known: u32,
+    ) -> NarrowPass {
         dispatch!(simd, {
-            f16c => x86::f16c::f16_short_pass::<M>(values, out, known),
-            portable => short_pass_portable::<T, M>(simd, values, out),
+            avx512 => x86::float::avx512::float_full_pass::<Self, M, S>(values, out),
+            avx2 => x86::float::avx2::float_full_pass::<Self, M, S>(values, out),
+            portable => full_pass_portable::<Self, M, S>(values, out),
         })
-    } else {
-        short_pass_portable::<T, M>(simd, values, out)
     }
 }
 
-/// Whether the first lanes of `values` are ones the short pass of `T` at `simd`'s level
-/// takes.
-fn looks_short<T: Small>(simd: Simd, values: &[u32]) -> bool {
-    let first = values.iter().take(16);
-    if T::FORMAT == ToF16::FORMAT {
+impl Passes for ToF11 {}
+impl Passes for ToF10 {}
+
+impl Passes for ToF16 {
+    fn looks_short(simd: Simd, values: &[u32]) -> bool {
+        let first = values.iter().take(16);
         dispatch!(simd, {
             f16c => first.clone().all(|&u| x86::f16c::short_range(u)),
-            portable => first.clone().all(|&u| in_short_range::<T>(u)),
+            portable => first.clone().all(|&u| in_short_range::<Self>(u)),
         })
-    } else {
-        first.clone().all(|&u| in_short_range::<T>(u))
+    }
+
+    fn short_pass<M: Mode>(simd: Simd, values: &[u32], out: &mut [u16], known: u32) -> Taken {
+        dispatch!(simd, {
+            f16c => x86::f16c::f16_short_pass::<M>(values, out, known),
+            portable => short_pass_portable::<Self, M>(simd, values, out),
+        })
+    }
+
+    fn full_pass<M: Mode, const S: bool>(
+        simd: Simd,
+        values: &[u32],
+        out: &mut [u16],
+        known: u32,
+    ) -> NarrowPass {
+        dispatch!(simd, {
+            avx512 => x86::f16c::avx512::f16_full_pass::<M, S>(values, out, known),
+            f16c => x86::f16c::f16c::f16_full_pass::<M, S>(values, out, known),
+            avx2 => avx2::full_pass_vectorised::<Self, M, S>(values, out),
+            portable => full_pass_portable::<Self, M, S>(values, out),
+        })
     }
 }
 
 /// f32 values to f16/f11/f10. Blocks of values in the short range (the usual case) take
-/// the short pass ([`short_pass`]), a run at a time; the full pass, which handles every
+/// the short pass ([`Passes::short_pass`]), a run at a time; the full pass, which handles every
 /// lane itself, takes each run the short pass declines, and the short pass goes on
 /// after it. Where it declines the first run it is given (a block's first, or the one
 /// right after a declined run), values it cannot take are dense there, and the full
 /// pass takes the rest of the block. The first lanes decide which pass to try first, so
 /// data full of exceptions does not pay for both.
-pub(super) fn narrow_block<T: Small, M: Mode, const S: bool>(
+pub(super) fn narrow_block<T: Passes, M: Mode, const S: bool>(
     simd: Simd,
     values: &[u32],
     dst: &mut [u8],
     stats: &mut Stats,
 ) {
     with_elements::<u16, _>(dst, |out| {
-        let looks_short = looks_short::<T>(simd, values);
+        let looks_short = T::looks_short(simd, values);
         let mut at = 0;
         while looks_short && at < values.len() {
             let (v, o) = (&values[at..], &mut out[at..]);
-            let taken = short_pass::<T, M>(simd, v, o, ulps_to_units(stats.max_ulp_error));
+            let taken = T::short_pass::<M>(simd, v, o, ulps_to_units(stats.max_ulp_error));
             taken.counts.add_to(stats, taken.lanes as u32);
             if taken.lanes == 0 {
                 break;
@@ -265,10 +300,9 @@ pub(super) fn narrow_block<T: Small, M: Mode, const S: bool>(
     })
 }
 
-/// The full pass of `T` at `simd`'s level over `values` (any lanes; none is nothing to
-/// do), counted into `stats`: F16C's for f16, the float-arithmetic one for f11 and f10,
-/// the portable one where the CPU has neither.
-fn full_pass<T: Small, M: Mode, const S: bool>(
+/// [`Passes::full_pass`] over `values` (any lanes; none is nothing to do), counted
+/// into `stats`.
+fn full_pass<T: Passes, M: Mode, const S: bool>(
     simd: Simd,
     values: &[u32],
     out: &mut [u16],
@@ -279,21 +313,7 @@ fn full_pass<T: Small, M: Mode, const S: bool>(
     }
     // The F16C passes need not measure errors the stream's largest already covers.
     let known = ulps_to_units(stats.max_ulp_error);
-    let pass = if T::FORMAT == ToF16::FORMAT {
-        dispatch!(simd, {
-            avx512 => x86::f16c::avx512::f16_full_pass::<M, S>(values, out, known),
-            f16c => x86::f16c::f16c::f16_full_pass::<M, S>(values, out, known),
-            avx2 => avx2::full_pass_vectorised::<T, M, S>(values, out),
-            portable => full_pass_portable::<T, M, S>(values, out),
-        })
-    } else {
-        dispatch!(simd, {
-            avx512 => x86::float::avx512::float_full_pass::<T, M, S>(values, out),
-            avx2 => x86::float::avx2::float_full_pass::<T, M, S>(values, out),
-            portable => full_pass_portable::<T, M, S>(values, out),
-        })
-    };
-    pass.into_stats::<T>(values.len(), stats);
+    T::full_pass::<M, S>(simd, values, out, known).into_stats::<T>(values.len(), stats);
 }
 
 /// The short R11G11B10 pass: each texel's channels through the short lane code of

@@ -2,10 +2,10 @@
 //! format pair, a block at a time, at the CPU level the caller chose.
 
 use super::lanes::{Tally, float_target};
-use super::narrow::{narrow, narrow_block, r11g11b10_block};
+use super::narrow::{Passes, narrow, narrow_block, r11g11b10_block};
 use super::rgb9e5::rgb9e5_block;
 use super::simd::Simd;
-use super::target::{SmallTarget, ToF10, ToF11, ToF16, with_mode};
+use super::target::{Mode, SmallTarget, ToF10, ToF11, ToF16, with_mode};
 use super::widen::{same_f32, widen_f64, widen_into_f32, widen_to_f32};
 use crate::convert::summary::Stats;
 use crate::convert::{Conversion, element};
@@ -91,19 +91,11 @@ fn encode_from_f32(
         }
         Format::Float(f) => {
             let target = SmallTarget::of(f).expect("f16, f11 or f10: f32 and f64 are above");
-            with_mode!(conv.opts, |M, S| match (target, from_packed) {
-                (SmallTarget::F16, false) => narrow_block::<ToF16, M, S>(simd, values, dst, stats),
-                (SmallTarget::F11, false) => narrow_block::<ToF11, M, S>(simd, values, dst, stats),
-                (SmallTarget::F10, false) => narrow_block::<ToF10, M, S>(simd, values, dst, stats),
-                (SmallTarget::F16, true) => {
-                    float_target::<u16>(simd, values, dst, true, ch, t, narrow::<ToF16, M, S>)
-                }
-                (SmallTarget::F11, true) => {
-                    float_target::<u16>(simd, values, dst, true, ch, t, narrow::<ToF11, M, S>)
-                }
-                (SmallTarget::F10, true) => {
-                    float_target::<u16>(simd, values, dst, true, ch, t, narrow::<ToF10, M, S>)
-                }
+            let run = (simd, values, dst, from_packed, ch);
+            with_mode!(conv.opts, |M, S| match target {
+                SmallTarget::F16 => small_target::<ToF16, M, S>(run, t, stats),
+                SmallTarget::F11 => small_target::<ToF11, M, S>(run, t, stats),
+                SmallTarget::F10 => small_target::<ToF10, M, S>(run, t, stats),
             })
         }
         Format::R11G11B10 => {
@@ -121,4 +113,19 @@ fn encode_from_f32(
         }
     }
     tally.into_stats(stats);
+}
+
+/// A block into f16, f11 or f10: from f32 values through the narrowing passes, from a
+/// packed source's texels through the lane code (`run`: the level, the values, the
+/// output, whether the source is packed, and its channels).
+fn small_target<T: Passes, M: Mode, const S: bool>(
+    (simd, values, dst, from_packed, channels): (Simd, &[u32], &mut [u8], bool, usize),
+    tally: &mut Tally,
+    stats: &mut Stats,
+) {
+    if from_packed {
+        float_target::<u16>(simd, values, dst, true, channels, tally, narrow::<T, M, S>)
+    } else {
+        narrow_block::<T, M, S>(simd, values, dst, stats)
+    }
 }
