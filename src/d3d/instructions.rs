@@ -143,8 +143,6 @@ pub struct Instruction {
     pub section: Option<&'static str>,
     /// For a convenience (not a D3D instruction), what it stands for.
     pub stands_for: Option<&'static str>,
-    /// Whether `op --fmt f16` evaluates it under the float16 rules (§3.1.5).
-    pub f16: bool,
     /// Where the probe runs it.
     pub probed: Probed,
 }
@@ -160,7 +158,6 @@ const fn row(op: Op, name: &'static str, section: &'static str) -> Instruction {
         shape: Shape::Arithmetic,
         section: Some(section),
         stands_for: None,
-        f16: true,
         probed: Probed {
             f32: true,
             f16: true,
@@ -202,7 +199,6 @@ impl Instruction {
 
     const fn convert(mut self, from: Domain, to: Domain) -> Self {
         self.shape = Shape::Convert(from, to);
-        self.f16 = false;
         self.probed.f16 = false;
         self
     }
@@ -210,6 +206,12 @@ impl Instruction {
     const fn probed(mut self, f32: bool, f16: bool, f64: bool) -> Self {
         self.probed = Probed { f32, f16, f64 };
         self
+    }
+
+    /// Whether `op --fmt f16` evaluates it under the float16 rules (§3.1.5): every
+    /// instruction but the conversions, which name their own formats.
+    pub fn has_f16_form(&self) -> bool {
+        !self.is_conversion()
     }
 
     /// Whether it is a conversion (its domains do not follow the working format).
@@ -335,7 +337,10 @@ pub fn conveniences() -> impl Iterator<Item = (&'static str, &'static str)> {
 
 /// The names `--fmt f16` evaluates, in table order.
 pub fn f16_names() -> impl Iterator<Item = &'static str> {
-    INSTRUCTIONS.iter().filter(|i| i.f16).map(|i| i.name)
+    INSTRUCTIONS
+        .iter()
+        .filter(|i| i.has_f16_form())
+        .map(|i| i.name)
 }
 
 /// The double instructions' names (conveniences last), in table order.
