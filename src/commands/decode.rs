@@ -5,7 +5,7 @@ use std::io::Write;
 use super::Verdict;
 use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
 use crate::format::Format;
-use crate::format::decoded::Decoded;
+use crate::format::decoded::{Decoded, Detail};
 use crate::input::parse_bits;
 use crate::render::Renderer;
 
@@ -59,7 +59,8 @@ pub fn run(
         let n = for_each_stdin_line(&mut *out, "bit patterns", |out, origin, text| {
             let bits = read(&req.format, origin, text)?;
             decoded.fill(bits, detail);
-            decoded.typed_decimal = is_decimal(text);
+            // Only the full views show it; the `--plain` batch path skips the scan.
+            decoded.typed_decimal = detail == Detail::Full && is_decimal(text);
             r.decode(out, &decoded)?;
             Ok(())
         })?;
