@@ -22,9 +22,8 @@ pub enum Operand {
 /// is a bit pattern; everything else goes through [`parse_value`].
 pub fn parse_operand(text: &str, fmt: &FloatFormat) -> Result<Operand, InputError> {
     let t = text.trim();
-    if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X"))
+    if let Some(hex) = bare_hex(t)
         && hex.len() == fmt.hex_digits()
-        && hex.bytes().all(|b| b.is_ascii_hexdigit())
     {
         return parse_bits(t, fmt.name, fmt.width()).map(Operand::Bits);
     }
@@ -37,15 +36,18 @@ pub fn parse_operand(text: &str, fmt: &FloatFormat) -> Result<Operand, InputErro
         })
 }
 
-/// The error for `0x` and hex digits that are a whole pattern of another width than
-/// `fmt`'s: that width, and the format that has it as a hint.
-fn other_width(text: &str, fmt: &FloatFormat) -> Option<InputError> {
+/// The digits of `0x` (or `0X`) followed by hex digits alone, as a pattern is written.
+fn bare_hex(text: &str) -> Option<&str> {
     let hex = text
         .strip_prefix("0x")
         .or_else(|| text.strip_prefix("0X"))?;
-    if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
+    (!hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit())).then_some(hex)
+}
+
+/// The error for `0x` and hex digits that are a whole pattern of another width than
+/// `fmt`'s: that width, and the format that has it as a hint.
+fn other_width(text: &str, fmt: &FloatFormat) -> Option<InputError> {
+    let hex = bare_hex(text)?;
     let hint = match hex.len() {
         4 => "; for a 16-bit pattern, use --fmt f16",
         8 => "; for a 32-bit pattern, use --fmt f32",

@@ -200,28 +200,14 @@ impl Renderer for Json {
             out,
             &json!({
                 "schema": SCHEMA,
-                "listed": {
-                    "index": x.index,
-                    "channel": x.channel.map(|c| crate::ulp::CHANNEL_NAMES[c]),
-                    "a": super::sample_bits(format, x, x.a),
-                    "b": super::sample_bits(format, x, x.b),
-                    "distance": x.distance.map(|d| d as i64),
-                }
+                "listed": sample_json(format, x),
             }),
         )
     }
 
     fn ulp_summary(&mut self, out: &mut dyn Write, s: &SummaryReport) -> io::Result<()> {
         let m = s.summary;
-        let sample = |x: &Sample| {
-            json!({
-                "index": x.index,
-                "channel": x.channel.map(|c| crate::ulp::CHANNEL_NAMES[c]),
-                "a": super::sample_bits(s.format, x, x.a),
-                "b": super::sample_bits(s.format, x, x.b),
-                "distance": distance_json(x.distance),
-            })
-        };
+        let sample = |x: &Sample| sample_json(s.format, x);
         let mut obj = json!({
             "schema": SCHEMA,
             "kind": "summary",
@@ -387,6 +373,18 @@ impl Renderer for Json {
         )?;
         super::tally_line(out, err, s)
     }
+}
+
+/// One compared element (a summary's worst or first NaN, or a `--list` line): index,
+/// channel, both patterns and the signed distance (null when a NaN is involved).
+fn sample_json(format: crate::format::Format, x: &Sample) -> Value {
+    json!({
+        "index": x.index,
+        "channel": x.channel.map(|c| crate::ulp::CHANNEL_NAMES[c]),
+        "a": super::sample_bits(format, x, x.a),
+        "b": super::sample_bits(format, x, x.b),
+        "distance": distance_json(x.distance),
+    })
 }
 
 /// A distance as a JSON integer (null when a NaN is involved). Beyond 64 bits, which only
