@@ -157,6 +157,7 @@ pub mod exact;
 pub mod format;
 pub mod input;
 pub mod io;
+pub mod judge;
 pub mod probe;
 pub mod render;
 pub mod ulp;

@@ -35,6 +35,8 @@ pub use report::{
 };
 pub use rules::{Rule, RuleSet, Ulps};
 
+pub(crate) use step::two_sum;
+
 use smallvec::SmallVec;
 
 /// An operand's components: one, or two to four for the dot products. Held in place (the

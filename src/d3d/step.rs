@@ -258,7 +258,7 @@ impl StepValue for Number {
 // ----- f64 (f32 and f16 operands) -----
 
 /// Exact `a + b = s + err` (Knuth's TwoSum).
-pub(super) fn two_sum(a: f64, b: f64) -> (f64, f64) {
+pub(crate) fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     let bb = s - a;
     let err = (a - (s - bb)) + (b - bb);

@@ -30,15 +30,6 @@ impl Lane {
         }
     }
 
-    /// Hex digits of the pattern in `op` lines (the format's full width, so `op` reads bits).
-    pub fn hex_digits(self) -> usize {
-        match self {
-            Lane::F16 => 4,
-            Lane::F64 => 16,
-            _ => 8,
-        }
-    }
-
     fn of(domain: &Domain) -> Lane {
         match domain {
             Domain::Float(f) => match f.arithmetic {

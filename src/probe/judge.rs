@@ -1,23 +1,11 @@
-//! Judging a device's results with the op engine, line by line, and sorting the violations
-//! into classes a reader recognises.
-
-use rayon::prelude::*;
+//! Judging a device's results: its buffers handed to the library's judge over slices
+//! ([`crate::judge`]), which names each violation's class.
 
 use super::ProbeError;
 use super::catalog::{Kernel, Lane};
-use crate::d3d::{Domain, Evaluation, Op, OpRequest, Pattern, RuleSet, evaluate};
-use crate::format::{Arithmetic, Class};
-
-/// A kind of violation, how often it happened, and one line that shows it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ClassCount {
-    /// The class's name (`f32 denormal operand not flushed`).
-    pub class: String,
-    /// How many lines fell in it.
-    pub count: u64,
-    /// An `op` command line that reproduces the verdict (`d3dfloat op ... --check R`).
-    pub example: String,
-}
+use crate::d3d::RuleSet;
+pub use crate::judge::ClassCount;
+use crate::judge::{Column, Elem, Judge, Options};
 
 /// The verdict on one instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,11 +51,6 @@ impl OpReport {
     }
 }
 
-/// A pattern as `op` reads it: `0x` and the lane's full width in hex digits.
-pub fn hex(lane: Lane, bits: u64) -> String {
-    format!("0x{:0width$x}", bits, width = lane.hex_digits())
-}
-
 /// The result patterns of one line, one per output, from the device's words.
 fn unpack_results(k: &Kernel, words: &[u32]) -> Vec<u64> {
     let mut at = 0;
@@ -85,15 +68,33 @@ fn unpack_results(k: &Kernel, words: &[u32]) -> Vec<u64> {
         .collect()
 }
 
-struct LineVerdict {
-    conforms: bool,
-    ulps: u64,
-    /// The class and the `op` example, for a violation.
-    violation: Option<(String, String)>,
-    log: Option<String>,
+/// Patterns as the slice of an element type.
+enum Owned {
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
 }
 
-/// Judges every line of one instruction.
+impl Owned {
+    fn new(elem: Elem, patterns: impl Iterator<Item = u64>) -> Owned {
+        match elem {
+            Elem::U16 => Owned::U16(patterns.map(|b| b as u16).collect()),
+            Elem::U32 => Owned::U32(patterns.map(|b| b as u32).collect()),
+            Elem::U64 => Owned::U64(patterns.collect()),
+        }
+    }
+
+    fn column(&self) -> Column<'_> {
+        match self {
+            Owned::U16(v) => Column::U16(v),
+            Owned::U32(v) => Column::U32(v),
+            Owned::U64(v) => Column::U64(v),
+        }
+    }
+}
+
+/// Judges every line of one instruction: the device's buffers laid out as the library's
+/// judge reads them (one slice per operand), then judged there.
 pub fn judge(
     k: &Kernel,
     rules: RuleSet,
@@ -101,226 +102,51 @@ pub fn judge(
     results: &[u32],
     keep_log: bool,
 ) -> Result<OpReport, ProbeError> {
+    let judge = Judge::new(k.op, k.format, rules);
     let per_in = k.input_components();
     let per_out = k.output_words();
     let lines = operands.len() / per_in;
-    let verdicts: Vec<LineVerdict> = (0..lines)
-        .into_par_iter()
-        .with_min_len(256)
-        .map(|i| {
-            let args = &operands[i * per_in..(i + 1) * per_in];
-            let res = unpack_results(k, &results[i * per_out..(i + 1) * per_out]);
-            judge_line(k, rules, args, &res, keep_log)
+    let elem = Elem::of(&judge.operand_domain());
+    let columns: Vec<Owned> = (0..k.operands)
+        .map(|j| {
+            let comps = (0..lines).flat_map(|i| {
+                let at = i * per_in + j * k.width;
+                operands[at..at + k.width].iter().copied()
+            });
+            Owned::new(elem, comps)
         })
-        .collect::<Result<_, _>>()?;
-    let mut report = OpReport {
+        .collect();
+    let res = Owned::new(
+        judge.result_elem(),
+        (0..lines).flat_map(|i| unpack_results(k, &results[i * per_out..(i + 1) * per_out])),
+    );
+    let cols: Vec<Column> = columns.iter().map(Owned::column).collect();
+    let opts = Options {
+        violation_limit: 0,
+        ..Options::default()
+    };
+    let verdict = judge.run(&cols, res.column(), &opts).map_err(|e| {
+        ProbeError::Device(format!("{}: the op engine refused a line: {e}", k.name))
+    })?;
+    let log = if keep_log {
+        (0..lines)
+            .map(|i| judge.batch_line(&cols, res.column(), i))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(OpReport {
         name: k.name,
         format: k.format_label(),
         family: k.family,
-        lines: lines as u64,
-        conform: 0,
-        violate: 0,
-        max_ulps: 0,
-        classes: Vec::new(),
+        lines: verdict.lines,
+        conform: verdict.conform,
+        violate: verdict.violate,
+        max_ulps: verdict.max_ulps,
+        classes: verdict.classes_by_count(),
         skipped: None,
-        log: Vec::new(),
-    };
-    for v in verdicts {
-        if v.conforms {
-            report.conform += 1;
-            report.max_ulps = report.max_ulps.max(v.ulps);
-        } else {
-            report.violate += 1;
-        }
-        if let Some((class, example)) = v.violation {
-            match report.classes.iter_mut().find(|c| c.class == class) {
-                Some(c) => c.count += 1,
-                None => report.classes.push(ClassCount {
-                    class,
-                    count: 1,
-                    example,
-                }),
-            }
-        }
-        if let Some(line) = v.log {
-            report.log.push(line);
-        }
-    }
-    // Stable: most frequent first, first seen first among equals.
-    report.classes.sort_by_key(|c| std::cmp::Reverse(c.count));
-    Ok(report)
-}
-
-fn judge_line(
-    k: &Kernel,
-    rules: RuleSet,
-    args: &[u64],
-    results: &[u64],
-    keep_log: bool,
-) -> Result<LineVerdict, ProbeError> {
-    let texts: Vec<String> = args.iter().map(|&a| hex(k.input, a)).collect();
-    let request = OpRequest {
-        op: k.op,
-        format: k.format,
-        rules,
-        args: args
-            .chunks(k.width)
-            .map(|c| c.iter().map(|&b| Pattern::bits(b)).collect())
-            .collect(),
-        check: None,
-    };
-    let eval = evaluate(&request).map_err(|e| {
-        ProbeError::Device(format!("{}: the op engine refused a line: {e}", k.name))
-    })?;
-    let mut conforms = true;
-    let mut ulps = 0;
-    let mut class = None;
-    for ((out, &bits), lane) in eval.outputs.iter().zip(results).zip(&k.outputs) {
-        // §22.6: a comparison writes a full mask; the engine's boolean domain reads any
-        // non-zero word as true, so the mask itself is checked here.
-        let full_mask = *lane != Lane::Mask || bits == 0 || bits == 0xffff_ffff;
-        if full_mask && out.allowed.contains(&out.domain, bits) {
-            ulps = ulps.max(distance(&out.domain, out.preferred, bits));
-        } else {
-            conforms = false;
-            if class.is_none() {
-                class = Some(classify(k, &eval, out, *lane, bits));
-            }
-        }
-    }
-    let result_text = k
-        .outputs
-        .iter()
-        .zip(results)
-        .map(|(&lane, &r)| hex(lane, r))
-        .collect::<Vec<_>>()
-        .join(",");
-    let operand_text = texts
-        .chunks(k.width)
-        .map(|c| c.join(","))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let violation = class.map(|c| {
-        let rules_opt = match rules {
-            RuleSet::D3D10 => "--rules d3d10 ",
-            _ => "",
-        };
-        let example = format!(
-            "d3dfloat op {}{rules_opt}{} {operand_text} --check {result_text}",
-            k.op_options(),
-            k.name
-        );
-        (c, example)
-    });
-    Ok(LineVerdict {
-        conforms,
-        ulps,
-        violation,
-        log: keep_log.then(|| format!("{} {operand_text} = {result_text}", k.name)),
+        log,
     })
-}
-
-/// ULPs between the preferred result and a conforming one (0 when either is NaN).
-fn distance(domain: &Domain, preferred: u64, bits: u64) -> u64 {
-    match (domain.key(preferred), domain.key(bits)) {
-        (Some(a), Some(b)) => domain.ordinal_of_key(a).abs_diff(domain.ordinal_of_key(b)),
-        _ => 0,
-    }
-}
-
-/// Names what a violating result got wrong, from the operands and the result's class.
-fn classify(
-    k: &Kernel,
-    eval: &Evaluation,
-    out: &crate::d3d::OutputReport,
-    lane: Lane,
-    bits: u64,
-) -> String {
-    let name = k.name;
-    let operands: Vec<_> = eval.args.iter().flatten().collect();
-    let float_class = |bits: u64| match operands.first().map(|o| o.domain) {
-        Some(Domain::Float(f)) => Some(f.class(bits)),
-        _ => None,
-    };
-    let any_operand = |c: Class| operands.iter().any(|o| float_class(o.bits) == Some(c));
-    let result_class = match out.domain {
-        Domain::Float(f) => Some(f.class(bits)),
-        _ => None,
-    };
-    match k.op {
-        Op::F32ToF16 => {
-            let x = f32::from_bits(operands[0].bits as u32);
-            if half::f16::from_f32(x).to_bits() as u64 == bits {
-                return "f32tof16 rounds to nearest".into();
-            }
-        }
-        // §22.14.7: dfma is fused. A result that is exactly the unfused one (the product
-        // rounded to double before the add) names the cause, whatever it did to the value.
-        Op::Mad if k.format.arithmetic == Arithmetic::Double => {
-            let v: Vec<f64> = operands.iter().map(|o| f64::from_bits(o.bits)).collect();
-            let unfused = v[0] * v[1] + v[2];
-            let got = f64::from_bits(bits);
-            if unfused.to_bits() == bits || (unfused.is_nan() && got.is_nan()) {
-                return format!("{name}: not fused (product rounded before the add)");
-            }
-        }
-        Op::Ftoi | Op::Ftou => {
-            let x = f32::from_bits(operands[0].bits as u32);
-            if x.is_nan() {
-                return format!("{name}: NaN gives non-zero");
-            }
-            let (lo, hi) = if k.op == Op::Ftoi {
-                (-2147483648.0, 2147483647.0)
-            } else {
-                (0.0, 4294967295.0)
-            };
-            if !(lo..=hi).contains(&(x as f64)) {
-                return format!("{name}: out-of-range value not clamped");
-            }
-        }
-        _ => {}
-    }
-    if lane == Lane::Mask && bits != 0 && bits != 0xffff_ffff {
-        return format!("{name}: comparison result is not 0 or 0xffffffff");
-    }
-    if operands.iter().any(|o| o.flushed_to.is_some()) {
-        return "f32 denormal operand not flushed".into();
-    }
-    if result_class == Some(Class::Subnormal)
-        && matches!(out.domain, Domain::Float(f) if f.arithmetic_flushes_subnormals)
-    {
-        return "f32 denormal result not flushed".into();
-    }
-    if result_class == Some(Class::Nan) {
-        return format!("{name}: NaN where a number is required");
-    }
-    if any_operand(Class::Nan) {
-        return match k.op {
-            Op::Min | Op::Max => format!("{name}: NaN operand not ignored"),
-            _ => format!("{name}: NaN operand not propagated"),
-        };
-    }
-    if out.allowed.nan {
-        return format!("{name}: a number where NaN is required");
-    }
-    if any_operand(Class::Infinity) {
-        return format!("{name}: infinity operand mishandled");
-    }
-    if result_class == Some(Class::Zero) {
-        // The other zero would have conformed: only the sign is wrong.
-        if let Domain::Float(f) = out.domain {
-            let other = bits ^ f.assemble(true, 0, 0);
-            if out.allowed.contains(&out.domain, other) {
-                return format!("{name}: wrong sign of zero");
-            }
-        }
-    }
-    match out.allowed.miss_ulps(&out.domain, bits) {
-        Some(1) => format!("{name}: outside tolerance by 1 ULP"),
-        Some(n) if n < 16 => format!("{name}: outside tolerance by 2-15 ULPs"),
-        Some(_) => format!("{name}: outside tolerance by 16 ULPs or more"),
-        None => format!("{name}: wrong result"),
-    }
 }
 
 #[cfg(test)]

@@ -50,6 +50,7 @@ pub(crate) mod sample {
                     class: "f32 denormal operand not flushed".into(),
                     count: violate,
                     example: "d3dfloat op add 0x00000001 0x00000001 --check 0x00000002".into(),
+                    first: 0,
                 }]
             } else {
                 Vec::new()

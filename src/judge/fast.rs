@@ -1,0 +1,738 @@
+//! The fast deciders: for each instruction, the correctly rounded result and a part of the
+//! allowed set that a few machine operations prove, so that a result inside it conforms at a
+//! known distance without the exact engine.
+//!
+//! A decider answers `Some(distance)` only when the result certainly conforms, and `None`
+//! for everything else: a violation, a special case it does not handle, an answer it cannot
+//! prove. `None` is never a verdict; the line goes to the exact engine. The proofs rest on
+//! these facts:
+//! - every f32 and f16 value, sum of two, product of two and quotient's correctly rounded
+//!   `f64` is known exactly or to half an `f64` ULP, and rounding an `f64` result of +, -,
+//!   *, / or sqrt of f32 or f16 operands to f32 or f16 gives the correctly rounded result
+//!   (53 >= 2p + 2: the double rounding is innocuous);
+//! - the sign of `e * y - x` (an FMA) is exact, which places a candidate against a quotient
+//!   or a root;
+//! - the library `exp2`, `log2`, `sin`, `cos` and `sqrt` of an `f64` are within a few `f64`
+//!   ULPs (2^-50 relative) of the exact value, far inside the margin of 2^-40 kept to every
+//!   tolerance here, so a result inside the shrunk bound is inside the exact one; and the
+//!   nearest pattern of the exact value is known when both ends of the approximation's
+//!   margin round to the same pattern.
+
+use std::ops::Range;
+
+use super::{Column, Judge, Tally};
+use crate::d3d::{Op, RuleSet, two_sum};
+use crate::format::Arithmetic;
+
+/// The margin kept to every tolerance and to every rounding boundary, relative.
+const MARGIN: f64 = 1.0 / (1u64 << 40) as f64;
+/// 2^-21: the relative (and log's absolute) tolerance of rcp, rsq, exp and log.
+const REL_2_21: f64 = 1.0 / (1u64 << 21) as f64;
+/// sin and cos: absolute tolerance on [-100π, 100π] (§22.10.20).
+const SINCOS_ABS: f64 = 0.0008;
+
+/// A float format as the deciders read it: a pattern in the low bits of a `u32`.
+trait Fmt {
+    const BITS: u32;
+    const FRAC: u32;
+    /// 32-bit rules: denorms flushed on input and output (§3.1.3.2), sqrt within 1 ULP.
+    const WIDE: bool;
+    /// The smallest normal and the largest finite value.
+    const MIN_NORMAL: f64;
+    const MAX: f64;
+    const SIGN: u32 = 1 << (Self::BITS - 1);
+    const MAG: u32 = Self::SIGN - 1;
+    const EXP: u32 = Self::MAG & !((1 << Self::FRAC) - 1);
+
+    /// The value of a pattern (no flush).
+    fn to_f64(x: u32) -> f64;
+    /// The correctly rounded pattern of a value (ties to even, overflow to infinity).
+    fn rne(v: f64) -> u32;
+}
+
+struct F32;
+struct F16;
+
+impl Fmt for F32 {
+    const BITS: u32 = 32;
+    const FRAC: u32 = 23;
+    const WIDE: bool = true;
+    const MIN_NORMAL: f64 = f32::MIN_POSITIVE as f64;
+    const MAX: f64 = f32::MAX as f64;
+
+    #[inline]
+    fn to_f64(x: u32) -> f64 {
+        f32::from_bits(x) as f64
+    }
+
+    #[inline]
+    fn rne(v: f64) -> u32 {
+        (v as f32).to_bits()
+    }
+}
+
+impl Fmt for F16 {
+    const BITS: u32 = 16;
+    const FRAC: u32 = 10;
+    const WIDE: bool = false;
+    const MIN_NORMAL: f64 = 1.0 / (1u32 << 14) as f64;
+    const MAX: f64 = 65504.0;
+
+    #[inline]
+    fn to_f64(x: u32) -> f64 {
+        half::f16::from_bits(x as u16).to_f64()
+    }
+
+    #[inline]
+    fn rne(v: f64) -> u32 {
+        f16_nearest(v)
+    }
+}
+
+/// The float16 nearest `v`, ties to even, from the `f64` directly (through f32 would
+/// round twice).
+fn f16_nearest(v: f64) -> u32 {
+    let sign = ((v.to_bits() >> 48) & 0x8000) as u32;
+    let a = v.abs();
+    if a.is_nan() {
+        return sign | 0x7e00;
+    }
+    // 65520 is half-way between 65504 and the next power of two: ties go to the even
+    // pattern, which is infinity.
+    if a >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    if a < F16::MIN_NORMAL {
+        // Steps of 2^-24; 1024 of them is the smallest normal, which the code below equals.
+        return sign | (a * (1u32 << 24) as f64).round_ties_even() as u32;
+    }
+    let e = ((a.to_bits() >> 52) as i32) - 1023;
+    let n = (a * 2f64.powi(10 - e)).round_ties_even() as u32;
+    // n is 1024 + fraction, or 2048 when the value rounds up to the next power of two.
+    sign | ((((e + 14) as u32) << 10) + n)
+}
+
+#[inline]
+fn is_nan<F: Fmt>(x: u32) -> bool {
+    x & F::MAG > F::EXP
+}
+
+/// Normal: neither zero, subnormal, infinite nor NaN.
+#[inline]
+fn normal<F: Fmt>(x: u32) -> bool {
+    let e = x & F::EXP;
+    e != 0 && e != F::EXP
+}
+
+/// A finite nonzero operand as the instruction reads it: normal, or a float16 subnormal.
+#[inline]
+fn finite_nonzero<F: Fmt>(x: u32) -> bool {
+    let m = x & F::MAG;
+    m < F::EXP && (m >= 1 << F::FRAC || (!F::WIDE && m != 0))
+}
+
+/// An operand's value as the arithmetic reads it: 32-bit denorms as zeros (§3.1.3.2).
+#[inline]
+fn read<F: Fmt>(x: u32) -> f64 {
+    if F::WIDE && x & F::EXP == 0 {
+        if x & F::SIGN != 0 { -0.0 } else { 0.0 }
+    } else {
+        F::to_f64(x)
+    }
+}
+
+/// Position on the value line, the two zeros one point.
+#[inline]
+fn ordinal<F: Fmt>(x: u32) -> i64 {
+    let m = (x & F::MAG) as i64;
+    if x & F::SIGN != 0 { -m } else { m }
+}
+
+/// Representable values between two non-NaN patterns.
+#[inline]
+fn dist<F: Fmt>(a: u32, b: u32) -> u64 {
+    ordinal::<F>(a).abs_diff(ordinal::<F>(b))
+}
+
+/// The pattern one step up (`up`) or down the value line from a nonzero finite one.
+#[inline]
+fn step<F: Fmt>(x: u32, up: bool) -> u32 {
+    if (x & F::SIGN == 0) == up {
+        x + 1
+    } else {
+        x - 1
+    }
+}
+
+/// A NaN operand: any NaN result conforms (§3.1.3.1); a number does not.
+#[inline]
+fn nan_result<F: Fmt>(r: u32) -> Option<u64> {
+    is_nan::<F>(r).then_some(0)
+}
+
+/// A result the rules fix to one pattern.
+#[inline]
+fn exactly(r: u32, e: u32) -> Option<u64> {
+    (r == e).then_some(0)
+}
+
+/// The nearest pattern of a value known as `a` to within the margin, when both ends of the
+/// margin round to it.
+#[inline]
+fn nearest_of_approx<F: Fmt>(a: f64) -> Option<u32> {
+    let lo = F::rne(a * (1.0 - MARGIN));
+    let hi = F::rne(a * (1.0 + MARGIN));
+    (lo == hi && normal::<F>(lo)).then_some(lo)
+}
+
+/// A normal result within `bound` (absolute, already shrunk by the margin) of `a`, with `e`
+/// the correctly rounded result.
+#[inline]
+fn within<F: Fmt>(r: u32, e: u32, a: f64, bound: f64) -> Option<u64> {
+    if r == e {
+        return Some(0);
+    }
+    (normal::<F>(r) && (F::to_f64(r) - a).abs() <= bound).then(|| dist::<F>(r, e))
+}
+
+// ----- one operand -----
+
+/// sqrt (§22.10.21): 1 ULP for 32-bit, correctly rounded for float16 (§3.1.5).
+fn sqrt<F: Fmt>(x: u32, r: u32) -> Option<u64> {
+    if is_nan::<F>(x) {
+        return nan_result::<F>(r);
+    }
+    let v = read::<F>(x);
+    if v == 0.0 || v == f64::INFINITY {
+        return exactly(r, F::rne(v));
+    }
+    if v < 0.0 {
+        return nan_result::<F>(r);
+    }
+    let e = F::rne(v.sqrt());
+    if r == e {
+        return Some(0);
+    }
+    if !F::WIDE || !normal::<F>(r) {
+        return None;
+    }
+    // e * e - v places e against the exact root: an exact root allows a step either way,
+    // an inexact one the pattern on its other side.
+    let ev = F::to_f64(e);
+    let below = ev.mul_add(ev, -v);
+    let fits = if below == 0.0 {
+        r == e + 1 || r == e - 1
+    } else {
+        r == step::<F>(e, below < 0.0)
+    };
+    fits.then_some(1)
+}
+
+/// rcp (§22.10.18): 2^-21 relative, which holds the 1 ULP reading too.
+fn rcp<F: Fmt>(x: u32, r: u32) -> Option<u64> {
+    if is_nan::<F>(x) {
+        return nan_result::<F>(r);
+    }
+    let v = read::<F>(x);
+    let q = 1.0 / v;
+    if v == 0.0 || v.is_infinite() {
+        return exactly(r, F::rne(q));
+    }
+    let e = F::rne(q);
+    if !normal::<F>(e) || q.abs() < 2.0 * F::MIN_NORMAL {
+        return None;
+    }
+    within::<F>(r, e, q, q.abs() * (REL_2_21 - MARGIN))
+}
+
+/// rsq (§22.10.19): 2^-21 relative.
+fn rsq<F: Fmt>(x: u32, r: u32) -> Option<u64> {
+    if is_nan::<F>(x) {
+        return nan_result::<F>(r);
+    }
+    let v = read::<F>(x);
+    if v == 0.0 || v == f64::INFINITY {
+        return exactly(r, F::rne(1.0 / v.sqrt()));
+    }
+    if v < 0.0 {
+        return nan_result::<F>(r);
+    }
+    let a = 1.0 / v.sqrt();
+    let e = nearest_of_approx::<F>(a)?;
+    within::<F>(r, e, a, a * (REL_2_21 - MARGIN))
+}
+
+/// exp (§22.10.6): 2^x within 2^-21 relative.
+fn exp<F: Fmt>(x: u32, r: u32) -> Option<u64> {
+    if is_nan::<F>(x) {
+        return nan_result::<F>(r);
+    }
+    let v = read::<F>(x);
+    if v.is_infinite() || v == 0.0 {
+        return exactly(r, F::rne(v.exp2()));
+    }
+    let a = v.exp2();
+    if !(a > 4.0 * F::MIN_NORMAL && a < F::MAX / 4.0) {
+        return None;
+    }
+    let e = nearest_of_approx::<F>(a)?;
+    within::<F>(r, e, a, a * (REL_2_21 - MARGIN))
+}
+
+/// log (§22.10.8): log2 x within 2^-21 absolute on [0.5, 2], relative elsewhere.
+fn log<F: Fmt>(x: u32, r: u32) -> Option<u64> {
+    if is_nan::<F>(x) {
+        return nan_result::<F>(r);
+    }
+    let v = read::<F>(x);
+    if v == 0.0 || v == f64::INFINITY {
+        return exactly(r, F::rne(v.log2()));
+    }
+    if v < 0.0 {
+        return nan_result::<F>(r);
+    }
+    let a = v.log2();
+    let e = nearest_of_approx::<F>(a)?;
+    let bound = if (0.5..=2.0).contains(&v) {
+        REL_2_21 - MARGIN
+    } else {
+        a.abs() * (REL_2_21 - MARGIN)
+    };
+    within::<F>(r, e, a, bound)
+}
+
+/// sin or cos (§22.10.20): 0.0008 absolute on [-100π, 100π], anything in [-1, 1] outside.
+fn sin_cos<F: Fmt>(x: u32, r: u32, sine: bool) -> Option<u64> {
+    if is_nan::<F>(x) {
+        return nan_result::<F>(r);
+    }
+    let v = read::<F>(x);
+    if v.is_infinite() {
+        return nan_result::<F>(r);
+    }
+    if v == 0.0 {
+        return exactly(r, F::rne(if sine { v } else { 1.0 }));
+    }
+    let a = if sine { v.sin() } else { v.cos() };
+    let e = nearest_of_approx::<F>(a)?;
+    if r == e {
+        return Some(0);
+    }
+    let zero = r & F::MAG == 0;
+    if !(normal::<F>(r) || zero) {
+        return None;
+    }
+    let rv = F::to_f64(r);
+    // The same f64 comparison the exact engine makes (100π is irrational, so no f32 or
+    // f16 value is on the edge).
+    let inside = v.abs() <= 100.0 * std::f64::consts::PI;
+    let ok = rv.abs() <= 1.0 && (!inside || (rv - a).abs() <= SINCOS_ABS - MARGIN);
+    ok.then(|| dist::<F>(r, e))
+}
+
+/// frc (§22.10.7): `x - round_ni(x)`, one rounded subtraction.
+fn frc<F: Fmt>(x: u32, r: u32) -> Option<u64> {
+    if x & F::EXP == F::EXP {
+        return None;
+    }
+    let v = read::<F>(x);
+    let d = v - v.floor();
+    if d == 0.0 {
+        return exactly(r, 0);
+    }
+    let e = F::rne(d);
+    (normal::<F>(e) && r == e).then_some(0)
+}
+
+/// round_ne/ni/pi/z (§22.10.14-17): the exact integral value, a zero keeping the sign.
+fn round<F: Fmt>(x: u32, r: u32, op: Op) -> Option<u64> {
+    if is_nan::<F>(x) {
+        return nan_result::<F>(r);
+    }
+    let v = read::<F>(x);
+    let i = match op {
+        Op::RoundNe => v.round_ties_even(),
+        Op::RoundNi => v.floor(),
+        Op::RoundPi => v.ceil(),
+        _ => v.trunc(),
+    };
+    exactly(r, F::rne(i))
+}
+
+// ----- two and three operands -----
+
+/// A rounded add or multiply's result `e` is the only answer: float16 rounds every result
+/// to nearest even (§3.1.5), overflow and underflow included; 32-bit results are held to
+/// their one pattern only where no denorm flush or overflow rule widens the set.
+#[inline]
+fn single_rounded<F: Fmt>(e: u32) -> bool {
+    if F::WIDE {
+        normal::<F>(e)
+    } else {
+        !is_nan::<F>(e)
+    }
+}
+
+/// add and sub (§22.10.1): IEEE 754's answer exactly where an operand is zero, infinite or
+/// NaN or the sum cancels exactly (x + 0 = x, -0 + 0 = +0, §3.1.3.2; inf - inf = NaN,
+/// §3.1.3.1); otherwise the correctly rounded sum.
+fn add<F: Fmt>(a: u32, b: u32, r: u32, negate_b: bool) -> Option<u64> {
+    let y = read::<F>(b);
+    let s = read::<F>(a) + if negate_b { -y } else { y };
+    if !(finite_nonzero::<F>(a) && finite_nonzero::<F>(b)) || s == 0.0 {
+        return fixed::<F>(r, s);
+    }
+    let e = F::rne(s);
+    (single_rounded::<F>(e) && r == e).then_some(0)
+}
+
+/// mul (§22.10.12): IEEE 754's answer exactly where an operand is zero, infinite or NaN
+/// (§3.1.3.1); otherwise the correctly rounded product (exact in `f64`).
+fn mul<F: Fmt>(a: u32, b: u32, r: u32) -> Option<u64> {
+    let p = read::<F>(a) * read::<F>(b);
+    if !(finite_nonzero::<F>(a) && finite_nonzero::<F>(b)) {
+        return fixed::<F>(r, p);
+    }
+    let e = F::rne(p);
+    (single_rounded::<F>(e) && r == e).then_some(0)
+}
+
+/// A result the special cases fix: any NaN for NaN, else the one pattern.
+#[inline]
+fn fixed<F: Fmt>(r: u32, v: f64) -> Option<u64> {
+    if v.is_nan() {
+        nan_result::<F>(r)
+    } else {
+        exactly(r, F::rne(v))
+    }
+}
+
+/// div (§22.10.2): the correctly rounded quotient; for 32-bit arithmetic also what the
+/// rules add around it (D3D11: anything at least as close as a two-step `a * (1/b)`
+/// result; D3D10: the other neighbour).
+fn div<F: Fmt>(a: u32, b: u32, r: u32, rules: RuleSet) -> Option<u64> {
+    if !(finite_nonzero::<F>(a) && finite_nonzero::<F>(b)) {
+        return None;
+    }
+    let (x, y) = (F::to_f64(a), F::to_f64(b));
+    // Beyond 2^126 the flushed reciprocal brings its own results (§22.10.2).
+    if F::WIDE && y.abs() > 2f64.powi(126) {
+        return None;
+    }
+    let q = x / y;
+    let e = F::rne(q);
+    if !normal::<F>(e) || !normal::<F>(r) {
+        return None;
+    }
+    if r == e {
+        return Some(0);
+    }
+    if !F::WIDE {
+        return None;
+    }
+    // e * y - x has the sign of (e - x/y) * sign(y), exactly.
+    let ev = F::to_f64(e);
+    let side = ev.mul_add(y, -x);
+    match rules {
+        RuleSet::D3D10 => {
+            let e_below = (side < 0.0) == (y > 0.0);
+            (side != 0.0 && r == step::<F>(e, e_below)).then_some(1)
+        }
+        RuleSet::D3D11 => {
+            // The worst of the two-step results this decider knows: the reciprocal's two
+            // neighbours (or its exact value), each product rounded to nearest. The
+            // engine's worst is at least as far, so anything this close conforms.
+            let rc = F::rne(1.0 / y);
+            if !normal::<F>(rc) {
+                return None;
+            }
+            let rcv = F::to_f64(rc);
+            let rc_side = rcv.mul_add(y, -1.0);
+            let other = if rc_side == 0.0 {
+                rc
+            } else {
+                step::<F>(rc, (rc_side < 0.0) == (y > 0.0))
+            };
+            let mut worst = 0.0f64;
+            for c in [rc, other] {
+                if !normal::<F>(c) {
+                    return None;
+                }
+                let t = F::rne(x * F::to_f64(c));
+                if !normal::<F>(t) {
+                    return None;
+                }
+                worst = worst.max((F::to_f64(t) - q).abs());
+            }
+            let gap = (F::to_f64(r) - q).abs();
+            (gap <= worst - q.abs() * MARGIN).then(|| dist::<F>(r, e))
+        }
+    }
+}
+
+/// mad (§22.10.9): between the correctly rounded fused result and the serial one (the
+/// product rounded, then the sum), both allowed, so everything between them is too (the
+/// allowed set is every value at least as close as the worst serial order, §3.1.3.2).
+fn mad<F: Fmt>(a: u32, b: u32, c: u32, r: u32) -> Option<u64> {
+    if !(finite_nonzero::<F>(a) && finite_nonzero::<F>(b) && finite_nonzero::<F>(c)) {
+        return None;
+    }
+    let p = F::to_f64(a) * F::to_f64(b);
+    let z = F::to_f64(c);
+    let (s, err) = two_sum(p, z);
+    if s == 0.0 {
+        return None;
+    }
+    let e = if err == 0.0 {
+        F::rne(s)
+    } else {
+        // s + err lies strictly between s's f64 neighbours.
+        let (lo, hi) = (F::rne(s.next_down()), F::rne(s.next_up()));
+        if lo != hi {
+            return None;
+        }
+        lo
+    };
+    let pr = F::rne(p);
+    if !normal::<F>(e) || !normal::<F>(pr) || !normal::<F>(r) {
+        return None;
+    }
+    if r == e {
+        return Some(0);
+    }
+    let u = F::rne(F::to_f64(pr) + z);
+    if !normal::<F>(u) || (u ^ e) & F::SIGN != 0 {
+        return None;
+    }
+    let (lo, hi) = {
+        let (oe, ou) = (ordinal::<F>(e), ordinal::<F>(u));
+        (oe.min(ou), oe.max(ou))
+    };
+    let o = ordinal::<F>(r);
+    (lo <= o && o <= hi).then(|| dist::<F>(r, e))
+}
+
+/// min and max (§22.10.10-11) of two normal operands: the one it names, unchanged.
+fn min_max<F: Fmt>(a: u32, b: u32, r: u32, is_min: bool) -> Option<u64> {
+    if !(normal::<F>(a) && normal::<F>(b)) {
+        return None;
+    }
+    let a_first = (F::to_f64(a) < F::to_f64(b)) == is_min;
+    exactly(r, if a_first { a } else { b })
+}
+
+/// eq, ne, lt, ge and the conveniences gt, le (§22.6): a full mask, decided completely.
+fn compare<F: Fmt>(a: u32, b: u32, r: u32, op: Op) -> Option<u64> {
+    let (x, y) = (read::<F>(a), read::<F>(b));
+    let t = match op {
+        Op::Eq => x == y,
+        Op::Ne => x != y,
+        Op::Lt => x < y,
+        Op::Ge => x >= y,
+        Op::Gt => x > y,
+        _ => x <= y,
+    };
+    exactly(r, if t { u32::MAX } else { 0 })
+}
+
+// ----- conversions -----
+
+/// ftoi and ftou (§22.13.3-4): truncation, NaN gives 0, saturation, a denorm read as 0; the
+/// float-to-integer casts of Rust do exactly this.
+fn to_int(x: u32, r: u32, signed: bool) -> Option<u64> {
+    let v = read::<F32>(x);
+    exactly(r, if signed { v as i32 as u32 } else { v as u32 })
+}
+
+/// itof and utof (§22.13.5-6): exact within 24 bits, else either neighbour.
+fn to_float(x: u32, r: u32, signed: bool) -> Option<u64> {
+    let exact = if signed { x as i32 as i64 } else { x as i64 };
+    let e = (exact as f32).to_bits();
+    if r == e {
+        return Some(0);
+    }
+    let ev = f32::from_bits(e) as i64;
+    (ev != exact && r == step::<F32>(e, ev < exact)).then_some(1)
+}
+
+/// f16tof32 (§22.13.1): exact; NaN stays NaN.
+fn f16_to_f32(x: u32, r: u32) -> Option<u64> {
+    if is_nan::<F16>(x) {
+        return nan_result::<F32>(r);
+    }
+    exactly(r, F32::rne(F16::to_f64(x)))
+}
+
+/// f32tof16 (§22.13.2, §3.2.2): toward zero, ±65504 beyond the range, inf and NaN kept.
+/// A denorm operand goes to the engine (its reading is the engine's to give).
+fn f32_to_f16(x: u32, r: u32) -> Option<u64> {
+    if is_nan::<F32>(x) {
+        return nan_result::<F16>(r);
+    }
+    if x & F32::EXP == 0 && x & F32::MAG != 0 {
+        return None;
+    }
+    let v = F32::to_f64(x);
+    let sign = if x & F32::SIGN != 0 { 0x8000 } else { 0 };
+    let a = v.abs();
+    let e = if a.is_infinite() {
+        sign | 0x7c00
+    } else if a >= 65504.0 {
+        sign | 0x7bff
+    } else {
+        // Truncate to the float16 step at a's binade (2^-24 below the normal range).
+        let exp = if a < F16::MIN_NORMAL {
+            -14
+        } else {
+            ((a.to_bits() >> 52) as i32) - 1023
+        };
+        let quantum = 2f64.powi(exp - 10);
+        F16::rne((a / quantum).trunc() * quantum) | sign
+    };
+    exactly(r, e)
+}
+
+// ----- the loops -----
+
+/// A 16- or 32-bit slice element as the deciders read it.
+#[inline(always)]
+fn word<T: Into<u32>>(x: T) -> u32 {
+    x.into()
+}
+
+/// Runs `f` over lines `range` of typed slices, counting what it proves and handing the
+/// rest to the exact engine.
+#[inline]
+fn lines(
+    range: Range<usize>,
+    t: &mut Tally,
+    slow: &mut Vec<usize>,
+    mut f: impl FnMut(usize) -> Option<u64>,
+) {
+    for i in range {
+        match f(i) {
+            Some(d) => t.conform(d),
+            None => slow.push(i),
+        }
+    }
+}
+
+/// Binds `$s` to the typed slice of a 16- or 32-bit column (no decider reads doubles).
+macro_rules! typed {
+    ($c:expr, $s:ident => $body:expr) => {
+        match $c {
+            Column::U16($s) => $body,
+            Column::U32($s) => $body,
+            Column::U64(_) => unreachable!("no fast decider reads 64-bit slices"),
+        }
+    };
+}
+
+/// Decides lines `range`, pushing the ones it cannot to `slow`.
+pub(super) fn decide(
+    j: &Judge,
+    ops: &[Column],
+    res: Column,
+    range: Range<usize>,
+    t: &mut Tally,
+    slow: &mut Vec<usize>,
+) {
+    match j.format().arithmetic {
+        Arithmetic::Float32 => by_format::<F32>(j, ops, res, range, t, slow),
+        Arithmetic::Float16 => by_format::<F16>(j, ops, res, range, t, slow),
+        Arithmetic::Double | Arithmetic::None => slow.extend(range),
+    }
+}
+
+fn by_format<F: Fmt>(
+    j: &Judge,
+    ops: &[Column],
+    res: Column,
+    range: Range<usize>,
+    t: &mut Tally,
+    slow: &mut Vec<usize>,
+) {
+    let rules = j.rules();
+    let op = j.op();
+    macro_rules! unary {
+        ($f:expr) => {
+            typed!(ops[0], x => typed!(res, r => {
+                lines(range, t, slow, |i| $f(word(x[i]), word(r[i])))
+            }))
+        };
+    }
+    macro_rules! binary {
+        ($f:expr) => {
+            typed!(ops[0], a => typed!(ops[1], b => typed!(res, r => {
+                lines(range, t, slow, |i| $f(word(a[i]), word(b[i]), word(r[i])))
+            })))
+        };
+    }
+    match op {
+        Op::Sqrt => unary!(sqrt::<F>),
+        Op::Rcp => unary!(rcp::<F>),
+        Op::Rsq => unary!(rsq::<F>),
+        Op::Exp => unary!(exp::<F>),
+        Op::Log => unary!(log::<F>),
+        Op::Frc => unary!(frc::<F>),
+        Op::RoundNe | Op::RoundNi | Op::RoundPi | Op::RoundZ => {
+            unary!(|x, r| round::<F>(x, r, op))
+        }
+        Op::Sin | Op::Cos => unary!(|x, r| sin_cos::<F>(x, r, op == Op::Sin)),
+        Op::Sincos => typed!(ops[0], x => typed!(res, r => {
+            lines(range, t, slow, |i| {
+                let s = sin_cos::<F>(word(x[i]), word(r[2 * i]), true)?;
+                let c = sin_cos::<F>(word(x[i]), word(r[2 * i + 1]), false)?;
+                Some(s.max(c))
+            })
+        })),
+        Op::Ftoi | Op::Ftou => unary!(|x, r| to_int(x, r, op == Op::Ftoi)),
+        Op::Itof | Op::Utof => unary!(|x, r| to_float(x, r, op == Op::Itof)),
+        Op::F16ToF32 => unary!(f16_to_f32),
+        Op::F32ToF16 => unary!(f32_to_f16),
+        Op::Add | Op::Sub => binary!(|a, b, r| add::<F>(a, b, r, op == Op::Sub)),
+        Op::Mul => binary!(mul::<F>),
+        Op::Div => binary!(|a, b, r| div::<F>(a, b, r, rules)),
+        Op::Min | Op::Max => binary!(|a, b, r| min_max::<F>(a, b, r, op == Op::Min)),
+        Op::Eq | Op::Ne | Op::Lt | Op::Ge | Op::Gt | Op::Le => {
+            binary!(|a, b, r| compare::<F>(a, b, r, op))
+        }
+        Op::Mad => typed!(ops[0], a => typed!(ops[1], b => typed!(ops[2], c => typed!(res, r => {
+            lines(range, t, slow, |i| mad::<F>(word(a[i]), word(b[i]), word(c[i]), word(r[i])))
+        })))),
+        Op::Dp2 | Op::Dp3 | Op::Dp4 | Op::Dtof | Op::Ftod => slow.extend(range),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{F16 as F16_FORMAT, RoundOptions, Rounding, round_f64};
+
+    #[test]
+    fn f16_nearest_matches_the_exact_rounding() {
+        let check = |v: f64| {
+            let want = round_f64(&F16_FORMAT, v, RoundOptions::new(Rounding::NearestEven)).bits;
+            assert_eq!(f16_nearest(v) as u64, want, "{v:e}");
+        };
+        // Every pattern, the midpoints around it and a nudge either side of each.
+        for bits in 0u32..0x7c00 {
+            let x = F16::to_f64(bits);
+            let next = F16::to_f64(bits + 1);
+            let mid = (x + next) / 2.0;
+            for v in [x, mid, mid.next_down(), mid.next_up(), -mid, x * 1.3] {
+                check(v);
+            }
+        }
+        for v in [
+            65519.99,
+            65520.0,
+            1e300,
+            f64::INFINITY,
+            2f64.powi(-25),
+            2f64.powi(-26),
+        ] {
+            check(v);
+        }
+    }
+}
