@@ -178,6 +178,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
             r.as_mut(),
             &mut out,
         ),
+        Command::Op(a) if !a.operands.is_empty() || a.results.is_some() => {
+            op_buffers(a, style, use_color(cli.output.color), &mut out)
+        }
         Command::Op(a) => commands::op::run(
             &commands::op::OpCommand {
                 format: a.fmt,
@@ -224,6 +227,43 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
     let verdict = verdict?;
     flushed?;
     Ok(verdict)
+}
+
+/// `op --operands ... --results ...`: the instruction's name is the one word.
+fn op_buffers(
+    a: crate::cli::OpArgs,
+    style: crate::render::Style,
+    color: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<Verdict> {
+    let (Some(results), false) = (a.results, a.operands.is_empty()) else {
+        anyhow::bail!("--operands and --results go together: name both");
+    };
+    let op = match a.words.as_slice() {
+        [op] => op.clone(),
+        [] => anyhow::bail!("--operands needs the instruction: d3dfloat op OP --operands ..."),
+        [_, extra, ..] => {
+            anyhow::bail!("with --operands the operands come from the files; remove '{extra}'")
+        }
+    };
+    let crate::format::Format::Float(format) = a.fmt else {
+        anyhow::bail!(
+            "op works in f32, f16 or f64 (D3D has no {} arithmetic)",
+            a.fmt.name()
+        );
+    };
+    commands::op_buffers::run(
+        &commands::op_buffers::BufferCommand {
+            op,
+            format,
+            rules: a.rules.into(),
+            operands: a.operands,
+            results,
+            violations: a.violations,
+        },
+        crate::render::probe::probe_renderer(style, color).as_mut(),
+        out,
+    )
 }
 
 fn generate(what: GenerateWhat, dir: &std::path::Path) -> anyhow::Result<()> {

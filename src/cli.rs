@@ -219,12 +219,20 @@ RESULT conforms and 1 when it does not. With no OP, lines 'OP ARG... [= RESULT]'
 from stdin; lines with = RESULT are checked, a summary ends the run, and the exit status is
 1 when any line does not conform.
 
+--operands A.bin[,B.bin[,C.bin]] --results R.bin judges whole buffers a harness read back:
+raw little-endian patterns, one file per source operand (f16 as 2 bytes, f32, i32, u32 and
+comparison masks as 4, f64 as 8; dp2-dp4 components one after another; sincos results sine
+then cosine), streamed on every core. It prints what probe prints for one instruction, and
+--violations FILE writes each violating line as 'OP ARG... = RESULT' for `d3dfloat op` to
+check again (with the same --fmt and --rules).
+
 Examples:
   d3dfloat op add 1 0x33800000
   d3dfloat op mad 0x3f800001 0x3f800001 -1 --check 0x34800000
   d3dfloat op --rules d3d10 div 1 3
   d3dfloat op --fmt f16 dp3 1,2,3 0.1,0.2,0.3
-  printf 'mul 3 0.1 = 0x3e99999a\\nsqrt 2 = 0x3fb504f4\\n' | d3dfloat op --plain";
+  printf 'mul 3 0.1 = 0x3e99999a\\nsqrt 2 = 0x3fb504f4\\n' | d3dfloat op --plain
+  d3dfloat op sqrt --operands x.f32 --results sqrt.f32 --violations bad.txt";
 
 /// `op`'s arguments.
 #[derive(Debug, Args)]
@@ -241,6 +249,20 @@ pub struct OpArgs {
     /// The instruction and its operands (stdin lines 'OP ARG... [= RESULT]' when none)
     #[arg(value_name = "OP ARG")]
     pub words: Vec<String>,
+    /// Judge raw operand buffers, one file per source operand (with --results)
+    #[arg(
+        long,
+        value_name = "FILES",
+        value_delimiter = ',',
+        conflicts_with = "check"
+    )]
+    pub operands: Vec<std::path::PathBuf>,
+    /// The results buffer that goes with --operands
+    #[arg(long, value_name = "FILE")]
+    pub results: Option<std::path::PathBuf>,
+    /// With --operands: write every violating line as 'OP ARG... = RESULT' to FILE
+    #[arg(long, value_name = "FILE")]
+    pub violations: Option<std::path::PathBuf>,
 }
 
 const PROBE_HELP: &str = "\

@@ -14,7 +14,7 @@
 
 use d3dfloat::d3d::{Domain, INSTRUCTIONS, Op, OpRequest, RuleSet, evaluate};
 use d3dfloat::format::{Arithmetic, F16, F32, FloatFormat};
-use d3dfloat::judge::{Column, Judge, Options, Verdict};
+use d3dfloat::judge::{Buffer, Column, Elem, Judge, Options, Verdict};
 use rayon::prelude::*;
 
 /// xorshift64*: small, seeded, reproducible.
@@ -244,41 +244,16 @@ fn make_lines_of(
     lines
 }
 
-/// Patterns as a slice of the element type a domain needs.
-enum Owned {
-    U16(Vec<u16>),
-    U32(Vec<u32>),
-    U64(Vec<u64>),
-}
-
-impl Owned {
-    fn new(width: u32, v: &[u64]) -> Owned {
-        match width {
-            16 => Owned::U16(v.iter().map(|&b| b as u16).collect()),
-            64 => Owned::U64(v.to_vec()),
-            _ => Owned::U32(v.iter().map(|&b| b as u32).collect()),
-        }
-    }
-    fn column(&self) -> Column<'_> {
-        match self {
-            Owned::U16(v) => Column::U16(v),
-            Owned::U32(v) => Column::U32(v),
-            Owned::U64(v) => Column::U64(v),
-        }
-    }
-}
-
 /// Holds the judge to the engine on `lines`; returns the share the fast deciders settled.
 fn agree(judge: &Judge, lines: &Lines) -> f64 {
-    let width = judge.operand_domain().width();
-    let out_width = judge.output_domains().next().unwrap().width();
-    let owned: Vec<Owned> = lines
+    let elem = Elem::of(&judge.operand_domain());
+    let owned: Vec<Buffer> = lines
         .operands
         .iter()
-        .map(|o| Owned::new(width, o))
+        .map(|o| Buffer::from_patterns(elem, o.iter().copied()))
         .collect();
-    let res = Owned::new(out_width, &lines.results);
-    let cols: Vec<Column> = owned.iter().map(Owned::column).collect();
+    let res = Buffer::from_patterns(judge.result_elem(), lines.results.iter().copied());
+    let cols: Vec<Column> = owned.iter().map(Buffer::column).collect();
     let n = lines.results.len() / judge.outputs();
     let what = format!(
         "{} {} {:?}",

@@ -5,6 +5,7 @@ pub mod decode;
 pub mod encode;
 pub mod inputs;
 pub mod op;
+pub mod op_buffers;
 pub mod probe;
 pub mod ulp_diff;
 

@@ -112,6 +112,76 @@ impl Column<'_> {
     }
 }
 
+/// Patterns held in a slice of the element type their domain needs (what a reader of
+/// files or device buffers fills, and [`Buffer::column`] lends to the judge).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Buffer {
+    /// f16 patterns.
+    U16(Vec<u16>),
+    /// 32-bit words.
+    U32(Vec<u32>),
+    /// f64 patterns.
+    U64(Vec<u64>),
+}
+
+impl Buffer {
+    /// Patterns of any width, narrowed to `elem`'s.
+    pub fn from_patterns(elem: Elem, patterns: impl Iterator<Item = u64>) -> Buffer {
+        match elem {
+            Elem::U16 => Buffer::U16(patterns.map(|b| b as u16).collect()),
+            Elem::U32 => Buffer::U32(patterns.map(|b| b as u32).collect()),
+            Elem::U64 => Buffer::U64(patterns.collect()),
+        }
+    }
+
+    /// `n` zero elements, to be filled through [`Buffer::bytes_mut`].
+    pub fn zeroed(elem: Elem, n: usize) -> Buffer {
+        match elem {
+            Elem::U16 => Buffer::U16(vec![0; n]),
+            Elem::U32 => Buffer::U32(vec![0; n]),
+            Elem::U64 => Buffer::U64(vec![0; n]),
+        }
+    }
+
+    /// The elements' bytes, for a reader to fill with little-endian data; call
+    /// [`Buffer::from_le`] after.
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        match self {
+            Buffer::U16(v) => bytemuck::cast_slice_mut(v),
+            Buffer::U32(v) => bytemuck::cast_slice_mut(v),
+            Buffer::U64(v) => bytemuck::cast_slice_mut(v),
+        }
+    }
+
+    /// Keeps the first `n` elements.
+    pub fn truncate(&mut self, n: usize) {
+        match self {
+            Buffer::U16(v) => v.truncate(n),
+            Buffer::U32(v) => v.truncate(n),
+            Buffer::U64(v) => v.truncate(n),
+        }
+    }
+
+    /// Reads the elements filled as little-endian bytes in the machine's order (nothing to
+    /// do on a little-endian machine).
+    pub fn from_le(&mut self) {
+        match self {
+            Buffer::U16(v) => v.iter_mut().for_each(|x| *x = u16::from_le(*x)),
+            Buffer::U32(v) => v.iter_mut().for_each(|x| *x = u32::from_le(*x)),
+            Buffer::U64(v) => v.iter_mut().for_each(|x| *x = u64::from_le(*x)),
+        }
+    }
+
+    /// The slice as the judge reads it.
+    pub fn column(&self) -> Column<'_> {
+        match self {
+            Buffer::U16(v) => Column::U16(v),
+            Buffer::U32(v) => Column::U32(v),
+            Buffer::U64(v) => Column::U64(v),
+        }
+    }
+}
+
 /// Why slices cannot be judged.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum JudgeError {

@@ -5,7 +5,7 @@ use super::ProbeError;
 use super::catalog::{Kernel, Lane};
 use crate::d3d::RuleSet;
 pub use crate::judge::ClassCount;
-use crate::judge::{Column, Elem, Judge, Options};
+use crate::judge::{Buffer, Column, Elem, Judge, Options};
 
 /// The verdict on one instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,31 +68,6 @@ fn unpack_results(k: &Kernel, words: &[u32]) -> Vec<u64> {
         .collect()
 }
 
-/// Patterns as the slice of an element type.
-enum Owned {
-    U16(Vec<u16>),
-    U32(Vec<u32>),
-    U64(Vec<u64>),
-}
-
-impl Owned {
-    fn new(elem: Elem, patterns: impl Iterator<Item = u64>) -> Owned {
-        match elem {
-            Elem::U16 => Owned::U16(patterns.map(|b| b as u16).collect()),
-            Elem::U32 => Owned::U32(patterns.map(|b| b as u32).collect()),
-            Elem::U64 => Owned::U64(patterns.collect()),
-        }
-    }
-
-    fn column(&self) -> Column<'_> {
-        match self {
-            Owned::U16(v) => Column::U16(v),
-            Owned::U32(v) => Column::U32(v),
-            Owned::U64(v) => Column::U64(v),
-        }
-    }
-}
-
 /// Judges every line of one instruction: the device's buffers laid out as the library's
 /// judge reads them (one slice per operand), then judged there.
 pub fn judge(
@@ -107,20 +82,20 @@ pub fn judge(
     let per_out = k.output_words();
     let lines = operands.len() / per_in;
     let elem = Elem::of(&judge.operand_domain());
-    let columns: Vec<Owned> = (0..k.operands)
+    let columns: Vec<Buffer> = (0..k.operands)
         .map(|j| {
             let comps = (0..lines).flat_map(|i| {
                 let at = i * per_in + j * k.width;
                 operands[at..at + k.width].iter().copied()
             });
-            Owned::new(elem, comps)
+            Buffer::from_patterns(elem, comps)
         })
         .collect();
-    let res = Owned::new(
+    let res = Buffer::from_patterns(
         judge.result_elem(),
         (0..lines).flat_map(|i| unpack_results(k, &results[i * per_out..(i + 1) * per_out])),
     );
-    let cols: Vec<Column> = columns.iter().map(Owned::column).collect();
+    let cols: Vec<Column> = columns.iter().map(Buffer::column).collect();
     let opts = Options {
         violation_limit: 0,
         ..Options::default()

@@ -123,11 +123,25 @@ pub struct ProbeRequest {
     pub keep_log: bool,
 }
 
-/// The whole run: the device, then one report per instruction.
+/// Where the results came from.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// A device the probe ran the instructions on.
+    Device(DeviceInfo),
+    /// Buffers a harness wrote (`op --operands ... --results ...`): the files as named.
+    Buffers {
+        /// One file per source operand.
+        operands: Vec<String>,
+        /// The results file.
+        results: String,
+    },
+}
+
+/// The whole run: where the results came from, then one report per instruction.
 #[derive(Clone, Debug)]
 pub struct ProbeReport {
-    /// The device probed.
-    pub device: DeviceInfo,
+    /// The device probed, or the buffers judged.
+    pub source: Source,
     /// The rule set results were judged by.
     pub rules: RuleSet,
     /// One report per instruction.
@@ -194,7 +208,7 @@ pub fn run(device: &mut dyn Device, req: &ProbeRequest) -> Result<ProbeReport, P
         )?);
     }
     Ok(ProbeReport {
-        device: device.info().clone(),
+        source: Source::Device(device.info().clone()),
         rules: req.rules,
         ops,
         seconds: start.elapsed().as_secs_f64(),

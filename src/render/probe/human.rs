@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::ProbeRenderer;
-use crate::probe::{DeviceInfo, ProbeReport};
+use crate::probe::{DeviceInfo, ProbeReport, Source};
 use crate::render::Palette;
 
 pub struct Human {
@@ -79,7 +79,13 @@ impl ProbeRenderer for Human {
     }
 
     fn report(&mut self, out: &mut dyn Write, r: &ProbeReport) -> io::Result<()> {
-        self.device(out, &r.device)?;
+        match &r.source {
+            Source::Device(d) => self.device(out, d)?,
+            Source::Buffers { operands, results } => {
+                writeln!(out, "{} {}", self.p.label("operands"), operands.join(", "))?;
+                writeln!(out, "{} {}", self.p.label("results "), results)?;
+            }
+        }
         writeln!(out, "{} {}", self.p.label("rules   "), r.rules.as_str())?;
         writeln!(out)?;
         writeln!(
@@ -148,10 +154,14 @@ impl ProbeRenderer for Human {
                 .bad(&format!("{} results violate the D3D rules", r.violate()))
         };
         let skipped = r.ops.len() - r.ops_run();
+        let done = match (&r.source, r.ops_run()) {
+            (Source::Buffers { .. }, _) => "1 instruction judged".to_string(),
+            (Source::Device(_), 1) => "1 instruction probed".to_string(),
+            (Source::Device(_), n) => format!("{n} instructions probed"),
+        };
         writeln!(
             out,
-            "{} instructions probed{}, {} lines: {verdict} ({:.1} s)",
-            r.ops_run(),
+            "{done}{}, {} lines: {verdict} ({:.1} s)",
             if skipped > 0 {
                 format!(" ({skipped} skipped)")
             } else {

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use serde_json::{Map, Value, json};
 
 use super::ProbeRenderer;
-use crate::probe::{DeviceInfo, ProbeReport};
+use crate::probe::{DeviceInfo, ProbeReport, Source};
 use crate::render::json::SCHEMA;
 
 pub struct Json;
@@ -46,7 +46,15 @@ impl ProbeRenderer for Json {
     }
 
     fn report(&mut self, out: &mut dyn Write, r: &ProbeReport) -> io::Result<()> {
-        let mut d = device(&r.device);
+        let mut d = match &r.source {
+            Source::Device(d) => device(d),
+            Source::Buffers { operands, results } => json!({
+                "schema": SCHEMA,
+                "kind": "buffers",
+                "operands": operands,
+                "results": results,
+            }),
+        };
         d["rules"] = json!(r.rules.as_str());
         line(out, &d)?;
         for op in &r.ops {

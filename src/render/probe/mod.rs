@@ -33,7 +33,7 @@ pub fn probe_renderer(style: Style, color: bool) -> Box<dyn ProbeRenderer> {
 pub(crate) mod sample {
     use crate::d3d::RuleSet;
     use crate::probe::judge::{ClassCount, OpReport};
-    use crate::probe::{DeviceInfo, Family, FloatControls, ProbeReport};
+    use crate::probe::{DeviceInfo, Family, FloatControls, ProbeReport, Source};
 
     /// A small report with one clean instruction, one with a violation, one skipped.
     pub fn report() -> ProbeReport {
@@ -64,7 +64,7 @@ pub(crate) mod sample {
         skipped.conform = 0;
         skipped.skipped = Some("device has no shaderFloat64".into());
         ProbeReport {
-            device: DeviceInfo {
+            source: Source::Device(DeviceInfo {
                 index: 0,
                 name: "test device".into(),
                 driver: "drv".into(),
@@ -78,7 +78,7 @@ pub(crate) mod sample {
                     independence: "all".into(),
                     ..FloatControls::default()
                 },
-            },
+            }),
             rules: RuleSet::D3D11,
             ops: vec![op("mul", 0), op("add", 3), skipped],
             seconds: 0.5,

@@ -1,0 +1,303 @@
+//! `op OP --operands A.bin[,B.bin[,C.bin]] --results R.bin`: whole buffers a harness read
+//! back, judged in blocks through the library's judge over slices, reported as `probe`
+//! reports one instruction.
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+
+use super::Verdict;
+use crate::d3d::RuleSet;
+use crate::format::FloatFormat;
+use crate::io::read_full;
+use crate::judge::{Buffer, Elem, Judge, Options, Verdict as Tally};
+use crate::probe::judge::OpReport;
+use crate::probe::{Family, ProbeReport, Source};
+use crate::render::probe::ProbeRenderer;
+
+/// What `op --operands` was asked.
+pub struct BufferCommand {
+    /// The instruction's name.
+    pub op: String,
+    /// `--fmt`.
+    pub format: FloatFormat,
+    /// `--rules`.
+    pub rules: RuleSet,
+    /// `--operands`: one file per source operand.
+    pub operands: Vec<PathBuf>,
+    /// `--results`.
+    pub results: PathBuf,
+    /// `--violations FILE`.
+    pub violations: Option<PathBuf>,
+}
+
+/// Lines judged per block: memory stays at a few MiB per file whatever the buffers' size.
+const BLOCK_LINES: usize = 1 << 20;
+
+/// One input file: its name as typed, the reader, the bytes one line takes, and what it
+/// holds.
+struct Input {
+    name: String,
+    file: File,
+    elem: Elem,
+    per_line: usize,
+    bytes: u64,
+}
+
+impl Input {
+    fn open(path: &Path, elem: Elem, per_line: usize, what: &str) -> anyhow::Result<Input> {
+        let name = path.display().to_string();
+        let file = File::open(path).with_context(|| format!("{what} {name}"))?;
+        Ok(Input {
+            name,
+            file,
+            elem,
+            per_line,
+            bytes: 0,
+        })
+    }
+
+    /// The size of a regular file (devices, FIFOs and stdin tell theirs only at the end).
+    fn known_len(&self) -> Option<u64> {
+        let m = self.file.metadata().ok()?;
+        m.is_file().then_some(m.len())
+    }
+
+    fn line_bytes(&self) -> u64 {
+        (self.per_line * self.elem.bytes()) as u64
+    }
+
+    /// Reads up to `lines` lines; returns the buffer and how many whole lines it holds.
+    fn read(&mut self, lines: usize) -> anyhow::Result<(Buffer, usize, usize)> {
+        let mut buf = Buffer::zeroed(self.elem, lines * self.per_line);
+        let got = read_full(&mut self.file, buf.bytes_mut())
+            .with_context(|| format!("reading {}", self.name))?;
+        self.bytes += got as u64;
+        let elems = got / self.elem.bytes();
+        buf.truncate(elems);
+        buf.from_le();
+        Ok((buf, got / self.line_bytes() as usize, got))
+    }
+}
+
+/// The error for files whose lengths disagree: the file and its length, and what the
+/// first operand's length asks of it.
+fn mismatch(f: &Input, bytes: u64, first: &str, first_bytes: u64, lines: u64) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{} holds {bytes} bytes where the {lines} lines of {} ({first_bytes} bytes) need {} \
+         ({} bytes a line)",
+        f.name,
+        first,
+        lines * f.line_bytes(),
+        f.line_bytes()
+    )
+}
+
+/// A file that ends inside a line.
+fn partial(f: &Input, bytes: u64) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{} holds {bytes} bytes, not a whole number of {}-byte lines",
+        f.name,
+        f.line_bytes()
+    )
+}
+
+/// Judges the buffers and renders the report; negative when any line violates.
+pub fn run(
+    req: &BufferCommand,
+    r: &mut dyn ProbeRenderer,
+    out: &mut dyn Write,
+) -> anyhow::Result<Verdict> {
+    let start = Instant::now();
+    let judge = Judge::parse(&req.op, &req.format, req.rules)
+        .map_err(|e| anyhow::anyhow!("{e} (see `d3dfloat op --help` for the list)"))?;
+    let (count, width) = judge.arity();
+    if req.operands.len() != count {
+        bail!(
+            "{} takes {count} operand{}, --operands names {} file{}",
+            judge.name(),
+            if count == 1 { "" } else { "s" },
+            req.operands.len(),
+            if req.operands.len() == 1 { "" } else { "s" }
+        );
+    }
+    let in_elem = Elem::of(&judge.operand_domain());
+    let mut inputs = req
+        .operands
+        .iter()
+        .map(|p| Input::open(p, in_elem, width, "--operands"))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut results = Input::open(
+        &req.results,
+        judge.result_elem(),
+        judge.outputs(),
+        "--results",
+    )?;
+    // Regular files say their lengths now: refuse a mismatch before judging anything.
+    if let Some(first_len) = inputs[0].known_len() {
+        if first_len % inputs[0].line_bytes() != 0 {
+            return Err(partial(&inputs[0], first_len));
+        }
+        let lines = first_len / inputs[0].line_bytes();
+        for f in inputs.iter().skip(1).chain(std::iter::once(&results)) {
+            if let Some(len) = f.known_len()
+                && len != lines * f.line_bytes()
+            {
+                return Err(mismatch(f, len, &inputs[0].name, first_len, lines));
+            }
+        }
+    }
+    let mut log = match &req.violations {
+        Some(path) => Some(ViolationLog::create(path)?),
+        None => None,
+    };
+    let mut total = Tally::default();
+    let mut base = 0u64;
+    loop {
+        let (first, rest) = inputs.split_first_mut().expect("one operand at least");
+        let (block, lines, first_bytes) = first.read(BLOCK_LINES)?;
+        let mut operands = vec![block];
+        if first_bytes % first.line_bytes() as usize != 0 {
+            return Err(partial(first, first.bytes));
+        }
+        let seen = base + lines as u64;
+        for f in rest.iter_mut().chain(std::iter::once(&mut results)) {
+            let (b, _, got) = f.read(lines)?;
+            if got != lines * f.line_bytes() as usize {
+                return Err(mismatch(f, f.bytes, &first.name, first.bytes, seen));
+            }
+            operands.push(b);
+        }
+        let res = operands.pop().expect("the results block");
+        let cols: Vec<_> = operands.iter().map(Buffer::column).collect();
+        let opts = Options {
+            base,
+            violation_limit: if log.is_some() { usize::MAX } else { 0 },
+            fast: true,
+        };
+        let verdict = judge
+            .run(&cols, res.column(), &opts)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        if let Some(log) = &mut log {
+            for v in &verdict.violations {
+                let line = judge.batch_line(&cols, res.column(), (v.index - base) as usize);
+                log.line(&line)?;
+            }
+        }
+        total.merge(verdict, 0);
+        base += lines as u64;
+        if lines < BLOCK_LINES {
+            // The first operand is done: every other file must be done too.
+            let (first_name, first_bytes) = (inputs[0].name.clone(), inputs[0].bytes);
+            for f in inputs
+                .iter_mut()
+                .skip(1)
+                .chain(std::iter::once(&mut results))
+            {
+                let mut probe = [0u8; 1];
+                if f.file
+                    .read(&mut probe)
+                    .with_context(|| format!("reading {}", f.name))?
+                    > 0
+                {
+                    bail!(
+                        "{} holds more than the {base} lines of {} ({} bytes) need ({} bytes)",
+                        f.name,
+                        first_name,
+                        first_bytes,
+                        base * f.line_bytes()
+                    );
+                }
+            }
+            break;
+        }
+    }
+    if let Some(log) = log {
+        log.finish()?;
+    }
+    let family = match judge.format().arithmetic {
+        crate::format::Arithmetic::Float16 => Family::F16,
+        crate::format::Arithmetic::Double => Family::F64,
+        _ => Family::F32,
+    };
+    let report = ProbeReport {
+        source: Source::Buffers {
+            operands: inputs.iter().map(|f| f.name.clone()).collect(),
+            results: results.name.clone(),
+        },
+        rules: req.rules,
+        ops: vec![OpReport {
+            name: judge.name(),
+            format: format_label(&judge),
+            family,
+            lines: total.lines,
+            conform: total.conform,
+            violate: total.violate,
+            max_ulps: total.max_ulps,
+            classes: total.classes_by_count(),
+            skipped: None,
+            log: Vec::new(),
+        }],
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    r.report(out, &report)?;
+    Ok(if total.violate > 0 {
+        Verdict::Negative
+    } else {
+        Verdict::Success
+    })
+}
+
+/// `f32`, `f16`, `f64`, or `a->b` for a conversion: the probe report's format column.
+fn format_label(judge: &Judge) -> String {
+    let input = judge.operand_domain();
+    let out = judge.output_domains().next().expect("an output");
+    if input == out || out == crate::d3d::Domain::Bool {
+        input.name().to_string()
+    } else {
+        format!("{}->{}", input.name(), out.name())
+    }
+}
+
+/// `--violations FILE`: written under a temporary name beside it and renamed into place
+/// when the run completes, so an error leaves no half-written file.
+struct ViolationLog {
+    path: PathBuf,
+    tmp: BufWriter<tempfile::NamedTempFile>,
+}
+
+impl ViolationLog {
+    fn create(path: &Path) -> anyhow::Result<ViolationLog> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let tmp = tempfile::NamedTempFile::new_in(dir)
+            .with_context(|| format!("--violations {}", path.display()))?;
+        Ok(ViolationLog {
+            path: path.to_path_buf(),
+            tmp: BufWriter::new(tmp),
+        })
+    }
+
+    fn line(&mut self, line: &str) -> anyhow::Result<()> {
+        writeln!(self.tmp, "{line}")
+            .with_context(|| format!("--violations {}", self.path.display()))
+    }
+
+    fn finish(self) -> anyhow::Result<()> {
+        let context = || format!("--violations {}", self.path.display());
+        let tmp = self
+            .tmp
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(context)?;
+        tmp.persist(&self.path)
+            .map_err(|e| e.error)
+            .with_context(context)?;
+        Ok(())
+    }
+}
