@@ -343,7 +343,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__op)
-            opts="-f -h -V --fmt --rules --check --plain --json --csv --color --help --version"
+            opts="-f -h -V --fmt --rules --check --operands --results --violations --plain --json --csv --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -362,6 +362,18 @@ _d3dfloat() {
                     return 0
                     ;;
                 --check)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --operands)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --results)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --violations)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -86,6 +86,9 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -s f -l fmt -d 'Wo
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l rules -d 'Rule set: d3d11 (Direct3D 11 and later) or d3d10 (1 ULP for 32-bit arithmetic)' -r -f -a "d3d11\t'Direct3D 11 and later: 0.5 ULP for 32-bit add, subtract and multiply (3.1.3.1)'
 d3d10\t'Direct3D 10: 1 ULP for 32-bit arithmetic, multiply and divide included'"
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l check -d 'Check a claimed result (bits or value): exit 0 if it conforms, 1 if not' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l operands -d 'Judge raw operand buffers, one file per source operand (with --results)' -r -F
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l results -d 'The results buffer that goes with --operands' -r -F
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l violations -d 'With --operands: write every violating line as \'OP ARG... = RESULT\' to FILE' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -80,7 +80,16 @@ impl Fmt for F16 {
 
     #[inline]
     fn to_f64(x: u32) -> f64 {
-        half::f16::from_bits(x as u16).to_f64()
+        let m = x & 0x7fff;
+        let v = if m >= 0x7c00 {
+            if m == 0x7c00 { f64::INFINITY } else { f64::NAN }
+        } else if m >= 0x400 {
+            // Rebias the exponent (15 to 127) and widen the fraction: an exact f32.
+            f32::from_bits((m << 13) + (112 << 23)) as f64
+        } else {
+            m as f64 / (1u32 << 24) as f64
+        };
+        if x & 0x8000 != 0 { -v } else { v }
     }
 
     #[inline]
@@ -104,12 +113,27 @@ fn f16_nearest(v: f64) -> u32 {
     }
     if a < F16::MIN_NORMAL {
         // Steps of 2^-24; 1024 of them is the smallest normal, which the code below equals.
-        return sign | (a * (1u32 << 24) as f64).round_ties_even() as u32;
+        return sign | nearest_integer(a * (1u32 << 24) as f64);
     }
     let e = ((a.to_bits() >> 52) as i32) - 1023;
-    let n = (a * 2f64.powi(10 - e)).round_ties_even() as u32;
+    let n = nearest_integer(a * pow2(10 - e));
     // n is 1024 + fraction, or 2048 when the value rounds up to the next power of two.
     sign | ((((e + 14) as u32) << 10) + n)
+}
+
+/// The nearest integer to `0 <= x < 2^52`, ties to even: adding 2^52 leaves no fraction
+/// bits, so the add rounds exactly so (cheaper than `round_ties_even` where the CPU has no
+/// rounding instruction in its baseline).
+#[inline]
+fn nearest_integer(x: f64) -> u32 {
+    const TWO_52: f64 = 4_503_599_627_370_496.0;
+    ((x + TWO_52) - TWO_52) as u32
+}
+
+/// 2^k for a k of the normal range, built from its bits.
+#[inline]
+fn pow2(k: i32) -> f64 {
+    f64::from_bits(((1023 + k) as u64) << 52)
 }
 
 #[inline]
@@ -586,7 +610,7 @@ fn f32_to_f16(x: u32, r: u32) -> Option<u64> {
         } else {
             ((a.to_bits() >> 52) as i32) - 1023
         };
-        let quantum = 2f64.powi(exp - 10);
+        let quantum = pow2(exp - 10);
         F16::rne((a / quantum).trunc() * quantum) | sign
     };
     exactly(r, e)
