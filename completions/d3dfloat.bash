@@ -389,7 +389,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__probe)
-            opts="-h -V --device --list-devices --ops --count --rules --emit-log --seed --plain --json --csv --color --help --version"
+            opts="-h -V --device --list-devices --ops --count --rules --emit-log --seed --exhaustive --first --plain --json --csv --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -416,6 +416,10 @@ _d3dfloat() {
                     return 0
                     ;;
                 --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --first)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

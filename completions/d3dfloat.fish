@@ -117,10 +117,12 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l rules -d 'Ru
 d3d10\t'Direct3D 10: 1 ULP for 32-bit arithmetic, multiply and divide included'"
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l emit-log -d 'Write every line as \'OP ARG... = RESULT\' to FILE, for `d3dfloat op --plain < FILE`' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l seed -d 'Seed of the generated inputs' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l first -d 'With --exhaustive: only the first N inputs of each sweep' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l list-devices -d 'List the Vulkan devices and exit'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l exhaustive -d 'Every input instead of samples: all 2^32 f32 patterns of each one-operand instruction, all 65,536 f16 ones, every pair of f16 operands (2^32)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l plain -d 'Just the answer, one line per input (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l json -d 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'

@@ -23,6 +23,7 @@ pub fn main_entry() -> ExitCode {
     match run(cli) {
         Ok(Verdict::Success) => ExitCode::SUCCESS,
         Ok(Verdict::Negative) => ExitCode::from(1),
+        Ok(Verdict::Interrupted) => ExitCode::from(130),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             let message = commands::inputs::one_line(&format!("{e:#}"));
@@ -215,6 +216,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                 rules: a.rules.into(),
                 emit_log: a.emit_log,
                 seed: a.seed,
+                exhaustive: a.exhaustive.then_some(a.first),
                 style,
             },
             crate::render::probe::probe_renderer(style, use_color(cli.output.color)).as_mut(),

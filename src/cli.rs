@@ -282,13 +282,21 @@ it); 16-bit arithmetic lines go to FILE.f16, for `d3dfloat op --fmt f16 --plain 
 Vulkan is loaded at run time. Without a loader or a device, probe exits 2; on Debian,
 `apt-get install mesa-vulkan-drivers libvulkan1` gives a software device (lavapipe).
 
-Exit status: 0 every result conforms, 1 any result violates, 2 no Vulkan or a usage error.
+--exhaustive runs every input: the device makes the operands from the invocation index,
+and each chunk of results is judged on the other cores while the device computes the next
+(memory stays under 100 MiB). A progress bar shows on a terminal; Ctrl-C stops the sweep,
+prints the report of what was judged, marked partial, and exits 130. Two-f32-operand,
+three-operand, vector and double instructions have no sweep and are listed as skipped.
+
+Exit status: 0 every result conforms, 1 any result violates, 2 no Vulkan or a usage error,
+130 an exhaustive sweep interrupted (the report printed is partial).
 
 Examples:
   d3dfloat probe
   d3dfloat probe --list-devices
   d3dfloat probe --ops add,mul,mad --count 100000 --emit-log add.log
-  d3dfloat probe --json | jq 'select(.kind == \"op\" and .violate > 0)'";
+  d3dfloat probe --json | jq 'select(.kind == \"op\" and .violate > 0)'
+  d3dfloat probe --exhaustive --ops sqrt,rsq,rcp";
 
 /// `probe`'s arguments.
 #[derive(Debug, Args)]
@@ -314,6 +322,13 @@ pub struct ProbeArgs {
     /// Seed of the generated inputs
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
+    /// Every input instead of samples: all 2^32 f32 patterns of each one-operand
+    /// instruction, all 65,536 f16 ones, every pair of f16 operands (2^32)
+    #[arg(long, conflicts_with_all = ["emit_log", "count", "seed"])]
+    pub exhaustive: bool,
+    /// With --exhaustive: only the first N inputs of each sweep
+    #[arg(long, value_name = "N", requires = "exhaustive")]
+    pub first: Option<u64>,
 }
 
 /// `--rules`: which Direct3D version's arithmetic rules `op` and `probe` apply.

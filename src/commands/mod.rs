@@ -16,4 +16,7 @@ pub enum Verdict {
     Success,
     /// Exit 1: a negative answer (a result that does not conform, a distance over --max).
     Negative,
+    /// Exit 130 (128 + SIGINT): an exhaustive sweep stopped by Ctrl-C after printing the
+    /// partial report.
+    Interrupted,
 }

@@ -240,8 +240,10 @@ pub fn run(
             classes: total.classes_by_count(),
             skipped: None,
             log: Vec::new(),
+            exhaustive: None,
         }],
         seconds: start.elapsed().as_secs_f64(),
+        partial: false,
     };
     r.report(out, &report)?;
     Ok(if total.violate > 0 {

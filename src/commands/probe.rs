@@ -30,6 +30,8 @@ pub struct ProbeCommand {
     pub emit_log: Option<PathBuf>,
     /// `--seed`: the seed of the random inputs.
     pub seed: u64,
+    /// `--exhaustive`, with `--first N` when given: every input of each instruction.
+    pub exhaustive: Option<Option<u64>>,
     /// The output style.
     pub style: Style,
 }
@@ -78,6 +80,9 @@ pub fn run(
     if req.list_devices {
         r.devices(out, std::slice::from_ref(device.info()))?;
         return Ok(Verdict::Success);
+    }
+    if let Some(first) = req.exhaustive {
+        return exhaustive(device.as_mut(), kernels, first, req.rules, r, out);
     }
     let request = ProbeRequest {
         kernels,
@@ -137,4 +142,62 @@ fn write_log<'a>(path: &Path, lines: impl Iterator<Item = &'a String>) -> anyhow
         .map_err(|e| e.error)
         .with_context(context)?;
     Ok(())
+}
+
+/// `--exhaustive`: every sweep, with a progress bar on a terminal and Ctrl-C ending it with
+/// the partial report (exit 130).
+fn exhaustive(
+    device: &mut dyn Device,
+    kernels: Vec<catalog::Kernel>,
+    first: Option<u64>,
+    rules: RuleSet,
+    r: &mut dyn ProbeRenderer,
+    out: &mut dyn Write,
+) -> anyhow::Result<Verdict> {
+    use std::io::IsTerminal;
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+
+    let request = probe::sweep::SweepRequest {
+        kernels,
+        rules,
+        first,
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    // The first Ctrl-C ends the sweep after the chunk in hand; a second one exits at once.
+    #[cfg(unix)]
+    {
+        use signal_hook::{consts::SIGINT, flag};
+        flag::register_conditional_shutdown(SIGINT, 130, Arc::clone(&stop))
+            .and_then(|_| flag::register(SIGINT, Arc::clone(&stop)))
+            .context("listening for Ctrl-C")?;
+    }
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(request.total_lines(device));
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {human_pos}/{human_len} lines {per_sec} eta {eta}",
+            )
+            .expect("valid template"),
+        );
+        bar
+    });
+    let mut progress = |done: u64, _total: u64| {
+        if let Some(b) = &bar {
+            b.set_position(done);
+        }
+    };
+    let report = probe::sweep::run_exhaustive(device, &request, &mut progress, &stop)
+        .map_err(probe_error)?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    r.report(out, &report)?;
+    Ok(if report.partial {
+        Verdict::Interrupted
+    } else if report.violate() > 0 {
+        Verdict::Negative
+    } else {
+        Verdict::Success
+    })
 }

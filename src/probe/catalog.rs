@@ -131,6 +131,30 @@ impl Kernel {
         self.outputs.iter().map(|l| l.words()).sum()
     }
 
+    /// Lines of the exhaustive sweep (`probe --exhaustive`): every input pattern of a
+    /// one-operand instruction of a 32-bit or 16-bit input (2^32 or 2^16), or every pair of
+    /// float16 operands of a two-operand one (2^32); `None` where the inputs are too many
+    /// (two f32 operands, three operands, vectors, doubles).
+    pub fn sweep(&self) -> Option<u64> {
+        match (self.operands, self.width, self.input) {
+            (1, 1, Lane::F16) => Some(1 << 16),
+            (1, 1, Lane::F32 | Lane::I32 | Lane::U32) => Some(1 << 32),
+            (2, 1, Lane::F16) => Some(1 << 32),
+            _ => None,
+        }
+    }
+
+    /// The operand words of line `index` of the exhaustive sweep, one per operand: the
+    /// index itself, or for two float16 operands its high and low halves. The shaders make
+    /// the same words from the invocation index (`shader::build_indexed`).
+    pub fn sweep_words(&self, index: u64) -> [u32; 2] {
+        if self.operands == 2 {
+            [(index >> 16) as u32 & 0xffff, index as u32 & 0xffff]
+        } else {
+            [index as u32, 0]
+        }
+    }
+
     /// The `op` options that select this kernel's reading (`--fmt f16`), before the name.
     pub fn op_options(&self) -> &'static str {
         match self.family {

@@ -5,7 +5,7 @@ use super::ProbeError;
 use super::catalog::{Kernel, Lane};
 use crate::d3d::RuleSet;
 pub use crate::judge::ClassCount;
-use crate::judge::{Buffer, Column, Elem, Judge, Options};
+use crate::judge::{Buffer, Column, Elem, Histogram, Judge, Options};
 
 /// The verdict on one instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +31,19 @@ pub struct OpReport {
     pub skipped: Option<String>,
     /// Every line as `OP ARG... = RESULT`, when asked for.
     pub log: Vec<String>,
+    /// What an exhaustive sweep adds (`probe --exhaustive`).
+    pub exhaustive: Option<Sweep>,
+}
+
+/// What an exhaustive sweep of an instruction adds to its report: where its error lies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sweep {
+    /// Every line's distance from the correctly rounded result.
+    pub histogram: Histogram,
+    /// The largest distance of any result (violations included).
+    pub max_distance: u64,
+    /// Every line of the sweep ran (false when it was interrupted).
+    pub complete: bool,
 }
 
 impl OpReport {
@@ -47,25 +60,24 @@ impl OpReport {
             classes: Vec::new(),
             skipped: Some(reason),
             log: Vec::new(),
+            exhaustive: None,
         }
     }
 }
 
-/// The result patterns of one line, one per output, from the device's words.
-fn unpack_results(k: &Kernel, words: &[u32]) -> Vec<u64> {
-    let mut at = 0;
-    k.outputs
-        .iter()
-        .map(|lane| {
-            let v = match lane {
-                Lane::F64 => words[at] as u64 | (words[at + 1] as u64) << 32,
-                Lane::F16 => (words[at] & 0xffff) as u64,
-                _ => words[at] as u64,
-            };
-            at += lane.words();
-            v
-        })
-        .collect()
+/// The result slice of `lines` lines from the device's words: a float16 in the low half of
+/// its word, a double in two words (low first), everything else a word.
+pub fn result_buffer(k: &Kernel, judge: &Judge, words: &[u32]) -> Buffer {
+    let elem = judge.result_elem();
+    match k.outputs[0] {
+        Lane::F64 => Buffer::from_patterns(
+            elem,
+            words
+                .chunks_exact(2)
+                .map(|p| p[0] as u64 | (p[1] as u64) << 32),
+        ),
+        _ => Buffer::from_patterns(elem, words.iter().map(|&w| w as u64)),
+    }
 }
 
 /// Judges every line of one instruction: the device's buffers laid out as the library's
@@ -91,10 +103,7 @@ pub fn judge(
             Buffer::from_patterns(elem, comps)
         })
         .collect();
-    let res = Buffer::from_patterns(
-        judge.result_elem(),
-        (0..lines).flat_map(|i| unpack_results(k, &results[i * per_out..(i + 1) * per_out])),
-    );
+    let res = result_buffer(k, &judge, &results[..lines * per_out]);
     let cols: Vec<Column> = columns.iter().map(Buffer::column).collect();
     let opts = Options {
         violation_limit: 0,
@@ -121,6 +130,7 @@ pub fn judge(
         classes: verdict.classes_by_count(),
         skipped: None,
         log,
+        exhaustive: None,
     })
 }
 

@@ -11,6 +11,7 @@ pub mod fake;
 pub mod inputs;
 pub mod judge;
 pub mod shader;
+pub mod sweep;
 pub mod vulkan;
 
 pub use catalog::{Family, Kernel, Lane};
@@ -106,6 +107,15 @@ pub trait Device {
     }
     /// Runs `lines` lines of the kernel and returns their result words.
     fn run(&mut self, k: &Kernel, words: &[u32], lines: usize) -> Result<Vec<u32>, ProbeError>;
+    /// Runs lines `base .. base + lines` of the kernel's exhaustive sweep (operands from
+    /// [`Kernel::sweep_words`]) and returns their result words. This default makes the
+    /// operands here and calls [`Device::run`]; the Vulkan device makes them in the shader.
+    fn run_indexed(&mut self, k: &Kernel, base: u64, lines: usize) -> Result<Vec<u32>, ProbeError> {
+        let words: Vec<u32> = (0..lines as u64)
+            .flat_map(|i| k.sweep_words(base + i).into_iter().take(k.operands))
+            .collect();
+        self.run(k, &words, lines)
+    }
 }
 
 /// What a probe was asked.
@@ -148,6 +158,8 @@ pub struct ProbeReport {
     pub ops: Vec<OpReport>,
     /// Wall-clock time of the run.
     pub seconds: f64,
+    /// The run was interrupted: the report holds what was judged before.
+    pub partial: bool,
 }
 
 impl ProbeReport {
@@ -212,5 +224,6 @@ pub fn run(device: &mut dyn Device, req: &ProbeRequest) -> Result<ProbeReport, P
         rules: req.rules,
         ops,
         seconds: start.elapsed().as_secs_f64(),
+        partial: false,
     })
 }

@@ -93,13 +93,21 @@ type Built = Result<Word, rspirv::dr::Error>;
 /// hook behind `D3DFLOAT_TEST_WRONG_SHADER`): `add` subtracts, anything else has the
 /// lowest bit of its first result word flipped.
 pub fn build(k: &Kernel, controls: &FloatControls, wrong: bool) -> Vec<u32> {
-    build_module(k, controls, wrong).expect("the shader builder is used in order")
+    build_module(k, controls, wrong, false).expect("the shader builder is used in order")
+}
+
+/// The shader of `k`'s exhaustive sweep: binding 0 holds one word, the sweep index of the
+/// dispatch's first line, and invocation `i` makes its operands from index `base + i` as
+/// [`Kernel::sweep_words`] does (nothing else is uploaded); results as [`build`]'s.
+pub fn build_indexed(k: &Kernel, controls: &FloatControls, wrong: bool) -> Vec<u32> {
+    build_module(k, controls, wrong, true).expect("the shader builder is used in order")
 }
 
 fn build_module(
     k: &Kernel,
     controls: &FloatControls,
     wrong: bool,
+    indexed: bool,
 ) -> Result<Vec<u32>, rspirv::dr::Error> {
     let mut b = Builder::new();
     b.set_version(1, 3);
@@ -179,8 +187,30 @@ fn build_module(
 
     // Operands, component by component, then gathered into vectors for dp2/dp3/dp4.
     let mut comps = Vec::new();
-    for c in 0..k.input_components() {
-        comps.push(load_component(&mut b, &ids, k, in_base, c)?);
+    if indexed {
+        let zero = b.constant_bit32(uint, 0);
+        let base = load_word(&mut b, &ids, zero, 0)?;
+        let index = b.i_add(uint, None, base, line)?;
+        for c in 0..k.input_components() {
+            let word = match (k.operands, c) {
+                (2, _) => {
+                    let low = b.constant_bit32(uint, 0xffff);
+                    let part = if c == 0 {
+                        let sixteen = b.constant_bit32(uint, 16);
+                        b.shift_right_logical(uint, None, index, sixteen)?
+                    } else {
+                        index
+                    };
+                    b.bitwise_and(uint, None, part, low)?
+                }
+                _ => index,
+            };
+            comps.push(component_of_word(&mut b, &ids, k, word)?);
+        }
+    } else {
+        for c in 0..k.input_components() {
+            comps.push(load_component(&mut b, &ids, k, in_base, c)?);
+        }
     }
     let operands: Vec<Word> = if k.width > 1 {
         let vec = b.type_vector(float, k.width as u32);
@@ -236,6 +266,18 @@ fn load_word(b: &mut Builder, ids: &Ids, base: Word, offset: usize) -> Built {
 fn load_component(b: &mut Builder, ids: &Ids, k: &Kernel, base: Word, c: usize) -> Built {
     let offset = c * k.input.words();
     let word = load_word(b, ids, base, offset)?;
+    if k.input == Lane::F64 {
+        let high = load_word(b, ids, base, offset + 1)?;
+        let uvec2 = b.type_vector(ids.uint, 2);
+        let pair = b.composite_construct(uvec2, None, [word, high])?;
+        let f64 = b.type_float(64, None);
+        return b.bitcast(f64, None, pair);
+    }
+    component_of_word(b, ids, k, word)
+}
+
+/// A 32-bit word as the instruction's operand type (every lane but f64's).
+fn component_of_word(b: &mut Builder, ids: &Ids, k: &Kernel, word: Word) -> Built {
     match k.input {
         Lane::F32 => b.bitcast(ids.f32, None, word),
         Lane::I32 => b.bitcast(ids.int, None, word),
@@ -247,13 +289,7 @@ fn load_component(b: &mut Builder, ids: &Ids, k: &Kernel, base: Word, c: usize) 
             let pair = b.bitcast(h2, None, word)?;
             b.composite_extract(ids.float, None, pair, [0])
         }
-        Lane::F64 => {
-            let high = load_word(b, ids, base, offset + 1)?;
-            let uvec2 = b.type_vector(ids.uint, 2);
-            let pair = b.composite_construct(uvec2, None, [word, high])?;
-            let f64 = b.type_float(64, None);
-            b.bitcast(f64, None, pair)
-        }
+        Lane::F64 => unreachable!("doubles take two words: load_component"),
     }
 }
 
@@ -457,6 +493,11 @@ mod tests {
                 "{}: the wrong shader differs",
                 k.name
             );
+            if k.sweep().is_some() {
+                let indexed = build_indexed(&k, &controls, false);
+                assert_eq!(indexed[0], 0x0723_0203, "{}: SPIR-V magic", k.name);
+                assert_ne!(indexed, words, "{}", k.name);
+            }
         }
     }
 

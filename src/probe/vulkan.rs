@@ -233,6 +233,14 @@ struct Buffer {
     bytes: usize,
 }
 
+/// What an exhaustive sweep keeps between dispatches: its kernel, pipeline and buffers.
+struct Sweep {
+    kernel: (&'static str, super::Family),
+    pipeline: vk::Pipeline,
+    input: Buffer,
+    output: Buffer,
+}
+
 /// An opened device with the objects every dispatch shares.
 pub struct VulkanDevice {
     info: DeviceInfo,
@@ -246,6 +254,8 @@ pub struct VulkanDevice {
     commands: vk::CommandPool,
     fence: vk::Fence,
     wrong: Vec<String>,
+    /// The exhaustive sweep's pipeline and buffers, kept across its dispatches.
+    sweep: Option<Sweep>,
     // Dropped last: the instance outlives the device.
     vulkan: Vulkan,
 }
@@ -356,6 +366,7 @@ impl VulkanDevice {
                 commands,
                 fence,
                 wrong,
+                sweep: None,
                 vulkan,
             })
         }
@@ -454,10 +465,23 @@ impl VulkanDevice {
         output: &Buffer,
         groups: u32,
     ) -> Result<(), ProbeError> {
+        let pipeline = self.pipeline(k, false)?;
+        let run = self.submit(pipeline, input, output, groups);
+        // SAFETY: submit waited for the dispatch; nothing uses the pipeline any more.
+        unsafe { self.device.destroy_pipeline(pipeline, None) };
+        run
+    }
+
+    /// The compute pipeline of `k`'s shader (`indexed`: the exhaustive sweep's).
+    fn pipeline(&self, k: &Kernel, indexed: bool) -> Result<vk::Pipeline, ProbeError> {
         let wrong = self.wrong.iter().any(|w| w == k.name);
-        let code = shader::build(k, &self.info.float_controls, wrong);
-        // SAFETY: the code is a complete SPIR-V module; every object made here is destroyed
-        // before returning, after the fence says the GPU is done with it.
+        let code = if indexed {
+            shader::build_indexed(k, &self.info.float_controls, wrong)
+        } else {
+            shader::build(k, &self.info.float_controls, wrong)
+        };
+        // SAFETY: the code is a complete SPIR-V module; the module is destroyed once the
+        // pipeline is made, and the caller destroys the pipeline.
         unsafe {
             let module = self
                 .device
@@ -475,8 +499,21 @@ impl VulkanDevice {
                 None,
             );
             self.device.destroy_shader_module(module, None);
-            let pipeline =
-                created.map_err(|(_, e)| vk_error("creating the compute pipeline")(e))?[0];
+            Ok(created.map_err(|(_, e)| vk_error("creating the compute pipeline")(e))?[0])
+        }
+    }
+
+    /// Runs one dispatch of `pipeline` over the two buffers and waits for it.
+    fn submit(
+        &self,
+        pipeline: vk::Pipeline,
+        input: &Buffer,
+        output: &Buffer,
+        groups: u32,
+    ) -> Result<(), ProbeError> {
+        // SAFETY: the buffers and the pipeline are alive; the command buffer is freed after
+        // the fence says the GPU is done with it.
+        unsafe {
             let infos = [
                 vk::DescriptorBufferInfo::default()
                     .buffer(input.buffer)
@@ -545,7 +582,6 @@ impl VulkanDevice {
                 self.device.reset_fences(&[self.fence])
             })();
             self.device.free_command_buffers(self.commands, &[cmd]);
-            self.device.destroy_pipeline(pipeline, None);
             recorded.map_err(vk_error("running the dispatch"))
         }
     }
@@ -571,10 +607,50 @@ impl Device for VulkanDevice {
         self.free(output);
         run
     }
+
+    fn run_indexed(&mut self, k: &Kernel, base: u64, lines: usize) -> Result<Vec<u32>, ProbeError> {
+        let groups = lines.div_ceil(WORKGROUP);
+        let padded = groups * WORKGROUP;
+        let key = (k.name, k.family);
+        let fits = self
+            .sweep
+            .as_ref()
+            .is_some_and(|sw| sw.kernel == key && sw.output.bytes >= padded * k.output_words() * 4);
+        if !fits {
+            self.end_sweep();
+            let pipeline = self.pipeline(k, true)?;
+            let input = self.buffer(1)?;
+            let output = self.buffer(padded * k.output_words())?;
+            self.sweep = Some(Sweep {
+                kernel: key,
+                pipeline,
+                input,
+                output,
+            });
+        }
+        let sw = self.sweep.as_ref().expect("made above");
+        // Sweeps have at most 2^32 lines: the first index of every dispatch fits a word.
+        self.write(&sw.input, &[base as u32])?;
+        self.submit(sw.pipeline, &sw.input, &sw.output, groups as u32)?;
+        self.read(&sw.output, lines * k.output_words())
+    }
+}
+
+impl VulkanDevice {
+    /// Destroys the sweep's pipeline and buffers.
+    fn end_sweep(&mut self) {
+        if let Some(sw) = self.sweep.take() {
+            // SAFETY: every dispatch waited on its fence; nothing uses the pipeline now.
+            unsafe { self.device.destroy_pipeline(sw.pipeline, None) };
+            self.free(sw.input);
+            self.free(sw.output);
+        }
+    }
 }
 
 impl Drop for VulkanDevice {
     fn drop(&mut self) {
+        self.end_sweep();
         // SAFETY: all work has finished (every dispatch waits on its fence), and each object
         // is destroyed once, children before the device.
         unsafe {

@@ -146,6 +146,47 @@ impl ProbeRenderer for Human {
                 writeln!(out, "    {}", c.example)?;
             }
         }
+        let sweeps: Vec<_> = r
+            .ops
+            .iter()
+            .filter_map(|op| op.exhaustive.as_ref().map(|s| (op, s)))
+            .collect();
+        if !sweeps.is_empty() {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "{}",
+                self.p
+                    .value("distance from the correctly rounded result (values: lines):")
+            )?;
+            for (op, sweep) in sweeps {
+                let h = &sweep.histogram;
+                let mut parts: Vec<String> = h
+                    .buckets
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &c)| c > 0)
+                    .map(|(k, &c)| match crate::judge::Histogram::range(k) {
+                        (a, b) if a == b => format!("{a}: {c}"),
+                        (a, b) => format!("{a}-{b}: {c}"),
+                    })
+                    .collect();
+                if h.nan > 0 {
+                    parts.push(format!("NaN against a number: {}", h.nan));
+                }
+                writeln!(
+                    out,
+                    "  {} {}{}",
+                    self.p.label(&format!("{:<10}", op.name)),
+                    parts.join("  "),
+                    if sweep.complete {
+                        ""
+                    } else {
+                        "  (interrupted)"
+                    }
+                )?;
+            }
+        }
         writeln!(out)?;
         let verdict = if r.violate() == 0 {
             self.p.good("every result conforms")
@@ -169,7 +210,16 @@ impl ProbeRenderer for Human {
             },
             r.lines(),
             r.seconds
-        )
+        )?;
+        if r.partial {
+            writeln!(
+                out,
+                "{}",
+                self.p
+                    .warn("interrupted: a partial report of the lines judged before Ctrl-C")
+            )?;
+        }
+        Ok(())
     }
 }
 

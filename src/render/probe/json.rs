@@ -37,6 +37,25 @@ fn device(d: &DeviceInfo) -> Value {
     })
 }
 
+/// The distance histogram as its non-empty buckets: `{"from", "to", "count"}` each (`to`
+/// inclusive), then `{"nan": count}` when a NaN stood against a number.
+fn histogram(h: &crate::judge::Histogram) -> Value {
+    let mut v: Vec<Value> = h
+        .buckets
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c > 0)
+        .map(|(k, &c)| {
+            let (from, to) = crate::judge::Histogram::range(k);
+            json!({"from": from, "to": to, "count": c})
+        })
+        .collect();
+    if h.nan > 0 {
+        v.push(json!({"nan": h.nan}));
+    }
+    Value::Array(v)
+}
+
 impl ProbeRenderer for Json {
     fn devices(&mut self, out: &mut dyn Write, devices: &[DeviceInfo]) -> io::Result<()> {
         for d in devices {
@@ -76,6 +95,12 @@ impl ProbeRenderer for Json {
                         .iter()
                         .map(|c| json!({"class": c.class, "count": c.count, "example": c.example}))
                         .collect();
+                    if let Some(sweep) = &op.exhaustive {
+                        v["exhaustive"] = json!(true);
+                        v["complete"] = json!(sweep.complete);
+                        v["max_distance"] = json!(sweep.max_distance);
+                        v["histogram"] = histogram(&sweep.histogram);
+                    }
                 }
             }
             line(out, &v)?;
@@ -89,6 +114,7 @@ impl ProbeRenderer for Json {
                 "skipped": r.ops.len() - r.ops_run(),
                 "lines": r.lines(),
                 "violate": r.violate(),
+                "partial": r.partial,
                 "seconds": (r.seconds * 1000.0).round() / 1000.0,
             }),
         )

@@ -57,6 +57,7 @@ pub(crate) mod sample {
             },
             skipped: None,
             log: Vec::new(),
+            exhaustive: None,
         };
         let mut skipped = op("dadd", 0);
         skipped.format = "f64".into();
@@ -82,6 +83,7 @@ pub(crate) mod sample {
             rules: RuleSet::D3D11,
             ops: vec![op("mul", 0), op("add", 3), skipped],
             seconds: 0.5,
+            partial: false,
         }
     }
 }

@@ -1,0 +1,174 @@
+//! `probe --exhaustive`: every input of an instruction. The device makes each chunk's
+//! operands from the invocation index ([`Device::run_indexed`]), and each chunk's results
+//! are judged on the other cores while the device computes the next one; at most two
+//! chunks wait in memory, so a sweep of 2^32 lines needs a few tens of MiB.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::sync_channel;
+use std::time::Instant;
+
+use super::catalog::Kernel;
+use super::judge::{OpReport, result_buffer};
+use super::{Device, ProbeError, ProbeReport, Source};
+use crate::d3d::RuleSet;
+use crate::judge::{Buffer, Elem, Judge, Options, Verdict};
+
+/// Lines per dispatch: 2^21 lines is 32,768 workgroups of 64, inside the 65,535 every
+/// Vulkan device allows in one dimension, and 8 or 16 MiB of results.
+pub const CHUNK_LINES: u64 = 1 << 21;
+
+/// What an exhaustive probe was asked.
+#[derive(Clone, Debug)]
+pub struct SweepRequest {
+    /// The instructions; those without a sweep ([`Kernel::sweep`]) are reported skipped.
+    pub kernels: Vec<Kernel>,
+    /// The rule set results are judged by.
+    pub rules: RuleSet,
+    /// Only the first lines of each sweep (tests and quick looks); every line when `None`.
+    pub first: Option<u64>,
+}
+
+impl SweepRequest {
+    /// Lines the whole request runs (for a progress bar).
+    pub fn total_lines(&self, device: &dyn Device) -> u64 {
+        self.kernels
+            .iter()
+            .filter(|k| device.unsupported(k).is_none())
+            .filter_map(|k| self.lines_of(k))
+            .sum()
+    }
+
+    fn lines_of(&self, k: &Kernel) -> Option<u64> {
+        let all = k.sweep()?;
+        Some(self.first.map_or(all, |n| n.min(all)))
+    }
+}
+
+/// The operands of a chunk of a sweep, made as the shader makes them.
+fn operand_buffers(k: &Kernel, judge: &Judge, base: u64, lines: usize) -> Vec<Buffer> {
+    let elem = Elem::of(&judge.operand_domain());
+    (0..k.operands)
+        .map(|j| {
+            Buffer::from_patterns(
+                elem,
+                (0..lines as u64).map(|i| k.sweep_words(base + i)[j] as u64),
+            )
+        })
+        .collect()
+}
+
+/// Runs every sweep of the request; `progress(lines done, lines in all)` after each chunk.
+/// When `stop` turns true (Ctrl-C), the chunk in hand is judged, the run ends and the
+/// report, marked partial, holds what was judged.
+pub fn run_exhaustive(
+    device: &mut dyn Device,
+    req: &SweepRequest,
+    progress: &mut dyn FnMut(u64, u64),
+    stop: &AtomicBool,
+) -> Result<ProbeReport, ProbeError> {
+    let start = Instant::now();
+    let total = req.total_lines(device);
+    let mut done = 0u64;
+    let mut ops = Vec::new();
+    let mut partial = false;
+    for k in &req.kernels {
+        if let Some(reason) = device.unsupported(k) {
+            ops.push(OpReport::skipped(k, reason));
+            continue;
+        }
+        let Some(lines) = req.lines_of(k) else {
+            ops.push(OpReport::skipped(
+                k,
+                "no exhaustive sweep (only one-operand instructions and pairs of f16 operands)"
+                    .into(),
+            ));
+            continue;
+        };
+        if partial {
+            ops.push(OpReport::skipped(k, "interrupted before it ran".into()));
+            continue;
+        }
+        let judge = Judge::new(k.op, k.format, req.rules);
+        let (tx, rx) = sync_channel::<(u64, Vec<u32>)>(1);
+        let (verdict, ran) = std::thread::scope(|s| {
+            let judging = s.spawn(|| -> Result<Verdict, ProbeError> {
+                let mut total = Verdict::default();
+                for (base, words) in rx {
+                    let n = words.len() / k.output_words();
+                    let operands = operand_buffers(k, &judge, base, n);
+                    let cols: Vec<_> = operands.iter().map(Buffer::column).collect();
+                    let results = result_buffer(k, &judge, &words);
+                    let opts = Options {
+                        base,
+                        violation_limit: 0,
+                        fast: true,
+                    };
+                    let v = judge.run(&cols, results.column(), &opts).map_err(|e| {
+                        ProbeError::Device(format!("{}: the op engine refused a line: {e}", k.name))
+                    })?;
+                    total.merge(v, 0);
+                }
+                Ok(total)
+            });
+            let mut base = 0u64;
+            let mut failed = None;
+            while base < lines && !stop.load(Ordering::Relaxed) {
+                let n = CHUNK_LINES.min(lines - base) as usize;
+                match device.run_indexed(k, base, n) {
+                    Ok(words) if words.len() == n * k.output_words() => {
+                        if tx.send((base, words)).is_err() {
+                            break; // the judge stopped on an error it will report
+                        }
+                    }
+                    Ok(words) => {
+                        failed = Some(ProbeError::Device(format!(
+                            "{}: the device returned {} words for {n} lines",
+                            k.name,
+                            words.len()
+                        )));
+                        break;
+                    }
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+                base += n as u64;
+                progress(done + base, total);
+            }
+            drop(tx);
+            let judged = judging.join().expect("the judging thread does not panic");
+            match failed {
+                Some(e) => Err(e),
+                None => judged.map(|v| (v, base)),
+            }
+        })?;
+        done += ran;
+        partial = ran < lines;
+        let report = OpReport {
+            name: k.name,
+            format: k.format_label(),
+            family: k.family,
+            lines: verdict.lines,
+            conform: verdict.conform,
+            violate: verdict.violate,
+            max_ulps: verdict.max_ulps,
+            classes: verdict.classes_by_count(),
+            skipped: None,
+            log: Vec::new(),
+            exhaustive: Some(super::judge::Sweep {
+                histogram: verdict.histogram,
+                max_distance: verdict.max_distance,
+                complete: !partial,
+            }),
+        };
+        ops.push(report);
+    }
+    Ok(ProbeReport {
+        source: Source::Device(device.info().clone()),
+        rules: req.rules,
+        ops,
+        seconds: start.elapsed().as_secs_f64(),
+        partial,
+    })
+}
