@@ -252,3 +252,110 @@ fn three_operands_and_d3d10_rules() {
         assert!(text.ends_with(&format!("\ntotal {n} 0\n")), "{text}");
     }
 }
+
+/// `op --plain` judges runs of checked lines through the judge over slices; every verdict
+/// must be the one a full evaluation gives (`--json` evaluates every line).
+#[test]
+fn plain_batches_through_the_judge_give_the_evaluations_verdicts() {
+    let mut state = 0x1234_5678_9abc_def0u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut text = String::new();
+    for i in 0..6000 {
+        let mut f = || {
+            let r = next();
+            let exp = 100 + (r % 56) as u32;
+            f32::from_bits(((r >> 8) as u32 & 0x807f_ffff) | (exp << 23))
+        };
+        let (a, b, c) = (f(), f(), f());
+        let h = |x: f32| format!("0x{:08x}", x.to_bits());
+        let nudge = |x: f32, k: u64| f32::from_bits(x.to_bits() ^ (k % 3) as u32);
+        let k = next();
+        // Runs of one instruction, then another, some lines unchecked or with values.
+        let line = match (i / 7) % 9 {
+            0 => format!("add {} {} = {}", h(a), h(b), h(nudge(a + b, k))),
+            1 => format!("mul {} {} = {}", h(a), h(b), h(nudge(a * b, k))),
+            2 => format!("sqrt {} = {}", h(a.abs()), h(nudge(a.abs().sqrt(), k))),
+            3 => format!(
+                "mad {} {} {} = {}",
+                h(a),
+                h(b),
+                h(c),
+                h(nudge(a.mul_add(b, c), k))
+            ),
+            4 => format!("div {} {} = {}", h(a), h(b), h(nudge(a / b, k))),
+            5 => format!(
+                "eq {} {} = {}",
+                h(a),
+                h(a),
+                ["true", "false", "0xffffffff"][k as usize % 3]
+            ),
+            6 => format!(
+                "sincos 1.5 = {},{}",
+                h(1.5f32.sin()),
+                h(nudge(1.5f32.cos(), k))
+            ),
+            7 if k % 2 == 0 => format!("sincos {} = {}", h(a), h(a.sin())),
+            7 => format!("add {} {}", h(a), h(b)),
+            _ => format!(
+                "dp3 1,2,{} 0.5,{},1 = {}",
+                h(a),
+                h(b),
+                h(nudge(1.0 + 2.0 * b + a, k))
+            ),
+        };
+        text.push_str(&line);
+        text.push('\n');
+    }
+    let run = |style: &str| {
+        d3dfloat()
+            .args(["op", style])
+            .write_stdin(text.clone())
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let plain = String::from_utf8(run("--plain")).unwrap();
+    let json = String::from_utf8(run("--json")).unwrap();
+    let plain: Vec<&str> = plain.lines().collect();
+    let json: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &serde_json::Value| v.get("summary").is_none())
+        .collect();
+    assert_eq!(plain.len(), 6000);
+    assert_eq!(json.len(), 6000);
+    let (mut conform, mut violate) = (0, 0);
+    for (i, (p, j)) in plain.iter().zip(&json).enumerate() {
+        match j.get("conforms").and_then(|c| c.as_bool()) {
+            Some(true) => {
+                conform += 1;
+                assert_eq!(
+                    *p,
+                    "conforms",
+                    "line {}: {}",
+                    i + 1,
+                    text.lines().nth(i).unwrap()
+                )
+            }
+            Some(false) => {
+                violate += 1;
+                assert_eq!(
+                    *p,
+                    "violates",
+                    "line {}: {}",
+                    i + 1,
+                    text.lines().nth(i).unwrap()
+                )
+            }
+            None => assert!(p.starts_with("0x"), "line {}: {p}", i + 1),
+        }
+    }
+    assert!(conform > 1000 && violate > 1000, "{conform} {violate}");
+}
