@@ -676,8 +676,8 @@ impl Judge {
         s
     }
 
-    /// Line `i` as a batch line `OP ARG... = RESULT` that `op` reads back (with the
-    /// options [`Judge::options_text`] gives when read by another format or rule set).
+    /// Line `i` as a batch line `OP ARG... = RESULT` that `op` reads back (with `--fmt f16`
+    /// and `--rules d3d10` where the judge has them).
     pub fn batch_line(&self, operands: &[Column], results: Column, i: usize) -> String {
         let (args, res) = self.line_patterns(operands, results, i);
         format!("{} {}", self.name(), self.line_body(&args, &res))
