@@ -178,8 +178,10 @@ struct Lines {
 }
 
 /// Random operands for line generation.
-fn random_operand(judge: &Judge) -> impl Fn(&mut Rng, usize, Option<u64>) -> u64 + Sync + '_ {
-    move |rng, _, prev| match judge.operand_domain() {
+fn random_operand(
+    judge: &Judge,
+) -> impl Fn(&mut Rng, usize, usize, Option<u64>) -> u64 + Sync + '_ {
+    move |rng, _, _, prev| match judge.operand_domain() {
         Domain::Float(f) => float_operand(rng, &f, judge.op(), prev),
         _ => int_operand(rng),
     }
@@ -189,13 +191,14 @@ fn make_lines(judge: &Judge, n: usize, seed: u64) -> Lines {
     make_lines_of(judge, n, seed, random_operand(judge))
 }
 
-/// `n` lines whose operand components `operand(rng, line, previous component)` makes, with
+/// `n` lines whose operand components `operand(rng, line, component, previous one)` makes,
+/// with
 /// results drawn around what the engine allows.
 fn make_lines_of(
     judge: &Judge,
     n: usize,
     seed: u64,
-    operand: impl Fn(&mut Rng, usize, Option<u64>) -> u64 + Sync,
+    operand: impl Fn(&mut Rng, usize, usize, Option<u64>) -> u64 + Sync,
 ) -> Lines {
     let (count, width) = judge.arity();
     let per_task = 4096;
@@ -208,10 +211,10 @@ fn make_lines_of(
             for line in t * per_task..((t + 1) * per_task).min(n) {
                 let mut args: Vec<Vec<u64>> = Vec::new();
                 let mut prev = None;
-                for _ in 0..count {
+                for j in 0..count {
                     let comps: Vec<u64> = (0..width)
-                        .map(|_| {
-                            let p = operand(&mut rng, line, prev);
+                        .map(|c| {
+                            let p = operand(&mut rng, line, j * width + c, prev);
                             prev = Some(p);
                             p
                         })
@@ -351,7 +354,7 @@ fn every_f16_pattern_of_every_unary_f16_instruction() {
         .filter(|r| r.has_f16_form() && r.operands == 1)
     {
         let judge = instruction(row.name, &F16, RuleSet::D3D11);
-        let lines = make_lines_of(&judge, 1 << 16, 0xf16, |_, line, _| line as u64);
+        let lines = make_lines_of(&judge, 1 << 16, 0xf16, |_, line, _, _| line as u64);
         assert_eq!(lines.operands[0][0x3c00], 0x3c00);
         report.push(format!("{} {:.2}", row.name, agree(&judge, &lines)));
     }
@@ -414,4 +417,119 @@ fn every_f16_pair_of_add_and_mul() {
             total.lines, total.exact_engine
         );
     }
+}
+
+/// Operands at the edges the deciders treat apart: products and quotients that underflow
+/// into the flushed denorms or overflow, zero and infinite operands, exp's cut-offs, rcp of
+/// the largest values; each with results drawn around the allowed set.
+#[test]
+fn edge_operands_agree_with_the_engine() {
+    let edges: &[(&str, &[&[u32]])] = &[
+        (
+            "mad",
+            &[
+                &[0x0080_0000, 0x3f00_0000, 0],
+                &[0x0080_0000, 0x3f00_0000, 0x8000_0000],
+                &[0x0080_0000, 0xbf7f_ffff, 0x0000_0001],
+                &[0x7f00_0000, 0x7f00_0000, 0],
+                &[0x7f00_0000, 0x7f00_0000, 0xff80_0000],
+                &[0, 0x7f80_0000, 0x3f80_0000],
+                &[0x2000_0000, 0x2000_0000, 0x0080_0000],
+                &[0x3f80_0001, 0x3f80_0001, 0xbf80_0002],
+            ],
+        ),
+        (
+            "div",
+            &[
+                &[0x0080_0000, 0x4000_0000],
+                &[0x0080_0000, 0x4040_0000],
+                &[0x7f00_0000, 0x3e80_0000],
+                &[0x7f7f_ffff, 0x3f7f_ffff],
+                &[0, 0],
+                &[0x3f80_0000, 0],
+                &[0x7f80_0000, 0x7f80_0000],
+                &[0x3f80_0000, 0x7f80_0000],
+                &[0x7f80_0000, 0x7f00_0000],
+            ],
+        ),
+        (
+            "mul",
+            &[
+                &[0x0080_0000, 0x3f00_0000],
+                &[0x0080_0000, 0x3f7f_ffff],
+                &[0x7f00_0000, 0x4000_0000],
+                &[0x7f7f_ffff, 0x3f80_0001],
+                &[0x2000_0000, 0x2000_0000],
+            ],
+        ),
+        (
+            "add",
+            &[
+                &[0x0080_0001, 0x8080_0000],
+                &[0x7f7f_ffff, 0x7380_0000],
+                &[0x7f7f_ffff, 0x7400_0000],
+            ],
+        ),
+        (
+            "rcp",
+            &[
+                &[0x7e80_0001],
+                &[0x7f00_0000],
+                &[0xfe7f_ffff],
+                &[0x7e00_0001],
+            ],
+        ),
+        (
+            "exp",
+            &[
+                &[0xc300_0000],
+                &[0xc316_0000],
+                &[0xc2fe_0000],
+                &[0x4300_0000],
+                &[0x42fe_0000],
+                &[0xc315_0000],
+            ],
+        ),
+    ];
+    let mut settled = 0;
+    for rules in [RuleSet::D3D11, RuleSet::D3D10] {
+        for (name, tuples) in edges {
+            let judge = instruction(name, &F32, rules);
+            let n = tuples.len() * 64;
+            let lines = make_lines_of(&judge, n, 0xed9e, |_, line, k, _| {
+                tuples[line % tuples.len()][k] as u64
+            });
+            settled += agree_loosely(&judge, &lines);
+        }
+    }
+    // The edges are the deciders' to settle, not the engine's alone.
+    assert!(settled > 1000, "{settled}");
+}
+
+/// As `agree`, without asking for both verdicts to occur (an edge may allow everything);
+/// returns the lines the fast deciders settled.
+fn agree_loosely(judge: &Judge, lines: &Lines) -> usize {
+    let elem = Elem::of(&judge.operand_domain());
+    let owned: Vec<Buffer> = lines
+        .operands
+        .iter()
+        .map(|o| Buffer::from_patterns(elem, o.iter().copied()))
+        .collect();
+    let res = Buffer::from_patterns(judge.result_elem(), lines.results.iter().copied());
+    let cols: Vec<Column> = owned.iter().map(Buffer::column).collect();
+    let mut settled = 0;
+    for i in 0..lines.results.len() / judge.outputs() {
+        if let Some(d) = judge.fast_line(&cols, res.column(), i) {
+            settled += 1;
+            let exact = judge.exact_line(&cols, res.column(), i).unwrap();
+            assert!(
+                exact.conforms && exact.distance == Some(d),
+                "{} {:?}: fast says conforms at {d}, the engine {exact:?}: {}",
+                judge.name(),
+                judge.rules(),
+                judge.example(&cols, res.column(), i)
+            );
+        }
+    }
+    settled
 }

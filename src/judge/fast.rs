@@ -263,7 +263,12 @@ fn rcp<F: Fmt>(x: u32, r: u32) -> Option<u64> {
         return exactly(r, F::rne(q));
     }
     let e = F::rne(q);
-    if !normal::<F>(e) || q.abs() < 2.0 * F::MIN_NORMAL {
+    if F::WIDE && q.abs() < F::MIN_NORMAL / 2.0 {
+        // The whole 2^-21 window lies among the denorms, each written as the signed zero.
+        return exactly(r, written::<F>(e));
+    }
+    // The window's low end must be normal for `within` (no flushed member to miss).
+    if !normal::<F>(e) || q.abs() * (1.0 - 2.0 * REL_2_21) < F::MIN_NORMAL {
         return None;
     }
     within::<F>(r, e, q, q.abs() * (REL_2_21 - MARGIN))
@@ -296,6 +301,19 @@ fn exp<F: Fmt>(x: u32, r: u32) -> Option<u64> {
         return exactly(r, F::rne(v.exp2()));
     }
     let a = v.exp2();
+    // The engine's own cut-offs, on the same f64 value: below a quarter of the smallest
+    // denorm only +0 is in reach, beyond four times the largest value only +inf.
+    let min_denorm = F::MIN_NORMAL / (1u32 << F::FRAC) as f64;
+    if a < min_denorm / 4.0 {
+        return exactly(r, 0);
+    }
+    if a > 4.0 * F::MAX {
+        return exactly(r, F::EXP);
+    }
+    if F::WIDE && a < F::MIN_NORMAL / 2.0 {
+        // Every value of the window is a denorm, written as +0.
+        return exactly(r, 0);
+    }
     if !(a > 4.0 * F::MIN_NORMAL && a < F::MAX / 4.0) {
         return None;
     }
@@ -385,15 +403,17 @@ fn round<F: Fmt>(x: u32, r: u32, op: Op) -> Option<u64> {
 
 // ----- two and three operands -----
 
-/// A rounded add or multiply's result `e` is the only answer: float16 rounds every result
-/// to nearest even (§3.1.5), overflow and underflow included; 32-bit results are held to
-/// their one pattern only where no denorm flush or overflow rule widens the set.
+/// The pattern a correctly rounded step writes: `e` itself, or for 32-bit arithmetic a
+/// denorm `e` flushed to the zero of its sign (§3.1.3.2). It is always allowed: float16
+/// rounds every result to nearest even (§3.1.5), overflow and underflow included; a 32-bit
+/// add or multiply allows the rounded result (D3D11) or either neighbour (D3D10), infinity
+/// beyond the range, and the flushed zero of a denorm.
 #[inline]
-fn single_rounded<F: Fmt>(e: u32) -> bool {
-    if F::WIDE {
-        normal::<F>(e)
+fn written<F: Fmt>(e: u32) -> u32 {
+    if F::WIDE && e & F::EXP == 0 {
+        e & F::SIGN
     } else {
-        !is_nan::<F>(e)
+        e
     }
 }
 
@@ -406,8 +426,8 @@ fn add<F: Fmt>(a: u32, b: u32, r: u32, negate_b: bool) -> Option<u64> {
     if !(finite_nonzero::<F>(a) && finite_nonzero::<F>(b)) || s == 0.0 {
         return fixed::<F>(r, s);
     }
-    let e = F::rne(s);
-    (single_rounded::<F>(e) && r == e).then_some(0)
+    let e = written::<F>(F::rne(s));
+    (r == e).then_some(0)
 }
 
 /// mul (§22.10.12): IEEE 754's answer exactly where an operand is zero, infinite or NaN
@@ -417,17 +437,18 @@ fn mul<F: Fmt>(a: u32, b: u32, r: u32) -> Option<u64> {
     if !(finite_nonzero::<F>(a) && finite_nonzero::<F>(b)) {
         return fixed::<F>(r, p);
     }
-    let e = F::rne(p);
-    (single_rounded::<F>(e) && r == e).then_some(0)
+    let e = written::<F>(F::rne(p));
+    (r == e).then_some(0)
 }
 
-/// A result the special cases fix: any NaN for NaN, else the one pattern.
+/// A result the special cases fix: any NaN for NaN, else the one pattern (as written: a
+/// 32-bit denorm as its signed zero).
 #[inline]
 fn fixed<F: Fmt>(r: u32, v: f64) -> Option<u64> {
     if v.is_nan() {
         nan_result::<F>(r)
     } else {
-        exactly(r, F::rne(v))
+        exactly(r, written::<F>(F::rne(v)))
     }
 }
 
@@ -435,21 +456,24 @@ fn fixed<F: Fmt>(r: u32, v: f64) -> Option<u64> {
 /// rules add around it (D3D11: anything at least as close as a two-step `a * (1/b)`
 /// result; D3D10: the other neighbour).
 fn div<F: Fmt>(a: u32, b: u32, r: u32, rules: RuleSet) -> Option<u64> {
-    if !(finite_nonzero::<F>(a) && finite_nonzero::<F>(b)) {
-        return None;
-    }
-    let (x, y) = (F::to_f64(a), F::to_f64(b));
+    let (x, y) = (read::<F>(a), read::<F>(b));
     // Beyond 2^126 the flushed reciprocal brings its own results (§22.10.2).
-    if F::WIDE && y.abs() > 2f64.powi(126) {
+    if F::WIDE && y.abs() > pow2(126) {
         return None;
     }
     let q = x / y;
+    if !(finite_nonzero::<F>(a) && finite_nonzero::<F>(b)) {
+        // 0/0 and inf/inf are NaN, x/0 a signed infinity, 0/x and x/inf a signed zero,
+        // inf/x an infinity (§3.1.3.1): IEEE's quotient.
+        return fixed::<F>(r, q);
+    }
+    // The correctly rounded quotient as written is the preferred result, always allowed.
     let e = F::rne(q);
+    if r == written::<F>(e) {
+        return Some(0);
+    }
     if !normal::<F>(e) || !normal::<F>(r) {
         return None;
-    }
-    if r == e {
-        return Some(0);
     }
     if !F::WIDE {
         return None;
@@ -498,11 +522,14 @@ fn div<F: Fmt>(a: u32, b: u32, r: u32, rules: RuleSet) -> Option<u64> {
 /// product rounded, then the sum), both allowed, so everything between them is too (the
 /// allowed set is every value at least as close as the worst serial order, §3.1.3.2).
 fn mad<F: Fmt>(a: u32, b: u32, c: u32, r: u32) -> Option<u64> {
+    let (x, y, z) = (read::<F>(a), read::<F>(b), read::<F>(c));
     if !(finite_nonzero::<F>(a) && finite_nonzero::<F>(b) && finite_nonzero::<F>(c)) {
-        return None;
+        // A zero, infinite or NaN operand: the fused result is exact in f64 (a zero
+        // product leaves the addend, an infinity wins or meets its opposite in a NaN),
+        // and it is the preferred result.
+        return fixed::<F>(r, x.mul_add(y, z));
     }
-    let p = F::to_f64(a) * F::to_f64(b);
-    let z = F::to_f64(c);
+    let p = x * y;
     let (s, err) = two_sum(p, z);
     if s == 0.0 {
         return None;
@@ -517,12 +544,13 @@ fn mad<F: Fmt>(a: u32, b: u32, c: u32, r: u32) -> Option<u64> {
         }
         lo
     };
+    // The correctly rounded fused result as written is the preferred result, always allowed.
+    if r == written::<F>(e) {
+        return Some(0);
+    }
     let pr = F::rne(p);
     if !normal::<F>(e) || !normal::<F>(pr) || !normal::<F>(r) {
         return None;
-    }
-    if r == e {
-        return Some(0);
     }
     let u = F::rne(F::to_f64(pr) + z);
     if !normal::<F>(u) || (u ^ e) & F::SIGN != 0 {

@@ -8,7 +8,7 @@ pub use crate::judge::ClassCount;
 use crate::judge::{Buffer, Column, Elem, Histogram, Judge, Options};
 
 /// The verdict on one instruction.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct OpReport {
     /// The name `op` reads.
     pub name: &'static str,
@@ -36,7 +36,7 @@ pub struct OpReport {
 }
 
 /// What an exhaustive sweep of an instruction adds to its report: where its error lies.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Sweep {
     /// Every line's distance from the correctly rounded result.
     pub histogram: Histogram,
@@ -44,6 +44,10 @@ pub struct Sweep {
     pub max_distance: u64,
     /// Every line of the sweep ran (false when it was interrupted).
     pub complete: bool,
+    /// Seconds the device took to compute the chunks and hand back their results.
+    pub device_seconds: f64,
+    /// Seconds the judge was busy (alongside the device, on the other cores).
+    pub judge_seconds: f64,
 }
 
 impl OpReport {

@@ -90,10 +90,12 @@ pub fn run_exhaustive(
         }
         let judge = Judge::new(k.op, k.format, req.rules);
         let (tx, rx) = sync_channel::<(u64, Vec<u32>)>(1);
-        let (verdict, ran) = std::thread::scope(|s| {
-            let judging = s.spawn(|| -> Result<Verdict, ProbeError> {
+        let (verdict, ran, device_seconds, judge_seconds) = std::thread::scope(|s| {
+            let judging = s.spawn(|| -> Result<(Verdict, f64), ProbeError> {
                 let mut total = Verdict::default();
+                let mut busy = 0.0;
                 for (base, words) in rx {
+                    let t = Instant::now();
                     let n = words.len() / k.output_words();
                     let operands = operand_buffers(k, &judge, base, n);
                     let cols: Vec<_> = operands.iter().map(Buffer::column).collect();
@@ -107,14 +109,19 @@ pub fn run_exhaustive(
                         ProbeError::Device(format!("{}: the op engine refused a line: {e}", k.name))
                     })?;
                     total.merge(v, 0);
+                    busy += t.elapsed().as_secs_f64();
                 }
-                Ok(total)
+                Ok((total, busy))
             });
             let mut base = 0u64;
             let mut failed = None;
+            let mut device_time = 0.0;
             while base < lines && !stop.load(Ordering::Relaxed) {
                 let n = CHUNK_LINES.min(lines - base) as usize;
-                match device.run_indexed(k, base, n) {
+                let t = Instant::now();
+                let ran = device.run_indexed(k, base, n);
+                device_time += t.elapsed().as_secs_f64();
+                match ran {
                     Ok(words) if words.len() == n * k.output_words() => {
                         if tx.send((base, words)).is_err() {
                             break; // the judge stopped on an error it will report
@@ -140,7 +147,7 @@ pub fn run_exhaustive(
             let judged = judging.join().expect("the judging thread does not panic");
             match failed {
                 Some(e) => Err(e),
-                None => judged.map(|v| (v, base)),
+                None => judged.map(|(v, judge_time)| (v, base, device_time, judge_time)),
             }
         })?;
         done += ran;
@@ -160,6 +167,8 @@ pub fn run_exhaustive(
                 histogram: verdict.histogram,
                 max_distance: verdict.max_distance,
                 complete: !partial,
+                device_seconds,
+                judge_seconds,
             }),
         };
         ops.push(report);

@@ -176,14 +176,16 @@ impl ProbeRenderer for Human {
                 }
                 writeln!(
                     out,
-                    "  {} {}{}",
+                    "  {} {}{}  [device {:.1} s, judge {:.1} s]",
                     self.p.label(&format!("{:<10}", op.name)),
                     parts.join("  "),
                     if sweep.complete {
                         ""
                     } else {
                         "  (interrupted)"
-                    }
+                    },
+                    sweep.device_seconds,
+                    sweep.judge_seconds
                 )?;
             }
         }

@@ -100,6 +100,9 @@ impl ProbeRenderer for Json {
                         v["complete"] = json!(sweep.complete);
                         v["max_distance"] = json!(sweep.max_distance);
                         v["histogram"] = histogram(&sweep.histogram);
+                        let secs = |x: f64| (x * 1000.0).round() / 1000.0;
+                        v["device_seconds"] = json!(secs(sweep.device_seconds));
+                        v["judge_seconds"] = json!(secs(sweep.judge_seconds));
                     }
                 }
             }
