@@ -247,15 +247,21 @@ fn make_lines_of(
     lines
 }
 
-/// Holds the judge to the engine on `lines`; returns the share the fast deciders settled.
-fn agree(judge: &Judge, lines: &Lines) -> f64 {
+/// The lines as the judge's slices: one per operand, and the results.
+fn buffers(judge: &Judge, lines: &Lines) -> (Vec<Buffer>, Buffer) {
     let elem = Elem::of(&judge.operand_domain());
-    let owned: Vec<Buffer> = lines
+    let operands = lines
         .operands
         .iter()
         .map(|o| Buffer::from_patterns(elem, o.iter().copied()))
         .collect();
     let res = Buffer::from_patterns(judge.result_elem(), lines.results.iter().copied());
+    (operands, res)
+}
+
+/// Holds the judge to the engine on `lines`; returns the share the fast deciders settled.
+fn agree(judge: &Judge, lines: &Lines) -> f64 {
+    let (owned, res) = buffers(judge, lines);
     let cols: Vec<Column> = owned.iter().map(Buffer::column).collect();
     let n = lines.results.len() / judge.outputs();
     let what = format!(
@@ -509,13 +515,7 @@ fn edge_operands_agree_with_the_engine() {
 /// As `agree`, without asking for both verdicts to occur (an edge may allow everything);
 /// returns the lines the fast deciders settled.
 fn agree_loosely(judge: &Judge, lines: &Lines) -> usize {
-    let elem = Elem::of(&judge.operand_domain());
-    let owned: Vec<Buffer> = lines
-        .operands
-        .iter()
-        .map(|o| Buffer::from_patterns(elem, o.iter().copied()))
-        .collect();
-    let res = Buffer::from_patterns(judge.result_elem(), lines.results.iter().copied());
+    let (owned, res) = buffers(judge, lines);
     let cols: Vec<Column> = owned.iter().map(Buffer::column).collect();
     let mut settled = 0;
     for i in 0..lines.results.len() / judge.outputs() {

@@ -229,19 +229,12 @@ pub fn run(
             results: results.name.clone(),
         },
         rules: req.rules,
-        ops: vec![OpReport {
-            name: judge.name(),
-            format: format_label(&judge),
+        ops: vec![OpReport::judged(
+            judge.name(),
+            crate::probe::catalog::format_label(judge.op(), &judge.format()),
             family,
-            lines: total.lines,
-            conform: total.conform,
-            violate: total.violate,
-            max_ulps: total.max_ulps,
-            classes: total.classes_by_count(),
-            skipped: None,
-            log: Vec::new(),
-            exhaustive: None,
-        }],
+            &total,
+        )],
         seconds: start.elapsed().as_secs_f64(),
         partial: false,
     };
@@ -251,17 +244,6 @@ pub fn run(
     } else {
         Verdict::Success
     })
-}
-
-/// `f32`, `f16`, `f64`, or `a->b` for a conversion: the probe report's format column.
-fn format_label(judge: &Judge) -> String {
-    let input = judge.operand_domain();
-    let out = judge.output_domains().next().expect("an output");
-    if input == out || out == crate::d3d::Domain::Bool {
-        input.name().to_string()
-    } else {
-        format!("{}->{}", input.name(), out.name())
-    }
 }
 
 /// `--violations FILE`: written under a temporary name beside it and renamed into place

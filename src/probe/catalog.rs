@@ -107,13 +107,7 @@ impl Kernel {
 
     /// The format label of reports: the working format, or `a->b` for a conversion.
     pub fn format_label(&self) -> String {
-        let (input, outputs) = self.op.domains(&self.format);
-        let out = outputs[0].1;
-        if input == out || matches!(out, Domain::Bool) {
-            input.name().to_string()
-        } else {
-            format!("{}->{}", input.name(), out.name())
-        }
+        format_label(self.op, &self.format)
     }
 
     /// Components read per line.
@@ -161,6 +155,18 @@ impl Kernel {
             Family::F16 => "--fmt f16 ",
             _ => "",
         }
+    }
+}
+
+/// The format label of reports for an instruction in a working format: the format, or
+/// `a->b` for a conversion (`f32->i32`).
+pub fn format_label(op: Op, format: &FloatFormat) -> String {
+    let (input, outputs) = op.domains(format);
+    let out = outputs[0].1;
+    if input == out || matches!(out, Domain::Bool) {
+        input.name().to_string()
+    } else {
+        format!("{}->{}", input.name(), out.name())
     }
 }
 

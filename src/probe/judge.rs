@@ -5,7 +5,7 @@ use super::ProbeError;
 use super::catalog::{Kernel, Lane};
 use crate::d3d::RuleSet;
 pub use crate::judge::ClassCount;
-use crate::judge::{Buffer, Column, Elem, Histogram, Judge, Options};
+use crate::judge::{Buffer, Column, Elem, Histogram, Judge, Options, Verdict};
 
 /// The verdict on one instruction.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,6 +51,29 @@ pub struct Sweep {
 }
 
 impl OpReport {
+    /// The report of an instruction whose lines the judge saw (`exhaustive` and `log`
+    /// empty; the caller adds them).
+    pub fn judged(
+        name: &'static str,
+        format: String,
+        family: super::Family,
+        v: &Verdict,
+    ) -> OpReport {
+        OpReport {
+            name,
+            format,
+            family,
+            lines: v.lines,
+            conform: v.conform,
+            violate: v.violate,
+            max_ulps: v.max_ulps,
+            classes: v.classes_by_count(),
+            skipped: None,
+            log: Vec::new(),
+            exhaustive: None,
+        }
+    }
+
     /// The report of an instruction the device could not run.
     pub fn skipped(k: &Kernel, reason: String) -> OpReport {
         OpReport {
@@ -124,17 +147,8 @@ pub fn judge(
         Vec::new()
     };
     Ok(OpReport {
-        name: k.name,
-        format: k.format_label(),
-        family: k.family,
-        lines: verdict.lines,
-        conform: verdict.conform,
-        violate: verdict.violate,
-        max_ulps: verdict.max_ulps,
-        classes: verdict.classes_by_count(),
-        skipped: None,
         log,
-        exhaustive: None,
+        ..OpReport::judged(k.name, k.format_label(), k.family, &verdict)
     })
 }
 

@@ -153,23 +153,14 @@ pub fn run_exhaustive(
         done += ran;
         partial = ran < lines;
         let report = OpReport {
-            name: k.name,
-            format: k.format_label(),
-            family: k.family,
-            lines: verdict.lines,
-            conform: verdict.conform,
-            violate: verdict.violate,
-            max_ulps: verdict.max_ulps,
-            classes: verdict.classes_by_count(),
-            skipped: None,
-            log: Vec::new(),
             exhaustive: Some(super::judge::Sweep {
-                histogram: verdict.histogram,
+                histogram: verdict.histogram.clone(),
                 max_distance: verdict.max_distance,
                 complete: !partial,
                 device_seconds,
                 judge_seconds,
             }),
+            ..OpReport::judged(k.name, k.format_label(), k.family, &verdict)
         };
         ops.push(report);
     }
