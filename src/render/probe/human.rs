@@ -88,11 +88,19 @@ impl ProbeRenderer for Human {
         }
         writeln!(out, "{} {}", self.p.label("rules   "), r.rules.as_str())?;
         writeln!(out)?;
+        // Counts of a sweep run to ten digits: the columns widen to the widest.
+        let w = r
+            .ops
+            .iter()
+            .map(|o| o.lines.to_string().len())
+            .max()
+            .unwrap_or(0)
+            .max(7);
         writeln!(
             out,
             "{}",
             self.p.label(&format!(
-                "{:<10} {:<9} {:>7} {:>7} {:>7} {:>8}",
+                "{:<10} {:<9} {:>w$} {:>w$} {:>w$} {:>8}",
                 "op", "format", "lines", "conform", "violate", "max ulps"
             ))
         )?;
@@ -107,10 +115,10 @@ impl ProbeRenderer for Human {
                 )?;
                 continue;
             }
-            let violate = format!("{:>7}", op.violate);
+            let violate = format!("{:>w$}", op.violate);
             writeln!(
                 out,
-                "{:<10} {:<9} {:>7} {:>7} {} {:>8}",
+                "{:<10} {:<9} {:>w$} {:>w$} {} {:>8}",
                 op.name,
                 op.format,
                 op.lines,
