@@ -53,6 +53,14 @@ trait Fmt {
 struct F32;
 struct F16;
 
+impl F32 {
+    #[cfg(test)]
+    fn is_denorm_or_nan(x: u32) -> bool {
+        let m = x & Self::MAG;
+        (m != 0 && m < 1 << Self::FRAC) || m > Self::EXP
+    }
+}
+
 impl Fmt for F32 {
     const BITS: u32 = 32;
     const FRAC: u32 = 23;
@@ -99,26 +107,21 @@ impl Fmt for F16 {
 }
 
 /// The float16 nearest `v`, ties to even, from the `f64` directly (through f32 would
-/// round twice).
+/// round twice). Written without branches on the value: the normal and the subnormal
+/// steps are one formula (the exponent held at float16's smallest, -14), and NaN and
+/// overflow are selected at the end.
 fn f16_nearest(v: f64) -> u32 {
     let sign = ((v.to_bits() >> 48) & 0x8000) as u32;
     let a = v.abs();
-    if a.is_nan() {
-        return sign | 0x7e00;
-    }
+    let e = (((a.to_bits() >> 52) as i32) - 1023).max(-14);
+    // n is 1024 + fraction for a normal result (or 2048 when it rounds up to the next
+    // power of two), the count of 2^-24 steps for a subnormal one.
+    let n = nearest_integer(a * pow2(10 - e));
+    let finite = sign | (((e + 14) as u32) << 10).wrapping_add(n);
     // 65520 is half-way between 65504 and the next power of two: ties go to the even
     // pattern, which is infinity.
-    if a >= 65520.0 {
-        return sign | 0x7c00;
-    }
-    if a < F16::MIN_NORMAL {
-        // Steps of 2^-24; 1024 of them is the smallest normal, which the code below equals.
-        return sign | nearest_integer(a * (1u32 << 24) as f64);
-    }
-    let e = ((a.to_bits() >> 52) as i32) - 1023;
-    let n = nearest_integer(a * pow2(10 - e));
-    // n is 1024 + fraction, or 2048 when the value rounds up to the next power of two.
-    sign | ((((e + 14) as u32) << 10) + n)
+    let special = sign | if a.is_nan() { 0x7e00 } else { 0x7c00 };
+    if a < 65520.0 { finite } else { special }
 }
 
 /// The nearest integer to `0 <= x < 2^52`, ties to even: adding 2^52 leaves no fraction
@@ -126,7 +129,6 @@ fn f16_nearest(v: f64) -> u32 {
 /// rounding instruction in its baseline).
 #[inline]
 fn nearest_integer(x: f64) -> u32 {
-    const TWO_52: f64 = 4_503_599_627_370_496.0;
     ((x + TWO_52) - TWO_52) as u32
 }
 
@@ -188,6 +190,13 @@ fn step<F: Fmt>(x: u32, up: bool) -> u32 {
     }
 }
 
+/// The same pattern, or both NaN (any NaN stands for every NaN, §3.1.3.2); computed
+/// without branches.
+#[inline]
+fn same<F: Fmt>(r: u32, e: u32) -> bool {
+    (r == e) | (is_nan::<F>(r) & is_nan::<F>(e))
+}
+
 /// A NaN operand: any NaN result conforms (§3.1.3.1); a number does not.
 #[inline]
 fn nan_result<F: Fmt>(r: u32) -> Option<u64> {
@@ -223,21 +232,15 @@ fn within<F: Fmt>(r: u32, e: u32, a: f64, bound: f64) -> Option<u64> {
 
 /// sqrt (§22.10.21): 1 ULP for 32-bit, correctly rounded for float16 (§3.1.5).
 fn sqrt<F: Fmt>(x: u32, r: u32) -> Option<u64> {
-    if is_nan::<F>(x) {
-        return nan_result::<F>(r);
-    }
+    // IEEE's square root already gives §22.10.21's special cases: NaN for NaN and for a
+    // negative number, sqrt(-0) = -0, sqrt(+inf) = +inf. One test for every case keeps
+    // random data free of mispredicted branches.
     let v = read::<F>(x);
-    if v == 0.0 || v == f64::INFINITY {
-        return exactly(r, F::rne(v));
-    }
-    if v < 0.0 {
-        return nan_result::<F>(r);
-    }
     let e = F::rne(v.sqrt());
-    if r == e {
+    if same::<F>(r, e) {
         return Some(0);
     }
-    if !F::WIDE || !normal::<F>(r) {
+    if !F::WIDE || !normal::<F>(r) || !normal::<F>(e) {
         return None;
     }
     // e * e - v places e against the exact root: an exact root allows a step either way,
@@ -254,18 +257,20 @@ fn sqrt<F: Fmt>(x: u32, r: u32) -> Option<u64> {
 
 /// rcp (§22.10.18): 2^-21 relative, which holds the 1 ULP reading too.
 fn rcp<F: Fmt>(x: u32, r: u32) -> Option<u64> {
-    if is_nan::<F>(x) {
-        return nan_result::<F>(r);
-    }
+    // IEEE's reciprocal gives the table's cases (NaN, 1/±0 = ±inf, 1/±inf = ±0), and the
+    // correctly rounded reciprocal as written is always allowed: one test first.
     let v = read::<F>(x);
     let q = 1.0 / v;
-    if v == 0.0 || v.is_infinite() {
-        return exactly(r, F::rne(q));
-    }
     let e = F::rne(q);
+    if same::<F>(r, written::<F>(e)) {
+        return Some(0);
+    }
+    if v == 0.0 || !q.is_finite() || q == 0.0 {
+        return None;
+    }
     if F::WIDE && q.abs() < F::MIN_NORMAL / 2.0 {
         // The whole 2^-21 window lies among the denorms, each written as the signed zero.
-        return exactly(r, written::<F>(e));
+        return None;
     }
     // The window's low end must be normal for `within` (no flushed member to miss).
     if !normal::<F>(e) || q.abs() * (1.0 - 2.0 * REL_2_21) < F::MIN_NORMAL {
@@ -377,13 +382,11 @@ fn frc<F: Fmt>(x: u32, r: u32) -> Option<u64> {
     if x & F::EXP == F::EXP {
         return None;
     }
+    // An integral value gives +0 (x - x), anything else the difference rounded and
+    // written: the preferred result, always allowed.
     let v = read::<F>(x);
-    let d = v - v.floor();
-    if d == 0.0 {
-        return exactly(r, 0);
-    }
-    let e = F::rne(d);
-    (normal::<F>(e) && r == e).then_some(0)
+    let e = written::<F>(F::rne(v - floor(v)));
+    (r == e).then_some(0)
 }
 
 /// round_ne/ni/pi/z (§22.10.14-17): the exact integral value, a zero keeping the sign.
@@ -394,11 +397,38 @@ fn round<F: Fmt>(x: u32, r: u32, op: Op) -> Option<u64> {
     let v = read::<F>(x);
     let i = match op {
         Op::RoundNe => v.round_ties_even(),
-        Op::RoundNi => v.floor(),
-        Op::RoundPi => v.ceil(),
-        _ => v.trunc(),
+        Op::RoundNi => floor(v),
+        Op::RoundPi => -floor(-v),
+        _ => trunc(v),
     };
     exactly(r, F::rne(i))
+}
+
+/// Values from 2^52 up are integers already; below, the integer part fits an `i64`.
+const TWO_52: f64 = 4_503_599_627_370_496.0;
+
+/// `x.trunc()` for the values of the formats here, without the library call (and its
+/// branches on the magnitude, which random data mispredicts): both answers are computed
+/// and one is selected.
+#[inline]
+fn trunc(v: f64) -> f64 {
+    let t = ((v as i64) as f64).copysign(v);
+    select(v.abs() < TWO_52, t, v)
+}
+
+/// `if c { a } else { b }` through a bit mask, so that no branch depends on the data.
+#[inline]
+fn select(c: bool, a: f64, b: f64) -> f64 {
+    let m = u64::from(c).wrapping_neg();
+    f64::from_bits((a.to_bits() & m) | (b.to_bits() & !m))
+}
+
+/// `x.floor()` as [`trunc`] does it: one step down for a negative value with a fraction.
+#[inline]
+fn floor(v: f64) -> f64 {
+    let t = (v as i64) as f64;
+    let t = (t - f64::from(u8::from(t > v))).copysign(v);
+    select(v.abs() < TWO_52, t, v)
 }
 
 // ----- two and three operands -----
@@ -621,27 +651,24 @@ fn f32_to_f16(x: u32, r: u32) -> Option<u64> {
     if is_nan::<F32>(x) {
         return nan_result::<F16>(r);
     }
-    if x & F32::EXP == 0 && x & F32::MAG != 0 {
+    let m = x & F32::MAG;
+    if m != 0 && m < 1 << F32::FRAC {
         return None;
     }
-    let v = F32::to_f64(x);
-    let sign = if x & F32::SIGN != 0 { 0x8000 } else { 0 };
-    let a = v.abs();
-    let e = if a.is_infinite() {
-        sign | 0x7c00
-    } else if a >= 65504.0 {
-        sign | 0x7bff
+    let sign = (x >> 16) & 0x8000;
+    let exp = m >> F32::FRAC;
+    // Truncation is a shift of the f32 bits: a normal half keeps the top 10 fraction bits
+    // under the rebiased exponent (127 to 15), a subnormal one counts 2^-24 steps.
+    let e = if m >= F32::EXP {
+        0x7c00
+    } else if m >= 0x477f_e000 {
+        0x7bff // 65504 and beyond: saturated, not infinity
+    } else if exp >= 113 {
+        (m >> 13) - (112 << 10)
     } else {
-        // Truncate to the float16 step at a's binade (2^-24 below the normal range).
-        let exp = if a < F16::MIN_NORMAL {
-            -14
-        } else {
-            ((a.to_bits() >> 52) as i32) - 1023
-        };
-        let quantum = pow2(exp - 10);
-        F16::rne((a / quantum).trunc() * quantum) | sign
+        ((m & 0x7f_ffff) | 0x80_0000) >> (126 - exp).min(31)
     };
-    exactly(r, e)
+    exactly(r, sign | e)
 }
 
 // ----- the loops -----
@@ -760,6 +787,38 @@ fn by_format<F: Fmt>(
 mod tests {
     use super::*;
     use crate::format::{F16 as F16_FORMAT, RoundOptions, Rounding, round_f64};
+
+    #[test]
+    fn f32tof16_truncates_as_the_exact_rounding_does() {
+        // Every 1021st f32 pattern (and the edges), against the exact library rounding
+        // toward zero with saturation (§3.2.2).
+        let opts = RoundOptions {
+            mode: Rounding::TowardZero,
+            saturate: true,
+        };
+        let edges = [
+            0x477f_e000u32,
+            0x477f_dfff,
+            0x477f_f000,
+            0x3880_0000,
+            0x387f_ffff,
+            0x3380_0000,
+            0x337f_ffff,
+            0x7f80_0000,
+        ];
+        for x in (0..u32::MAX)
+            .step_by(1021)
+            .chain(edges)
+            .chain(edges.map(|e| e | 0x8000_0000))
+        {
+            if F32::is_denorm_or_nan(x) {
+                continue;
+            }
+            let want = round_f64(&F16_FORMAT, F32::to_f64(x), opts).bits as u32;
+            assert_eq!(f32_to_f16(x, want), Some(0), "{x:#010x} -> {want:#06x}");
+            assert_eq!(f32_to_f16(x, want ^ 1), None, "{x:#010x}");
+        }
+    }
 
     #[test]
     fn f16_nearest_matches_the_exact_rounding() {
