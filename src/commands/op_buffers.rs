@@ -70,17 +70,73 @@ impl Input {
         (self.per_line * self.elem.bytes()) as u64
     }
 
-    /// Reads up to `lines` lines; returns the buffer and how many whole lines it holds.
-    fn read(&mut self, lines: usize) -> anyhow::Result<(Buffer, usize, usize)> {
-        let mut buf = Buffer::zeroed(self.elem, lines * self.per_line);
+    /// Reads up to `lines` lines into `buf` (its storage kept from block to block);
+    /// returns the whole lines read and the bytes.
+    fn read(&mut self, buf: &mut Buffer, lines: usize) -> anyhow::Result<(usize, usize)> {
+        buf.reset(self.elem, lines * self.per_line);
         let got = read_full(&mut self.file, buf.bytes_mut())
             .with_context(|| format!("reading {}", self.name))?;
         self.bytes += got as u64;
-        let elems = got / self.elem.bytes();
-        buf.truncate(elems);
+        buf.truncate(got / self.elem.bytes());
         buf.from_le();
-        Ok((buf, got / self.line_bytes() as usize, got))
+        Ok((got / self.line_bytes() as usize, got))
     }
+}
+
+/// One block of lines: a slice per operand and the results, reused from block to block.
+#[derive(Default)]
+struct Block {
+    operands: Vec<Buffer>,
+    results: Buffer,
+    lines: usize,
+}
+
+/// Reads the block of lines that starts at line `base`, checking that every file holds
+/// them; at the first operand's end, that no other file holds more.
+fn read_block(
+    inputs: &mut [Input],
+    results: &mut Input,
+    mut block: Block,
+    base: u64,
+) -> anyhow::Result<Block> {
+    let (first, rest) = inputs.split_first_mut().expect("one operand at least");
+    block.operands.resize_with(rest.len() + 1, Buffer::default);
+    let (lines, first_bytes) = first.read(&mut block.operands[0], BLOCK_LINES)?;
+    if first_bytes % first.line_bytes() as usize != 0 {
+        return Err(partial(first, first.bytes));
+    }
+    let seen = base + lines as u64;
+    let others = rest.iter_mut().chain(std::iter::once(&mut *results));
+    let buffers = block.operands[1..]
+        .iter_mut()
+        .chain(std::iter::once(&mut block.results));
+    for (f, buf) in others.zip(buffers) {
+        let (_, got) = f.read(buf, lines)?;
+        if got != lines * f.line_bytes() as usize {
+            return Err(mismatch(f, f.bytes, &first.name, first.bytes, seen));
+        }
+    }
+    block.lines = lines;
+    if lines < BLOCK_LINES {
+        // The first operand is done: every other file must be done too.
+        for f in rest.iter_mut().chain(std::iter::once(results)) {
+            let mut probe = [0u8; 1];
+            if f.file
+                .read(&mut probe)
+                .with_context(|| format!("reading {}", f.name))?
+                > 0
+            {
+                bail!(
+                    "{} holds more than the {seen} lines of {} ({} bytes) need ({} bytes)",
+                    f.name,
+                    first.name,
+                    first.bytes,
+                    seen * f.line_bytes()
+                );
+            }
+        }
+    }
+    Ok(block)
 }
 
 /// The error for files whose lengths disagree: the file and its length, and what the
@@ -154,67 +210,55 @@ pub fn run(
         Some(path) => Some(ViolationLog::create(path)?),
         None => None,
     };
+    let operand_names: Vec<String> = inputs.iter().map(|f| f.name.clone()).collect();
+    let results_name = results.name.clone();
     let mut total = Tally::default();
-    let mut base = 0u64;
-    loop {
-        let (first, rest) = inputs.split_first_mut().expect("one operand at least");
-        let (block, lines, first_bytes) = first.read(BLOCK_LINES)?;
-        let mut operands = vec![block];
-        if first_bytes % first.line_bytes() as usize != 0 {
-            return Err(partial(first, first.bytes));
-        }
-        let seen = base + lines as u64;
-        for f in rest.iter_mut().chain(std::iter::once(&mut results)) {
-            let (b, _, got) = f.read(lines)?;
-            if got != lines * f.line_bytes() as usize {
-                return Err(mismatch(f, f.bytes, &first.name, first.bytes, seen));
-            }
-            operands.push(b);
-        }
-        let res = operands.pop().expect("the results block");
-        let cols: Vec<_> = operands.iter().map(Buffer::column).collect();
-        let opts = Options {
-            base,
-            violation_limit: if log.is_some() { usize::MAX } else { 0 },
-            fast: true,
-        };
-        let verdict = judge
-            .run(&cols, res.column(), &opts)
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-        if let Some(log) = &mut log {
-            for v in &verdict.violations {
-                let line = judge.batch_line(&cols, res.column(), (v.index - base) as usize);
-                log.line(&line)?;
-            }
-        }
-        total.merge(verdict, 0);
-        base += lines as u64;
-        if lines < BLOCK_LINES {
-            // The first operand is done: every other file must be done too.
-            let (first_name, first_bytes) = (inputs[0].name.clone(), inputs[0].bytes);
-            for f in inputs
-                .iter_mut()
-                .skip(1)
-                .chain(std::iter::once(&mut results))
-            {
-                let mut probe = [0u8; 1];
-                if f.file
-                    .read(&mut probe)
-                    .with_context(|| format!("reading {}", f.name))?
-                    > 0
-                {
-                    bail!(
-                        "{} holds more than the {base} lines of {} ({} bytes) need ({} bytes)",
-                        f.name,
-                        first_name,
-                        first_bytes,
-                        base * f.line_bytes()
-                    );
+    // A reader thread fills the next block while this one judges the last; blocks go back
+    // to it to be filled again, so memory is two blocks whatever the buffers' size.
+    std::thread::scope(|s| -> anyhow::Result<()> {
+        let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<anyhow::Result<Block>>(1);
+        let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Block>();
+        let inputs = &mut inputs;
+        let results = &mut results;
+        s.spawn(move || {
+            let mut base = 0u64;
+            loop {
+                let block = empty_rx.try_recv().unwrap_or_default();
+                let read = read_block(inputs, results, block, base);
+                let last = !matches!(&read, Ok(b) if b.lines == BLOCK_LINES);
+                if let Ok(b) = &read {
+                    base += b.lines as u64;
+                }
+                if full_tx.send(read).is_err() || last {
+                    break;
                 }
             }
-            break;
+        });
+        let mut base = 0u64;
+        for block in full_rx {
+            let block = block?;
+            let cols: Vec<_> = block.operands.iter().map(Buffer::column).collect();
+            let res = block.results.column();
+            let opts = Options {
+                base,
+                violation_limit: if log.is_some() { usize::MAX } else { 0 },
+                fast: true,
+            };
+            let verdict = judge
+                .run(&cols, res, &opts)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            if let Some(log) = &mut log {
+                for v in &verdict.violations {
+                    log.line(&judge.batch_line(&cols, res, (v.index - base) as usize))?;
+                }
+            }
+            total.merge(verdict, 0);
+            base += block.lines as u64;
+            drop(cols);
+            let _ = empty_tx.send(block);
         }
-    }
+        Ok(())
+    })?;
     if let Some(log) = log {
         log.finish()?;
     }
@@ -225,8 +269,8 @@ pub fn run(
     };
     let report = ProbeReport {
         source: Source::Buffers {
-            operands: inputs.iter().map(|f| f.name.clone()).collect(),
-            results: results.name.clone(),
+            operands: operand_names,
+            results: results_name,
         },
         rules: req.rules,
         ops: vec![OpReport::judged(

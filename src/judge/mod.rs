@@ -124,6 +124,12 @@ pub enum Buffer {
     U64(Vec<u64>),
 }
 
+impl Default for Buffer {
+    fn default() -> Buffer {
+        Buffer::U32(Vec::new())
+    }
+}
+
 impl Buffer {
     /// Patterns of any width, narrowed to `elem`'s.
     pub fn from_patterns(elem: Elem, patterns: impl Iterator<Item = u64>) -> Buffer {
@@ -150,6 +156,17 @@ impl Buffer {
             Buffer::U16(v) => bytemuck::cast_slice_mut(v),
             Buffer::U32(v) => bytemuck::cast_slice_mut(v),
             Buffer::U64(v) => bytemuck::cast_slice_mut(v),
+        }
+    }
+
+    /// `n` elements of type `elem`, reusing the storage when the type is the same (the
+    /// contents are the caller's to fill).
+    pub fn reset(&mut self, elem: Elem, n: usize) {
+        match (self, elem) {
+            (Buffer::U16(v), Elem::U16) => v.resize(n, 0),
+            (Buffer::U32(v), Elem::U32) => v.resize(n, 0),
+            (Buffer::U64(v), Elem::U64) => v.resize(n, 0),
+            (b, _) => *b = Buffer::zeroed(elem, n),
         }
     }
 
