@@ -7,6 +7,8 @@ use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
 use crate::d3d::{BatchSummary, OpError, OpRequest, RuleSet, evaluate};
 use crate::format::{Arithmetic, Format};
 use crate::input::{InputError, LineError, parse_op_line, parse_op_words};
+use rayon::prelude::*;
+
 use crate::judge::{Buffer, Elem, Judge, Options};
 
 use crate::render::{Renderer, Style};
@@ -108,7 +110,7 @@ fn batch(
     // `--plain` prints only the verdict of a checked line: runs of such lines of one
     // instruction go through the judge over slices (the same verdicts, settled fast where
     // provable) instead of one evaluation each.
-    let mut run = (req.style == Style::Plain).then(Run::default);
+    let mut run = (req.style == Style::Plain).then(Runs::default);
     let n = for_each_stdin_line(
         &mut *out,
         "lines 'OP ARG... [= RESULT]'",
@@ -160,10 +162,18 @@ fn batch(
     })
 }
 
-/// Consecutive checked lines of one instruction, waiting to be judged together.
+/// Checked lines waiting to be judged together: one run per instruction (a batch mixes
+/// them line by line), and the order the lines came in, for printing.
 #[derive(Default)]
+struct Runs {
+    runs: Vec<Run>,
+    /// For each waiting line, its run and its index there.
+    order: Vec<(u8, u32)>,
+}
+
+/// The lines of one instruction.
 struct Run {
-    judge: Option<Judge>,
+    judge: Judge,
     /// Every component of every operand, per operand.
     operands: Vec<Vec<u64>>,
     results: Vec<u64>,
@@ -171,27 +181,35 @@ struct Run {
 }
 
 /// Lines judged at once: enough to pay for the setup, few enough that output keeps flowing.
-const RUN_LINES: usize = 4096;
+const RUN_LINES: usize = 1 << 14;
+/// Instructions waiting at once; a line of another one flushes them first.
+const MOST_RUNS: usize = 64;
 
-impl Run {
+impl Runs {
     /// Takes a line the judge can take whole (every operand and every output given as
-    /// patterns of the right count, width and size, the same instruction as the run's);
-    /// `false` leaves it to a full evaluation.
+    /// patterns of the right count, width and size); `false` leaves it to a full
+    /// evaluation, after what waits is flushed.
     fn take(&mut self, req: &OpRequest) -> bool {
         let Some(claims) = &req.check else {
             return false;
         };
-        let same = self.judge.as_ref().is_some_and(|j| {
-            j.op() == req.op && j.format() == req.format && j.rules() == req.rules
-        });
-        if !same {
-            if self.lines > 0 {
-                return false;
+        let at = match self.runs.iter().position(|r| {
+            r.judge.op() == req.op && r.judge.format() == req.format && r.judge.rules() == req.rules
+        }) {
+            Some(at) => at,
+            None if self.runs.len() < MOST_RUNS => {
+                self.runs.push(Run {
+                    judge: Judge::new(req.op, req.format, req.rules),
+                    operands: vec![Vec::new(); req.args.len()],
+                    results: Vec::new(),
+                    lines: 0,
+                });
+                self.runs.len() - 1
             }
-            self.judge = Some(Judge::new(req.op, req.format, req.rules));
-            self.operands = vec![Vec::new(); req.args.len()];
-        }
-        let judge = self.judge.as_ref().expect("set above");
+            None => return false,
+        };
+        let run = &mut self.runs[at];
+        let judge = &run.judge;
         let (count, width) = judge.arity();
         let in_width = judge.operand_domain().width();
         let fits = |bits: u64, w: u32| w >= 64 || bits >> w == 0;
@@ -208,46 +226,56 @@ impl Run {
         if !ok {
             return false;
         }
-        for (column, a) in self.operands.iter_mut().zip(&req.args) {
+        for (column, a) in run.operands.iter_mut().zip(&req.args) {
             column.extend(a.iter().map(|p| p.bits));
         }
-        self.results.extend(claims.iter().map(|c| c.bits));
-        self.lines += 1;
+        run.results.extend(claims.iter().map(|c| c.bits));
+        self.order.push((at as u8, run.lines as u32));
+        run.lines += 1;
         true
     }
 
     fn full(&self) -> bool {
-        self.lines >= RUN_LINES
+        self.order.len() >= RUN_LINES
     }
 
-    /// Judges the waiting lines and prints each one's verdict, in order.
+    /// Judges every waiting line and prints each one's verdict, in the order they came.
     fn flush(&mut self, out: &mut dyn Write, summary: &mut BatchSummary) -> anyhow::Result<()> {
-        if self.lines == 0 {
+        if self.order.is_empty() {
             return Ok(());
         }
-        let judge = self.judge.as_ref().expect("a run has its instruction");
-        let elem = Elem::of(&judge.operand_domain());
-        let operands: Vec<Buffer> = self
-            .operands
-            .iter()
-            .map(|c| Buffer::from_patterns(elem, c.iter().copied()))
-            .collect();
-        let results = Buffer::from_patterns(judge.result_elem(), self.results.iter().copied());
-        let cols: Vec<_> = operands.iter().map(Buffer::column).collect();
-        let opts = Options {
-            violation_limit: usize::MAX,
-            ..Options::default()
-        };
-        let verdict = judge
-            .run(&cols, results.column(), &opts)
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-        let mut bad = verdict
-            .violations
-            .iter()
-            .map(|v| v.index as usize)
-            .peekable();
-        for i in 0..self.lines {
-            let conforms = bad.next_if_eq(&i).is_none();
+        // The runs are judged side by side; only the verdicts are needed, not the classes.
+        let verdicts: Vec<Vec<bool>> = self
+            .runs
+            .par_iter()
+            .map(|run| {
+                let judge = &run.judge;
+                let elem = Elem::of(&judge.operand_domain());
+                let operands: Vec<Buffer> = run
+                    .operands
+                    .iter()
+                    .map(|c| Buffer::from_patterns(elem, c.iter().copied()))
+                    .collect();
+                let results =
+                    Buffer::from_patterns(judge.result_elem(), run.results.iter().copied());
+                let cols: Vec<_> = operands.iter().map(Buffer::column).collect();
+                let opts = Options {
+                    violation_limit: usize::MAX,
+                    classify: false,
+                    ..Options::default()
+                };
+                let verdict = judge
+                    .run(&cols, results.column(), &opts)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                let mut conforms = vec![true; run.lines];
+                for v in &verdict.violations {
+                    conforms[v.index as usize] = false;
+                }
+                Ok(conforms)
+            })
+            .collect::<anyhow::Result<_>>()?;
+        for &(at, i) in &self.order {
+            let conforms = verdicts[at as usize][i as usize];
             summary.add(Some(conforms));
             out.write_all(if conforms {
                 b"conforms\n"
@@ -255,11 +283,8 @@ impl Run {
                 b"violates\n"
             })?;
         }
-        for c in &mut self.operands {
-            c.clear();
-        }
-        self.results.clear();
-        self.lines = 0;
+        self.runs.clear();
+        self.order.clear();
         Ok(())
     }
 }

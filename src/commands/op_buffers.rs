@@ -242,7 +242,7 @@ pub fn run(
             let opts = Options {
                 base,
                 violation_limit: if log.is_some() { usize::MAX } else { 0 },
-                fast: true,
+                ..Options::default()
             };
             let verdict = judge
                 .run(&cols, res, &opts)

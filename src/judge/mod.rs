@@ -258,6 +258,9 @@ pub struct Options {
     /// Use the fast deciders (off: every element through the exact engine, the reference
     /// the tests and benchmarks compare with).
     pub fast: bool,
+    /// Name each violation's class and keep an example of each (off: violations are
+    /// counted and listed with an empty class, for a caller that needs only the verdicts).
+    pub classify: bool,
 }
 
 impl Default for Options {
@@ -266,6 +269,7 @@ impl Default for Options {
             base: 0,
             violation_limit: 1000,
             fast: true,
+            classify: true,
         }
     }
 }
@@ -561,6 +565,7 @@ impl Judge {
             verdict: Verdict::default(),
             limit: opts.violation_limit,
             base: opts.base,
+            classify: opts.classify,
         };
         let mut slow = Vec::new();
         if opts.fast {
@@ -576,7 +581,13 @@ impl Judge {
             slow.extend(range.clone());
         }
         for i in slow {
-            let line = self.exact_line(operands, results, i)?;
+            let (args, res) = self.line_patterns(operands, results, i);
+            let line = self
+                .judge_line(&args, &res, opts.classify)
+                .map_err(|source| JudgeError::Engine {
+                    index: i as u64,
+                    source,
+                })?;
             tally.exact(self, operands, results, i, line);
         }
         // The fast deciders count as they go and hand the rest over afterwards: put the
@@ -594,6 +605,7 @@ impl Judge {
             verdict: Verdict::default(),
             limit: 0,
             base: 0,
+            classify: false,
         };
         let mut slow = Vec::new();
         fast::decide(self, operands, results, i..i + 1, &mut tally, &mut slow);
@@ -635,6 +647,11 @@ impl Judge {
     /// One line's operand patterns (every component in order) and result patterns through
     /// the exact engine.
     pub fn judge_patterns(&self, args: &[u64], results: &[u64]) -> Result<Line, OpError> {
+        self.judge_line(args, results, true)
+    }
+
+    /// [`Judge::judge_patterns`], naming the class of a violation only when asked.
+    fn judge_line(&self, args: &[u64], results: &[u64], classify: bool) -> Result<Line, OpError> {
         let request = OpRequest {
             op: self.op,
             format: self.format,
@@ -655,7 +672,7 @@ impl Judge {
             let full_mask = out.domain != Domain::Bool || bits == 0 || bits == 0xffff_ffff;
             if !(full_mask && out.allowed.contains(&out.domain, bits)) {
                 conforms = false;
-                if class.is_none() {
+                if class.is_none() && classify {
                     class = Some(class::classify(self, &eval, out, bits));
                 }
             }
@@ -741,6 +758,7 @@ struct Tally {
     verdict: Verdict,
     limit: usize,
     base: u64,
+    classify: bool,
 }
 
 impl Tally {
@@ -770,6 +788,12 @@ impl Tally {
         v.violate += 1;
         let class = l.class.unwrap_or_default();
         let index = self.base + i as u64;
+        if !self.classify {
+            if v.violations.len() < self.limit {
+                v.violations.push(Violation { index, class });
+            }
+            return;
+        }
         match v.classes.iter_mut().find(|c| c.class == class) {
             // A task hands its lines over in index order: the first one keeps the example.
             Some(c) => c.count += 1,

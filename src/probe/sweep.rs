@@ -103,7 +103,7 @@ pub fn run_exhaustive(
                     let opts = Options {
                         base,
                         violation_limit: 0,
-                        fast: true,
+                        ..Options::default()
                     };
                     let v = judge.run(&cols, results.column(), &opts).map_err(|e| {
                         ProbeError::Device(format!("{}: the op engine refused a line: {e}", k.name))
