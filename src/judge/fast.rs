@@ -350,17 +350,20 @@ fn log<F: Fmt>(x: u32, r: u32) -> Option<u64> {
 
 /// sin or cos (§22.10.20): 0.0008 absolute on [-100π, 100π], anything in [-1, 1] outside.
 fn sin_cos<F: Fmt>(x: u32, r: u32, sine: bool) -> Option<u64> {
-    if is_nan::<F>(x) {
-        return nan_result::<F>(r);
-    }
     let v = read::<F>(x);
-    if v.is_infinite() {
+    let a = if sine { v.sin() } else { v.cos() };
+    sin_cos_of::<F>(v, a, r, sine)
+}
+
+/// [`sin_cos`] given the operand's value `v` and the library's `a` = sin or cos of it.
+#[inline]
+fn sin_cos_of<F: Fmt>(v: f64, a: f64, r: u32, sine: bool) -> Option<u64> {
+    if !v.is_finite() {
         return nan_result::<F>(r);
     }
     if v == 0.0 {
         return exactly(r, F::rne(if sine { v } else { 1.0 }));
     }
-    let a = if sine { v.sin() } else { v.cos() };
     let e = nearest_of_approx::<F>(a)?;
     if r == e {
         return Some(0);
@@ -487,10 +490,6 @@ fn fixed<F: Fmt>(r: u32, v: f64) -> Option<u64> {
 /// result; D3D10: the other neighbour).
 fn div<F: Fmt>(a: u32, b: u32, r: u32, rules: RuleSet) -> Option<u64> {
     let (x, y) = (read::<F>(a), read::<F>(b));
-    // Beyond 2^126 the flushed reciprocal brings its own results (§22.10.2).
-    if F::WIDE && y.abs() > pow2(126) {
-        return None;
-    }
     let q = x / y;
     if !(finite_nonzero::<F>(a) && finite_nonzero::<F>(b)) {
         // 0/0 and inf/inf are NaN, x/0 a signed infinity, 0/x and x/inf a signed zero,
@@ -502,10 +501,9 @@ fn div<F: Fmt>(a: u32, b: u32, r: u32, rules: RuleSet) -> Option<u64> {
     if r == written::<F>(e) {
         return Some(0);
     }
-    if !normal::<F>(e) || !normal::<F>(r) {
-        return None;
-    }
-    if !F::WIDE {
+    // Beyond 2^126 the flushed reciprocal brings its own results (§22.10.2): the
+    // engine's to list.
+    if !F::WIDE || !normal::<F>(e) || !normal::<F>(r) || y.abs() > pow2(126) {
         return None;
     }
     // e * y - x has the sign of (e - x/y) * sign(y), exactly.
@@ -760,8 +758,9 @@ fn by_format<F: Fmt>(
         Op::Sin | Op::Cos => unary!(|x, r| sin_cos::<F>(x, r, op == Op::Sin)),
         Op::Sincos => typed!(ops[0], x => typed!(res, r => {
             lines(range, t, slow, |i| {
-                let s = sin_cos::<F>(word(x[i]), word(r[2 * i]), true)?;
-                let c = sin_cos::<F>(word(x[i]), word(r[2 * i + 1]), false)?;
+                let v = read::<F>(word(x[i]));
+                let s = sin_cos_of::<F>(v, v.sin(), word(r[2 * i]), true)?;
+                let c = sin_cos_of::<F>(v, v.cos(), word(r[2 * i + 1]), false)?;
                 Some(s.max(c))
             })
         })),
