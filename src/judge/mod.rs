@@ -660,22 +660,24 @@ impl Judge {
                 .chunks(self.width)
                 .map(|c| c.iter().map(|&b| Pattern::bits(b)).collect())
                 .collect(),
-            check: None,
+            check: Some(results.iter().map(|&b| Pattern::bits(b)).collect()),
         };
+        // The engine checks the results itself (the full-mask rule of §22.6 included).
         let eval = evaluate(&request)?;
-        let mut conforms = true;
+        let verdicts = &eval.check.as_ref().expect("results were claimed").verdicts;
+        let conforms = verdicts.iter().all(|v| v.conforms);
         let mut distance = Some(0u64);
-        let mut class = None;
+        let class = classify
+            .then(|| {
+                let (out, v) = eval
+                    .outputs
+                    .iter()
+                    .zip(verdicts)
+                    .find(|(_, v)| !v.conforms)?;
+                Some(class::classify(self, &eval, out, v.result))
+            })
+            .flatten();
         for (out, &bits) in eval.outputs.iter().zip(results) {
-            // §22.6: a comparison writes a full mask; the engine's boolean domain reads any
-            // non-zero word as true, so the mask itself is checked here.
-            let full_mask = out.domain != Domain::Bool || bits == 0 || bits == 0xffff_ffff;
-            if !(full_mask && out.allowed.contains(&out.domain, bits)) {
-                conforms = false;
-                if class.is_none() && classify {
-                    class = Some(class::classify(self, &eval, out, bits));
-                }
-            }
             let d = match (out.domain.key(out.preferred), out.domain.key(bits)) {
                 (Some(a), Some(b)) => Some(
                     out.domain
