@@ -1,7 +1,7 @@
 //! Judging whole buffers: an instruction's operand slices and the results a device
 //! returned, every element's verdict exact, at memory speed where a fast path can prove it.
 //!
-//! Each element goes first to its instruction's fast decider (`fast.rs`), which knows the
+//! Each element goes first to its instruction's fast decider (`fast/`), which knows the
 //! correctly rounded result and a part of the allowed set that it can prove with a few
 //! machine operations (an exact product in `f64`, an error term, bit arithmetic). A result
 //! inside that part conforms, at a known distance. Every other element, every violation
