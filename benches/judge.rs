@@ -11,14 +11,11 @@ use d3dfloat::d3d::RuleSet;
 use d3dfloat::format::{F16, F32, FloatFormat};
 use d3dfloat::judge::{Buffer, Judge, Options};
 
-struct Rng(u64);
+mod common;
+
+use common::Rng;
+
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
     fn unit(&mut self) -> f32 {
         (self.next() >> 40) as f32 / (1u64 << 24) as f32
     }

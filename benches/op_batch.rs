@@ -11,14 +11,9 @@ mod common;
 
 const BIN: &str = env!("CARGO_BIN_EXE_d3dfloat");
 
-struct Rng(u64);
+use common::Rng;
+
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
     /// A normal f32 of moderate magnitude (2^-20 to 2^20), either sign.
     fn f32(&mut self) -> f32 {
         let r = self.next();

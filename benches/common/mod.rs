@@ -1,4 +1,5 @@
-//! Helpers the whole-process benchmarks share.
+//! Helpers the benchmarks share; each bench uses the ones it needs.
+#![allow(dead_code)]
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -34,4 +35,16 @@ pub fn piped(
         })
         .min()
         .expect("at least one run")
+}
+
+/// xorshift64: the benchmarks' deterministic data.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
 }
