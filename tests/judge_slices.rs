@@ -284,12 +284,46 @@ fn agree(judge: &Judge, lines: &Lines) -> f64 {
         let opts = Options {
             violation_limit: usize::MAX,
             fast,
+            map: true,
             ..Options::default()
         };
         judge.run(&cols, res.column(), &opts).unwrap()
     };
     let (fast, slow): (Verdict, Verdict) = (all(true), all(false));
     assert_eq!(slow.exact_engine, n as u64);
+    // The map (the report's chart) counts every line once, in the cell of its operands,
+    // with the verdict's own numbers; each cell's example is its worst line.
+    let map = slow.map.as_ref().expect("asked for a map");
+    let cells = &map.cells;
+    assert_eq!(
+        cells.iter().map(|c| c.lines).sum::<u64>(),
+        n as u64,
+        "{what}"
+    );
+    assert_eq!(
+        cells.iter().map(|c| c.violate).sum::<u64>(),
+        slow.violate,
+        "{what}"
+    );
+    assert_eq!(
+        cells.iter().map(|c| c.nan).sum::<u64>(),
+        slow.histogram.nan,
+        "{what}"
+    );
+    assert_eq!(
+        cells.iter().map(|c| c.max).max(),
+        Some(slow.max_distance),
+        "{what}"
+    );
+    for (c, cell) in cells.iter().enumerate() {
+        let has_distance = cell.lines > cell.nan;
+        let e = map.example(c);
+        assert_eq!(e.is_some(), has_distance, "{what}: cell {c}");
+        if let Some(e) = e {
+            let line = judge.judge_patterns(&e.args, &e.results).unwrap();
+            assert_eq!(line.distance, Some(cell.max), "{what}: cell {c}");
+        }
+    }
     let settled = n as u64 - fast.exact_engine;
     let fast = Verdict {
         exact_engine: slow.exact_engine,

@@ -18,6 +18,7 @@
 
 mod class;
 mod fast;
+pub mod map;
 
 use rayon::prelude::*;
 
@@ -261,6 +262,8 @@ pub struct Options {
     /// Name each violation's class and keep an example of each (off: violations are
     /// counted and listed with an empty class, for a caller that needs only the verdicts).
     pub classify: bool,
+    /// Count every line by where its operands lie ([`Verdict::map`], for reports).
+    pub map: bool,
 }
 
 impl Default for Options {
@@ -270,6 +273,7 @@ impl Default for Options {
             violation_limit: 1000,
             fast: true,
             classify: true,
+            map: false,
         }
     }
 }
@@ -357,6 +361,8 @@ pub struct Verdict {
     pub violations: Vec<Violation>,
     /// Lines the fast deciders handed to the exact engine.
     pub exact_engine: u64,
+    /// Where the error lies in the input range, when [`Options::map`] asked for it.
+    pub map: Option<map::ErrorMap>,
 }
 
 impl Verdict {
@@ -374,6 +380,11 @@ impl Verdict {
                 Some(k) => k.count += c.count,
                 None => self.classes.push(c),
             }
+        }
+        match (&mut self.map, later.map) {
+            (Some(m), Some(l)) => m.merge(l),
+            (m @ None, l) => *m = l,
+            _ => {}
         }
         let room = violation_limit.saturating_sub(self.violations.len());
         self.violations
@@ -550,6 +561,9 @@ impl Judge {
         for t in tasks {
             verdict.merge(t?, opts.violation_limit);
         }
+        if let Some(m) = &mut verdict.map {
+            m.read_examples(self, operands, results, opts.base, lines);
+        }
         Ok(verdict)
     }
 
@@ -561,11 +575,13 @@ impl Judge {
         range: std::ops::Range<usize>,
         opts: &Options,
     ) -> Result<Verdict, JudgeError> {
+        let map = opts.map.then(|| map::ErrorMap::for_judge(self));
         let mut tally = Tally {
             verdict: Verdict::default(),
             limit: opts.violation_limit,
             base: opts.base,
             classify: opts.classify,
+            map: map.as_ref().map(|m| m.task(operands, self.width, &range)),
         };
         let mut slow = Vec::new();
         if opts.fast {
@@ -594,6 +610,9 @@ impl Judge {
         // violations back in index order.
         tally.verdict.violations.sort_by_key(|v| v.index);
         tally.verdict.lines = range.len() as u64;
+        if let (Some(task), Some(map)) = (tally.map.take(), map) {
+            tally.verdict.map = Some(task.finish(&map.axes));
+        }
         Ok(tally.verdict)
     }
 
@@ -606,6 +625,7 @@ impl Judge {
             limit: 0,
             base: 0,
             classify: false,
+            map: None,
         };
         let mut slow = Vec::new();
         fast::decide(self, operands, results, i..i + 1, &mut tally, &mut slow);
@@ -699,6 +719,37 @@ impl Judge {
         })
     }
 
+    /// How far the allowed set of a line with these operand patterns reaches from the
+    /// correctly rounded result, in representable values (the largest over the outputs;
+    /// infinities are not counted as a reach): 0 where only that result is allowed. `None`
+    /// when the engine refuses the line or the result must be NaN.
+    pub fn allowed_reach(&self, args: &[u64]) -> Option<u64> {
+        let request = OpRequest {
+            op: self.op,
+            format: self.format,
+            rules: self.rules,
+            args: args
+                .chunks(self.width)
+                .map(|c| c.iter().map(|&b| Pattern::bits(b)).collect())
+                .collect(),
+            check: None,
+        };
+        let eval = evaluate(&request).ok()?;
+        let mut reach = None;
+        for out in &eval.outputs {
+            let Some(p) = out.domain.key(out.preferred) else {
+                continue;
+            };
+            let Some((lo, hi)) = out.allowed.finite_extremes(&out.domain) else {
+                continue;
+            };
+            let ord = |k| out.domain.ordinal_of_key(k);
+            let r = ord(hi).abs_diff(ord(p)).max(ord(p).abs_diff(ord(lo)));
+            reach = Some(reach.map_or(r, |x: u64| x.max(r)));
+        }
+        reach
+    }
+
     /// The `op` options before the name that select this reading (`--fmt f16 `,
     /// `--rules d3d10 `).
     fn options_text(&self) -> String {
@@ -761,12 +812,16 @@ struct Tally {
     limit: usize,
     base: u64,
     classify: bool,
+    map: Option<map::TaskMap>,
 }
 
 impl Tally {
-    /// A line the fast decider proved conforming, at distance `d`.
+    /// Line `i`, which the fast decider proved conforming, at distance `d`.
     #[inline]
-    fn conform(&mut self, d: u64) {
+    fn conform(&mut self, i: usize, d: u64) {
+        if let Some(m) = &mut self.map {
+            m.add(i, self.base + i as u64, Some(d), false);
+        }
         let v = &mut self.verdict;
         v.conform += 1;
         v.max_ulps = v.max_ulps.max(d);
@@ -776,6 +831,9 @@ impl Tally {
 
     /// A line the exact engine judged.
     fn exact(&mut self, judge: &Judge, operands: &[Column], results: Column, i: usize, l: Line) {
+        if let Some(m) = &mut self.map {
+            m.add(i, self.base + i as u64, l.distance, !l.conforms);
+        }
         let v = &mut self.verdict;
         v.exact_engine += 1;
         v.histogram.add(l.distance);

@@ -495,7 +495,7 @@ fn lines(
 ) {
     for i in range {
         match f(i) {
-            Some(d) => t.conform(d),
+            Some(d) => t.conform(i, d),
             None => slow.push(i),
         }
     }
