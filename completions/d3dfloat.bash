@@ -343,7 +343,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__op)
-            opts="-f -h -V --fmt --rules --check --operands --results --violations --plain --json --csv --color --help --version"
+            opts="-f -h -V --fmt --rules --check --operands --results --violations --report --plain --json --csv --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -377,6 +377,10 @@ _d3dfloat() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -389,7 +393,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__probe)
-            opts="-h -V --device --list-devices --ops --count --rules --emit-log --seed --exhaustive --first --plain --json --csv --color --help --version"
+            opts="-h -V --device --list-devices --ops --count --rules --emit-log --seed --exhaustive --first --report --plain --json --csv --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -423,6 +427,10 @@ _d3dfloat() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -435,7 +443,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__ulp__subcmd__diff)
-            opts="-f -h -V --fmt --max --no-flush --files --list --plain --json --csv --color --help --version"
+            opts="-f -h -V --fmt --max --no-flush --files --list --report --width --channels --plain --json --csv --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -454,6 +462,18 @@ _d3dfloat() {
                     return 0
                     ;;
                 --files)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channels)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -89,6 +89,7 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l check -d 'Check
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l operands -d 'Judge raw operand buffers, one file per source operand (with --results)' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l results -d 'The results buffer that goes with --operands' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l violations -d 'With --operands: write every violating line as \'OP ARG... = RESULT\' to FILE' -r -F
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l report -d 'With --operands: also write the verdict as one self-contained HTML page, with a plot of the error against the input' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -100,6 +101,9 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -s V -l version -d
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -s f -l fmt -d 'Format of A and B (or of the buffers\' elements)' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l max -d 'Exit 1 when |distance| exceeds N or a NaN is involved' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l files -d 'Compare two raw little-endian buffers element by element' -r -F
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l report -d 'With --files: also write the comparison as one self-contained HTML page (the histogram of distances, and a heat map per pixel with --width)' -r -F
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l width -d 'With --files --report: the raw buffers are images W pixels wide, for the heat map' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l channels -d 'With --width: elements per pixel (RGB from the first three; a packed word is one)' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -118,6 +122,7 @@ d3d10\t'Direct3D 10: 1 ULP for 32-bit arithmetic, multiply and divide included'"
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l emit-log -d 'Write every line as \'OP ARG... = RESULT\' to FILE, for `d3dfloat op --plain < FILE`' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l seed -d 'Seed of the generated inputs' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l first -d 'With --exhaustive: only the first N inputs of each sweep' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l report -d 'Also write the report as one self-contained HTML page, with a plot of each instruction\'s error against its input' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -203,6 +203,10 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                 inputs: a.values,
                 files: a.files.map(|f| (f[0].clone(), f[1].clone())),
                 list: a.list,
+                report: a
+                    .report
+                    .map(|path| (path, crate::render::report::Meta::of_this_run())),
+                width: a.width.map(|w| (w, a.channels)),
             },
             r.as_mut(),
             &mut out,
@@ -217,6 +221,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                 emit_log: a.emit_log,
                 seed: a.seed,
                 exhaustive: a.exhaustive.then_some(a.first),
+                report: a
+                    .report
+                    .map(|path| (path, crate::render::report::Meta::of_this_run())),
                 style,
             },
             crate::render::probe::probe_renderer(style, use_color(cli.output.color)).as_mut(),
@@ -262,6 +269,9 @@ fn op_buffers(
             operands: a.operands,
             results,
             violations: a.violations,
+            report: a
+                .report
+                .map(|path| (path, crate::render::report::Meta::of_this_run())),
         },
         crate::render::probe::probe_renderer(style, color).as_mut(),
         out,

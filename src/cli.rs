@@ -263,6 +263,10 @@ pub struct OpArgs {
     /// With --operands: write every violating line as 'OP ARG... = RESULT' to FILE
     #[arg(long, value_name = "FILE")]
     pub violations: Option<std::path::PathBuf>,
+    /// With --operands: also write the verdict as one self-contained HTML page, with a
+    /// plot of the error against the input
+    #[arg(long, value_name = "FILE.html", requires = "operands")]
+    pub report: Option<std::path::PathBuf>,
 }
 
 const PROBE_HELP: &str = "\
@@ -329,6 +333,10 @@ pub struct ProbeArgs {
     /// With --exhaustive: only the first N inputs of each sweep
     #[arg(long, value_name = "N", requires = "exhaustive")]
     pub first: Option<u64>,
+    /// Also write the report as one self-contained HTML page, with a plot of each
+    /// instruction's error against its input
+    #[arg(long, value_name = "FILE.html", conflicts_with = "list_devices")]
+    pub report: Option<std::path::PathBuf>,
 }
 
 /// `--rules`: which Direct3D version's arithmetic rules `op` and `probe` apply.
@@ -398,6 +406,16 @@ pub struct UlpDiffArgs {
     /// involved included: index, channel, both patterns and the distance, before the summary
     #[arg(long)]
     pub list: bool,
+    /// With --files: also write the comparison as one self-contained HTML page (the
+    /// histogram of distances, and a heat map per pixel with --width)
+    #[arg(long, value_name = "FILE.html", requires = "files")]
+    pub report: Option<std::path::PathBuf>,
+    /// With --files --report: the raw buffers are images W pixels wide, for the heat map
+    #[arg(long, value_name = "W", requires = "report", value_parser = clap::value_parser!(u32).range(1..))]
+    pub width: Option<u32>,
+    /// With --width: elements per pixel (RGB from the first three; a packed word is one)
+    #[arg(long, value_name = "N", requires = "width", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+    pub channels: u32,
     /// A and B: values or bit patterns (stdin lines 'A B' when none are given)
     #[arg(value_name = "A B")]
     pub values: Vec<String>,

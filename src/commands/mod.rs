@@ -7,6 +7,7 @@ pub mod inputs;
 pub mod op;
 pub mod op_buffers;
 pub mod probe;
+pub mod report;
 pub mod ulp_diff;
 
 /// How a command ended when nothing went wrong.

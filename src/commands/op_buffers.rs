@@ -32,6 +32,8 @@ pub struct BufferCommand {
     pub results: PathBuf,
     /// `--violations FILE`.
     pub violations: Option<PathBuf>,
+    /// `--report FILE.html`, with what the page says of the run.
+    pub report: Option<(PathBuf, crate::render::report::Meta)>,
 }
 
 /// Lines judged per block: memory stays at a few MiB per file whatever the buffers' size.
@@ -210,6 +212,11 @@ pub fn run(
         Some(path) => Some(ViolationLog::create(path)?),
         None => None,
     };
+    let report_file = match &req.report {
+        Some((path, meta)) => Some(super::report::ReportFile::create(path, meta.clone())?),
+        None => None,
+    };
+    let map = report_file.is_some();
     let operand_names: Vec<String> = inputs.iter().map(|f| f.name.clone()).collect();
     let results_name = results.name.clone();
     let mut total = Tally::default();
@@ -242,6 +249,7 @@ pub fn run(
             let opts = Options {
                 base,
                 violation_limit: if log.is_some() { usize::MAX } else { 0 },
+                map,
                 ..Options::default()
             };
             let verdict = judge
@@ -267,6 +275,9 @@ pub fn run(
         crate::format::Arithmetic::Double => Family::F64,
         _ => Family::F32,
     };
+    if let Some(m) = &mut total.map {
+        m.fill_bounds(&judge);
+    }
     let report = ProbeReport {
         source: Source::Buffers {
             operands: operand_names,
@@ -282,6 +293,9 @@ pub fn run(
         seconds: start.elapsed().as_secs_f64(),
         partial: false,
     };
+    if let Some(f) = report_file {
+        f.probe(&report)?;
+    }
     r.report(out, &report)?;
     Ok(if total.violate > 0 {
         Verdict::Negative

@@ -7,12 +7,14 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use super::Verdict;
+use super::report::ReportFile;
 use crate::d3d::RuleSet;
 use crate::probe::fake::Fake;
 use crate::probe::vulkan::Vulkan;
 use crate::probe::{self, Device, Family, ProbeError, ProbeReport, ProbeRequest, catalog};
 use crate::render::Style;
 use crate::render::probe::ProbeRenderer;
+use crate::render::report::Meta;
 
 /// What `probe` was asked.
 pub struct ProbeCommand {
@@ -32,6 +34,8 @@ pub struct ProbeCommand {
     pub seed: u64,
     /// `--exhaustive`, with `--first N` when given: every input of each instruction.
     pub exhaustive: Option<Option<u64>>,
+    /// `--report FILE.html`, with what the page says of the run.
+    pub report: Option<(PathBuf, Meta)>,
     /// The output style.
     pub style: Style,
 }
@@ -54,6 +58,11 @@ pub fn run(
 ) -> anyhow::Result<Verdict> {
     // Usage errors first, so they do not wait for (or need) a device.
     let kernels = catalog::select(&req.ops).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // An output that cannot be written fails before the device is opened.
+    let report_file = match &req.report {
+        Some((path, meta)) => Some(ReportFile::create(path, meta.clone())?),
+        None => None,
+    };
     let fake = std::env::var(FAKE_DEVICE_VAR)
         .ok()
         .filter(|v| !v.is_empty());
@@ -82,7 +91,15 @@ pub fn run(
         return Ok(Verdict::Success);
     }
     if let Some(first) = req.exhaustive {
-        return exhaustive(device.as_mut(), kernels, first, req.rules, r, out);
+        return exhaustive(
+            device.as_mut(),
+            kernels,
+            first,
+            req.rules,
+            report_file,
+            r,
+            out,
+        );
     }
     let request = ProbeRequest {
         kernels,
@@ -90,10 +107,14 @@ pub fn run(
         rules: req.rules,
         seed: req.seed,
         keep_log: req.emit_log.is_some(),
+        map: report_file.is_some(),
     };
     let report = probe::run(device.as_mut(), &request).map_err(probe_error)?;
     if let Some(path) = &req.emit_log {
         write_logs(path, &report)?;
+    }
+    if let Some(f) = report_file {
+        f.probe(&report)?;
     }
     r.report(out, &report)?;
     Ok(if report.violate() > 0 {
@@ -151,6 +172,7 @@ fn exhaustive(
     kernels: Vec<catalog::Kernel>,
     first: Option<u64>,
     rules: RuleSet,
+    report_file: Option<ReportFile>,
     r: &mut dyn ProbeRenderer,
     out: &mut dyn Write,
 ) -> anyhow::Result<Verdict> {
@@ -162,6 +184,7 @@ fn exhaustive(
         kernels,
         rules,
         first,
+        map: report_file.is_some(),
     };
     let stop = Arc::new(AtomicBool::new(false));
     // The first Ctrl-C ends the sweep after the chunk in hand; a second one exits at once.
@@ -191,6 +214,9 @@ fn exhaustive(
         .map_err(probe_error)?;
     if let Some(b) = bar {
         b.finish_and_clear();
+    }
+    if let Some(f) = report_file {
+        f.probe(&report)?;
     }
     r.report(out, &report)?;
     Ok(if report.partial {

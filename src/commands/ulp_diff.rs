@@ -9,9 +9,12 @@ use anyhow::Context;
 
 use super::Verdict;
 use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
+use crate::convert::Container;
 use crate::format::Format;
 use crate::input::{resolve_operand, split_pair};
 use crate::render::Renderer;
+use crate::render::report::UlpPage;
+use crate::ulp::images::{ImageBuffer, Picture};
 use crate::ulp::{
     Compared, DiffOptions, Layout, PairDiff, PairReport, Resolved, Summary, SummaryReport,
     compare_streams, compare_streams_listing, diff_pair,
@@ -31,6 +34,11 @@ pub struct UlpDiffRequest {
     pub files: Option<(PathBuf, PathBuf)>,
     /// `--list`: every element over the limit, streamed before the summary.
     pub list: bool,
+    /// `--report FILE.html`, with what the page says of the run.
+    pub report: Option<(PathBuf, crate::render::report::Meta)>,
+    /// `--width W --channels N`: the raw buffers are images W pixels of N elements wide
+    /// (for the report).
+    pub width: Option<(u32, u32)>,
 }
 
 fn read(format: Format, origin: Origin, text: &str) -> Result<Resolved, BadInput> {
@@ -133,10 +141,28 @@ fn compare_files(
     r: &mut dyn Renderer,
     out: &mut dyn Write,
 ) -> anyhow::Result<Verdict> {
+    let report_file = match &req.report {
+        Some((path, meta)) => Some(super::report::ReportFile::create(path, meta.clone())?),
+        None => None,
+    };
+    let names = format!("{} and {}", expected.display(), actual.display());
+    let containers = (container_of(expected), container_of(actual));
+    if containers.0 != containers.1 {
+        anyhow::bail!(
+            "{names}: one is {} and the other {}; compare two files of one kind",
+            containers.0.name(),
+            containers.1.name()
+        );
+    }
+    if containers.0 != Container::Raw || req.width.is_some() {
+        if req.list {
+            anyhow::bail!("--list streams raw buffers; it does not go with images or --width");
+        }
+        return compare_images(req, expected, actual, containers.0, report_file, r, out);
+    }
     let open = |p: &PathBuf| File::open(p).with_context(|| format!("opening {}", p.display()));
     let (fe, fa) = (open(expected)?, open(actual)?);
     let layout = Layout::new(req.format, req.opts);
-    let names = format!("{} and {}", expected.display(), actual.display());
     // Regular files tell their sizes up front, so a mismatch costs no reading; pipes and
     // other streams are checked by the comparison itself as they end.
     if let (Ok(me), Ok(ma)) = (fe.metadata(), fa.metadata())
@@ -161,17 +187,134 @@ fn compare_files(
     }
     let mut summary = Summary::new(req.limit);
     let elements = if req.list {
-        compare_streams_listing(&layout, fe, fa, &mut summary, &mut |s| {
-            r.ulp_listed(out, req.format, s)
+        compare_streams_listing(&layout, fe, fa, &mut summary, &mut |s, over| {
+            if over {
+                r.ulp_listed(out, req.format, s)
+            } else {
+                Ok(())
+            }
         })
     } else {
         compare_streams(&layout, fe, fa, &mut summary)
     }
     .with_context(|| format!("comparing {names}"))?;
+    if let Some(f) = report_file {
+        f.ulp(&UlpPage {
+            expected: &expected.display().to_string(),
+            actual: &actual.display().to_string(),
+            holds: format!("raw {} elements", req.format.name()),
+            format: req.format,
+            opts: req.opts,
+            elements,
+            summary: &summary,
+            picture: None,
+        })?;
+    }
     r.ulp_summary(
         out,
         &SummaryReport {
             format: req.format,
+            opts: req.opts,
+            compared: Compared::Files {
+                expected: expected.display().to_string(),
+                actual: actual.display().to_string(),
+                elements,
+            },
+            summary: &summary,
+        },
+    )?;
+    Ok(verdict(summary.failed()))
+}
+
+/// The container a path names by its extension (as `convert` reads it).
+fn container_of(path: &std::path::Path) -> Container {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("dds") => Container::Dds,
+        Some("exr") => Container::Exr,
+        Some("hdr") => Container::Hdr,
+        _ => Container::Raw,
+    }
+}
+
+/// Two images (or raw buffers with `--width`), read whole, compared element by element,
+/// with the pictures for the report.
+fn compare_images(
+    req: &UlpDiffRequest,
+    expected: &PathBuf,
+    actual: &PathBuf,
+    container: Container,
+    report_file: Option<super::report::ReportFile>,
+    r: &mut dyn Renderer,
+    out: &mut dyn Write,
+) -> anyhow::Result<Verdict> {
+    let load = |p: &PathBuf| -> anyhow::Result<ImageBuffer> {
+        match (container, req.width) {
+            (Container::Raw, Some((w, channels))) => {
+                let data = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
+                Ok(ImageBuffer::raw(
+                    req.format,
+                    w as u64,
+                    channels as usize,
+                    data,
+                ))
+            }
+            _ => ImageBuffer::read(p, container).with_context(|| p.display().to_string()),
+        }
+    };
+    let (e, a) = (load(expected)?, load(actual)?);
+    let names = format!("{} and {}", expected.display(), actual.display());
+    if (e.format, e.per_pixel, e.width, e.height) != (a.format, a.per_pixel, a.width, a.height)
+        || e.data.len() != a.data.len()
+    {
+        anyhow::bail!(
+            "{names} are not the same kind of image: {} against {}",
+            e.holds,
+            a.holds
+        );
+    }
+    let element = e.format.element_bytes();
+    if e.data.len() % element != 0 {
+        anyhow::bail!(
+            "{names}: {} bytes (both) is not a whole number of {element}-byte {} elements",
+            e.data.len(),
+            e.format.name()
+        );
+    }
+    let layout = Layout::new(e.format, req.opts);
+    let mut summary = Summary::new(req.limit);
+    let mut picture = Picture::new(e.width, e.height);
+    let elements = compare_streams_listing(
+        &layout,
+        &e.data[..],
+        &a.data[..],
+        &mut summary,
+        &mut |s, _| {
+            picture.record(&e, s);
+            Ok(())
+        },
+    )
+    .with_context(|| format!("comparing {names}"))?;
+    picture.previews(&e, &a);
+    if let Some(f) = report_file {
+        f.ulp(&UlpPage {
+            expected: &expected.display().to_string(),
+            actual: &actual.display().to_string(),
+            holds: e.holds.clone(),
+            format: e.format,
+            opts: req.opts,
+            elements,
+            summary: &summary,
+            picture: Some(picture),
+        })?;
+    }
+    r.ulp_summary(
+        out,
+        &SummaryReport {
+            format: e.format,
             opts: req.opts,
             compared: Compared::Files {
                 expected: expected.display().to_string(),

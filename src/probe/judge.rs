@@ -5,6 +5,7 @@ use super::ProbeError;
 use super::catalog::{Kernel, Lane};
 use crate::d3d::RuleSet;
 pub use crate::judge::ClassCount;
+use crate::judge::map::ErrorMap;
 use crate::judge::{Buffer, Column, Elem, Histogram, Judge, Options, Verdict};
 
 /// The verdict on one instruction.
@@ -33,6 +34,9 @@ pub struct OpReport {
     pub log: Vec<String>,
     /// What an exhaustive sweep adds (`probe --exhaustive`).
     pub exhaustive: Option<Sweep>,
+    /// Where the error lies in the input range, with the allowed bound at each cell, when
+    /// a report asked for it (`--report`).
+    pub map: Option<ErrorMap>,
 }
 
 /// What an exhaustive sweep of an instruction adds to its report: where its error lies.
@@ -71,6 +75,7 @@ impl OpReport {
             skipped: None,
             log: Vec::new(),
             exhaustive: None,
+            map: v.map.clone(),
         }
     }
 
@@ -88,6 +93,7 @@ impl OpReport {
             skipped: Some(reason),
             log: Vec::new(),
             exhaustive: None,
+            map: None,
         }
     }
 }
@@ -115,6 +121,7 @@ pub fn judge(
     operands: &[u64],
     results: &[u32],
     keep_log: bool,
+    map: bool,
 ) -> Result<OpReport, ProbeError> {
     let judge = Judge::new(k.op, k.format, rules);
     let per_in = k.input_components();
@@ -134,11 +141,15 @@ pub fn judge(
     let cols: Vec<Column> = columns.iter().map(Buffer::column).collect();
     let opts = Options {
         violation_limit: 0,
+        map,
         ..Options::default()
     };
-    let verdict = judge.run(&cols, res.column(), &opts).map_err(|e| {
+    let mut verdict = judge.run(&cols, res.column(), &opts).map_err(|e| {
         ProbeError::Device(format!("{}: the op engine refused a line: {e}", k.name))
     })?;
+    if let Some(m) = &mut verdict.map {
+        m.fill_bounds(&judge);
+    }
     let log = if keep_log {
         (0..lines)
             .map(|i| judge.batch_line(&cols, res.column(), i))
@@ -167,7 +178,7 @@ mod tests {
 
     /// Judges one line: operand patterns and the result words a device returned.
     fn one(k: &Kernel, operands: &[u64], results: &[u32]) -> OpReport {
-        judge(k, RuleSet::D3D11, operands, results, true).unwrap()
+        judge(k, RuleSet::D3D11, operands, results, true, false).unwrap()
     }
 
     fn class(r: &OpReport) -> &str {
@@ -227,6 +238,7 @@ mod tests {
             RuleSet::D3D10,
             &[0x3f80_0000, 0x3f80_0000],
             &[0x4000_0002],
+            false,
             false,
         )
         .unwrap();

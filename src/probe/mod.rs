@@ -131,6 +131,8 @@ pub struct ProbeRequest {
     pub seed: u64,
     /// Keep every `OP ARG... = RESULT` line for `--emit-log`.
     pub keep_log: bool,
+    /// Count where the error lies in the input range (for `--report`).
+    pub map: bool,
 }
 
 /// Where the results came from.
@@ -217,6 +219,7 @@ pub fn run(device: &mut dyn Device, req: &ProbeRequest) -> Result<ProbeReport, P
             &operands,
             &results,
             req.keep_log,
+            req.map,
         )?);
     }
     Ok(ProbeReport {

@@ -26,6 +26,8 @@ pub struct SweepRequest {
     pub rules: RuleSet,
     /// Only the first lines of each sweep (tests and quick looks); every line when `None`.
     pub first: Option<u64>,
+    /// Count where the error lies in the input range (for `--report`).
+    pub map: bool,
 }
 
 impl SweepRequest {
@@ -103,6 +105,7 @@ pub fn run_exhaustive(
                     let opts = Options {
                         base,
                         violation_limit: 0,
+                        map: req.map,
                         ..Options::default()
                     };
                     let v = judge.run(&cols, results.column(), &opts).map_err(|e| {
@@ -152,6 +155,10 @@ pub fn run_exhaustive(
         })?;
         done += ran;
         partial = ran < lines;
+        let mut verdict = verdict;
+        if let Some(m) = &mut verdict.map {
+            m.fill_bounds(&judge);
+        }
         let report = OpReport {
             exhaustive: Some(super::judge::Sweep {
                 histogram: verdict.histogram.clone(),

@@ -18,6 +18,7 @@ mod json;
 pub mod op_text;
 mod plain;
 pub mod probe;
+pub mod report;
 mod ulp_text;
 
 pub use human::Palette;

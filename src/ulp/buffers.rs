@@ -79,18 +79,18 @@ pub fn compare_streams(
     actual: impl Read,
     summary: &mut Summary,
 ) -> Result<u64, BufferError> {
-    compare_streams_listing(layout, expected, actual, summary, &mut |_| Ok(()))
+    compare_streams_listing(layout, expected, actual, summary, &mut |_, _| Ok(()))
 }
 
-/// [`compare_streams`], handing `list` every comparison that goes over the summary's
-/// limit (0 without one: every difference), NaN against anything included, in buffer
-/// order as it comes.
+/// [`compare_streams`], handing `list` every comparison that differs (NaN against
+/// anything included), in buffer order as it comes, with whether it goes over the
+/// summary's limit (0 without one: every difference).
 pub fn compare_streams_listing(
     layout: &Layout,
     mut expected: impl Read,
     mut actual: impl Read,
     summary: &mut Summary,
-    list: &mut dyn FnMut(&Sample) -> io::Result<()>,
+    list: &mut dyn FnMut(&Sample, bool) -> io::Result<()>,
 ) -> Result<u64, BufferError> {
     let element = layout.format.element_bytes();
     let mut buf_e = PageBuf::zeroed(CHUNK_BYTES);
@@ -156,7 +156,7 @@ fn compare_chunk(
     actual: &[u8],
     first_index: u64,
     summary: &mut Summary,
-    list: &mut dyn FnMut(&Sample) -> io::Result<()>,
+    list: &mut dyn FnMut(&Sample, bool) -> io::Result<()>,
 ) -> Result<(), BufferError> {
     match layout.format.element_bytes() {
         2 => compare_chunk_of::<2>(layout, expected, actual, first_index, summary, list),
@@ -206,7 +206,7 @@ fn compare_chunk_of<const N: usize>(
     actual: &[u8],
     first_index: u64,
     summary: &mut Summary,
-    list: &mut dyn FnMut(&Sample) -> io::Result<()>,
+    list: &mut dyn FnMut(&Sample, bool) -> io::Result<()>,
 ) -> Result<(), BufferError> {
     let channels = layout.channels();
     let valid = layout.element_mask();
@@ -249,9 +249,7 @@ fn compare_chunk_of<const N: usize>(
                     b: a,
                     distance: line.distance(e, a),
                 };
-                if summary.over_limit(&sample) {
-                    list(&sample).map_err(BufferError::List)?;
-                }
+                list(&sample, summary.over_limit(&sample)).map_err(BufferError::List)?;
                 summary.record(sample, line.is_nan(e) && line.is_nan(a));
             }
         }

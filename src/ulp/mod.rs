@@ -25,6 +25,7 @@
 //! - [`buffers`]: two raw buffers compared in constant memory ([`compare_streams`]).
 
 pub mod buffers;
+pub mod images;
 pub mod pair;
 pub mod summary;
 pub mod value_line;

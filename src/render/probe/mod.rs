@@ -58,6 +58,7 @@ pub(crate) mod sample {
             skipped: None,
             log: Vec::new(),
             exhaustive: None,
+            map: None,
         };
         let mut skipped = op("dadd", 0);
         skipped.format = "f64".into();

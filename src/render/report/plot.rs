@@ -1,0 +1,453 @@
+//! The report's charts, drawn by plotters into SVG strings: an instruction's error along the
+//! binades of its operand, a map over two operands' exponents, and a histogram of
+//! distances. Text is left to the browser (`font-family="sans-serif"`): plotters' SVG
+//! backend estimates label sizes itself, so no font file is read when a page is made.
+//!
+//! Distances are drawn on one scale everywhere, linear from 0 to 1 and logarithmic above
+//! (`scale`): 0, 1, 2, 4, ... 2^k ULPs fall on whole numbers, so a correctly rounded
+//! result, a faithful one and one off by 2^20 all read at a glance.
+
+use plotters::coord::ranged1d::{IntoSegmentedCoord, SegmentValue};
+use plotters::prelude::*;
+
+use crate::d3d::Domain;
+use crate::judge::map::{Axis, ErrorMap};
+
+/// A distance on the chart's vertical scale.
+pub fn scale(d: f64) -> f64 {
+    if d <= 1.0 { d } else { 1.0 + d.log2() }
+}
+
+/// The label of a whole number on that scale.
+fn scale_label(y: f64) -> String {
+    let k = y.round();
+    if (y - k).abs() > 1e-6 || k < 0.0 {
+        return String::new();
+    }
+    match k as i64 {
+        0 => "0".into(),
+        k if k <= 11 => format!("{}", 1u64 << (k - 1)),
+        k => format!("2^{}", k - 1),
+    }
+}
+
+/// The label of the low edge of cell `c` of an axis: `2^e` (`-2^e` on the negative side),
+/// `0` for the zero-and-subnormal field and `inf` for the top one.
+pub fn cell_label(axis: &Axis, c: usize) -> String {
+    let (negative, first, last) = axis.fields_of(c);
+    let field = if negative { last } else { first };
+    let sign = if negative { "-" } else { "" };
+    match axis.domain {
+        Domain::Float(f) => {
+            let top = (1usize << f.exp_bits) - 1;
+            if field == 0 {
+                "0".into()
+            } else if field == top {
+                format!("{sign}inf")
+            } else {
+                format!("{sign}2^{}", field as i32 - f.bias)
+            }
+        }
+        _ if field == 0 => "0".into(),
+        _ => format!("{sign}2^{}", field - 1),
+    }
+}
+
+const MAX_COLOR: RGBColor = RGBColor(31, 119, 180);
+const MEAN_COLOR: RGBColor = RGBColor(44, 160, 44);
+const BOUND_COLOR: RGBColor = RGBColor(90, 90, 90);
+const VIOLATION_COLOR: RGBColor = RGBColor(214, 39, 40);
+/// Cells where every line had a NaN against a number.
+const NAN_COLOR: RGBColor = RGBColor(0, 160, 255);
+
+/// Runs of neighbouring cells that have lines, as separate polylines: a gap in the
+/// data is a gap in the line, not a slope across it.
+fn runs(points: impl Iterator<Item = Option<(f64, f64)>>) -> Vec<Vec<(f64, f64)>> {
+    let mut out: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+    for p in points {
+        match p {
+            Some(p) => out.last_mut().expect("one run").push(p),
+            None if out.last().is_some_and(|r| !r.is_empty()) => out.push(Vec::new()),
+            None => {}
+        }
+    }
+    out.retain(|r| !r.is_empty());
+    out
+}
+
+/// A legend's colour sample: a short bar (a filled rectangle, so that the chart's
+/// polylines are its data alone).
+fn swatch(x: i32, y: i32, color: RGBColor) -> Rectangle<(i32, i32)> {
+    Rectangle::new([(x, y - 2), (x + 16, y + 2)], color.filled())
+}
+
+fn chart_error(e: impl std::fmt::Display) -> std::io::Error {
+    std::io::Error::other(format!("drawing a chart: {e}"))
+}
+
+/// The error of a one-operand instruction along its operand's binades: the largest and
+/// the mean distance of each cell, the allowed reach at each cell's worst line, and a
+/// cross on each cell with violations.
+pub fn binade_chart(title: &str, map: &ErrorMap) -> std::io::Result<String> {
+    let axis = map.axes[0];
+    let cells = &map.cells;
+    let used: Vec<usize> = (0..cells.len()).filter(|&c| cells[c].lines > 0).collect();
+    let (Some(&first), Some(&last)) = (used.first(), used.last()) else {
+        return Ok(String::new());
+    };
+    let bound = |c: usize| map.bounds.get(c).copied().flatten();
+    let top = used
+        .iter()
+        .map(|&c| cells[c].max.max(bound(c).unwrap_or(0)))
+        .max()
+        .unwrap_or(0);
+    let y_max = (scale(top as f64) + 1.0).ceil().max(3.0);
+    let x_range = first as f64 - 0.5..last as f64 + 0.5;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 360)).into_drawing_area();
+        root.fill(&WHITE).map_err(chart_error)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(42)
+            .y_label_area_size(56)
+            .build_cartesian_2d(x_range, 0f64..y_max)
+            .map_err(chart_error)?;
+        let step = (y_max / 10.0).ceil().max(1.0);
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .y_labels((y_max / step) as usize + 1)
+            .y_label_formatter(&|y| scale_label(*y))
+            .x_labels(12)
+            .x_label_formatter(&|x| {
+                let c = x.round();
+                if c < 0.0 || (x - c).abs() > 0.01 {
+                    String::new()
+                } else {
+                    cell_label(&axis, c as usize)
+                }
+            })
+            .x_desc("operand binade")
+            .y_desc("ULPs from correctly rounded")
+            .light_line_style(WHITE)
+            .draw()
+            .map_err(chart_error)?;
+        let series = |f: &dyn Fn(usize) -> Option<f64>| {
+            runs((first..=last).map(|c| f(c).map(|y| (c as f64, scale(y)))))
+        };
+        let with_distance = |c: usize| cells[c].lines > cells[c].nan;
+        for run in series(&|c| bound(c).map(|b| b as f64)) {
+            chart
+                .draw_series(LineSeries::new(run, BOUND_COLOR.stroke_width(2)))
+                .map_err(chart_error)?;
+        }
+        for (i, run) in series(&|c| cells[c].mean().filter(|_| with_distance(c)))
+            .into_iter()
+            .enumerate()
+        {
+            let s = chart
+                .draw_series(LineSeries::new(run, MEAN_COLOR.stroke_width(1)))
+                .map_err(chart_error)?;
+            if i == 0 {
+                s.label("mean").legend(|(x, y)| swatch(x, y, MEAN_COLOR));
+            }
+        }
+        for (i, run) in series(&|c| with_distance(c).then_some(cells[c].max as f64))
+            .into_iter()
+            .enumerate()
+        {
+            let s = chart
+                .draw_series(LineSeries::new(run, MAX_COLOR.stroke_width(2)))
+                .map_err(chart_error)?;
+            if i == 0 {
+                s.label("largest").legend(|(x, y)| swatch(x, y, MAX_COLOR));
+            }
+        }
+        let crosses: Vec<(f64, f64)> = (first..=last)
+            .filter(|&c| cells[c].violate > 0)
+            .map(|c| (c as f64, scale(cells[c].max as f64)))
+            .collect();
+        let marked = chart
+            .draw_series(
+                crosses
+                    .iter()
+                    .map(|&p| Cross::new(p, 5, VIOLATION_COLOR.stroke_width(2))),
+            )
+            .map_err(chart_error)?;
+        if !crosses.is_empty() {
+            marked
+                .label("violations")
+                .legend(|(x, y)| Cross::new((x + 8, y), 4, VIOLATION_COLOR.stroke_width(2)));
+        }
+        // The bound's legend entry goes last, so that the series above keep their colours
+        // in the order drawn.
+        chart
+            .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())
+            .map_err(chart_error)?
+            .label("allowed")
+            .legend(|(x, y)| swatch(x, y, BOUND_COLOR));
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.3))
+            .label_font(("sans-serif", 13))
+            .draw()
+            .map_err(chart_error)?;
+        root.present().map_err(chart_error)?;
+    }
+    Ok(svg)
+}
+
+/// A colour for a distance on the scale, from pale (0) to dark (the chart's top).
+fn heat(y: f64, top: f64) -> RGBColor {
+    let t = if top > 0.0 {
+        (y / top).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    // From a pale yellow through orange to a dark purple (a sequential scale that stays
+    // readable for the common colour-vision deficiencies).
+    let stops = [
+        (255.0, 255.0, 204.0),
+        (253.0, 141.0, 60.0),
+        (189.0, 0.0, 38.0),
+        (63.0, 0.0, 90.0),
+    ];
+    let x = t * (stops.len() - 1) as f64;
+    let i = (x.floor() as usize).min(stops.len() - 2);
+    let f = x - i as f64;
+    let lerp = |a: f64, b: f64| (a + (b - a) * f).round() as u8;
+    let (a, b) = (stops[i], stops[i + 1]);
+    RGBColor(lerp(a.0, b.0), lerp(a.1, b.1), lerp(a.2, b.2))
+}
+
+/// The error of a two-operand instruction over its operands' exponents: two panels, each
+/// cell coloured by its largest and by its mean distance, cells with violations outlined,
+/// and the colour scale beside them with the largest allowed reach drawn across it.
+pub fn exponent_map(title: &str, map: &ErrorMap) -> std::io::Result<String> {
+    let (rows, cols) = (map.axes[0], map.axes[1]);
+    let cells = &map.cells;
+    let top_d = cells.iter().map(|c| c.max).max().unwrap_or(0);
+    let reach = map.bounds.iter().flatten().copied().max();
+    let top = scale(top_d.max(reach.unwrap_or(0)) as f64).max(1.0);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 470)).into_drawing_area();
+        root.fill(&WHITE).map_err(chart_error)?;
+        let (head, body) = root.split_vertically(30);
+        head.titled(title, ("sans-serif", 18))
+            .map_err(chart_error)?;
+        let (panels, bar_area) = body.split_horizontally(800);
+        let (left, right) = panels.split_horizontally(400);
+        let label = |axis: Axis| {
+            move |v: &SegmentValue<u32>| match v {
+                SegmentValue::CenterOf(c) | SegmentValue::Exact(c)
+                    if (*c as usize) < axis.cells =>
+                {
+                    cell_label(&axis, *c as usize)
+                }
+                _ => String::new(),
+            }
+        };
+        let (xl, yl) = (label(cols), label(rows));
+        let panel = |area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+                     name: &str,
+                     value: &dyn Fn(&crate::judge::map::Cell) -> Option<f64>|
+         -> std::io::Result<()> {
+            let mut chart = ChartBuilder::on(area)
+                .caption(name, ("sans-serif", 14))
+                .margin(6)
+                .x_label_area_size(40)
+                .y_label_area_size(52)
+                .build_cartesian_2d(
+                    (0..cols.cells as u32).into_segmented(),
+                    (0..rows.cells as u32).into_segmented(),
+                )
+                .map_err(chart_error)?;
+            chart
+                .configure_mesh()
+                .disable_mesh()
+                .x_labels(6)
+                .y_labels(8)
+                .x_label_formatter(&xl)
+                .y_label_formatter(&yl)
+                .x_desc("|second operand| binade")
+                .y_desc("|first operand| binade")
+                .draw()
+                .map_err(chart_error)?;
+            let mut rects = Vec::new();
+            let mut marks = Vec::new();
+            for r in 0..rows.cells {
+                for c in 0..cols.cells {
+                    let cell = &cells[r * cols.cells + c];
+                    if cell.lines == 0 {
+                        continue;
+                    }
+                    let corners = [
+                        (SegmentValue::Exact(c as u32), SegmentValue::Exact(r as u32)),
+                        (
+                            SegmentValue::Exact(c as u32 + 1),
+                            SegmentValue::Exact(r as u32 + 1),
+                        ),
+                    ];
+                    let color = match value(cell) {
+                        Some(v) => heat(scale(v), top),
+                        None => NAN_COLOR,
+                    };
+                    rects.push(Rectangle::new(corners.clone(), color.filled()));
+                    if cell.violate > 0 {
+                        marks.push(Rectangle::new(corners, VIOLATION_COLOR.stroke_width(2)));
+                    }
+                }
+            }
+            chart.draw_series(rects).map_err(chart_error)?;
+            chart.draw_series(marks).map_err(chart_error)?;
+            Ok(())
+        };
+        let has_distance = |c: &crate::judge::map::Cell| c.lines > c.nan;
+        panel(&left, "largest", &|c| {
+            has_distance(c).then_some(c.max as f64)
+        })?;
+        panel(&right, "mean", &|c| c.mean())?;
+        let mut bar = ChartBuilder::on(&bar_area)
+            .margin_top(26)
+            .margin_bottom(46)
+            .margin_right(56)
+            .y_label_area_size(44)
+            .build_cartesian_2d(0f64..1f64, 0f64..top)
+            .map_err(chart_error)?;
+        bar.configure_mesh()
+            .disable_mesh()
+            .disable_x_axis()
+            .y_labels(top as usize + 1)
+            .y_label_formatter(&|y| scale_label(*y))
+            .draw()
+            .map_err(chart_error)?;
+        let steps = 32;
+        bar.draw_series((0..steps).map(|i| {
+            let (a, b) = (
+                top * i as f64 / steps as f64,
+                top * (i + 1) as f64 / steps as f64,
+            );
+            Rectangle::new([(0.0, a), (1.0, b)], heat((a + b) / 2.0, top).filled())
+        }))
+        .map_err(chart_error)?;
+        if let Some(reach) = reach {
+            let y = scale(reach as f64);
+            bar.draw_series(std::iter::once(PathElement::new(
+                vec![(-0.3, y), (1.0, y)],
+                BOUND_COLOR.stroke_width(3),
+            )))
+            .map_err(chart_error)?;
+        }
+        root.present().map_err(chart_error)?;
+    }
+    Ok(svg)
+}
+
+/// A histogram of counts by labelled bucket, the counts on a logarithmic axis.
+pub fn histogram(title: &str, buckets: &[(String, u64)], x_desc: &str) -> std::io::Result<String> {
+    let top = buckets.iter().map(|b| b.1).max().unwrap_or(1).max(1);
+    let y_max = (top as f64).log10().ceil().max(1.0) + 0.2;
+    // At least eight slots, so that one or two buckets do not fill the chart.
+    let n = buckets.len().max(8) as u32;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 320)).into_drawing_area();
+        root.fill(&WHITE).map_err(chart_error)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(46)
+            .y_label_area_size(56)
+            .build_cartesian_2d((0..n).into_segmented(), 0f64..y_max)
+            .map_err(chart_error)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .light_line_style(WHITE)
+            .x_labels(n as usize)
+            .x_label_formatter(&|v| match v {
+                SegmentValue::CenterOf(i) => buckets
+                    .get(*i as usize)
+                    .map(|b| b.0.clone())
+                    .unwrap_or_default(),
+                _ => String::new(),
+            })
+            .y_label_formatter(&|y| {
+                if (y - y.round()).abs() < 1e-6 {
+                    format!("10^{}", y.round() as i64)
+                } else {
+                    String::new()
+                }
+            })
+            .x_desc(x_desc)
+            .y_desc("count (log scale)")
+            .draw()
+            .map_err(chart_error)?;
+        chart
+            .draw_series(
+                buckets
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| b.1 > 0)
+                    .map(|(i, b)| {
+                        // A count of one still shows: the bar starts below 10^0.
+                        let h = (b.1 as f64).log10() + 0.15;
+                        Rectangle::new(
+                            [
+                                (SegmentValue::Exact(i as u32), 0.0),
+                                (SegmentValue::Exact(i as u32 + 1), h),
+                            ],
+                            MAX_COLOR.mix(0.85).filled(),
+                        )
+                    }),
+            )
+            .map_err(chart_error)?;
+        root.present().map_err(chart_error)?;
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scale_puts_powers_of_two_on_whole_numbers() {
+        assert_eq!(scale(0.0), 0.0);
+        assert_eq!(scale(0.5), 0.5);
+        assert_eq!(scale(1.0), 1.0);
+        assert_eq!(scale(2.0), 2.0);
+        assert_eq!(scale(1024.0), 11.0);
+        assert_eq!(scale_label(0.0), "0");
+        assert_eq!(scale_label(3.0), "4");
+        assert_eq!(scale_label(13.0), "2^12");
+        assert_eq!(scale_label(2.5), "");
+    }
+
+    #[test]
+    fn heat_runs_from_pale_to_dark() {
+        assert_eq!(heat(0.0, 4.0), RGBColor(255, 255, 204));
+        assert_eq!(heat(4.0, 4.0), RGBColor(63, 0, 90));
+    }
+
+    #[test]
+    fn gaps_split_the_lines() {
+        let r = runs(
+            [
+                Some((0.0, 1.0)),
+                None,
+                None,
+                Some((3.0, 1.0)),
+                Some((4.0, 2.0)),
+            ]
+            .into_iter(),
+        );
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[1].len(), 2);
+    }
+}
