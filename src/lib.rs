@@ -158,6 +158,8 @@ pub mod format;
 pub mod input;
 pub mod io;
 pub mod judge;
+pub mod output_file;
+pub mod path_text;
 pub mod probe;
 pub mod render;
 pub mod ulp;

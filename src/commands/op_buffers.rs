@@ -3,7 +3,7 @@
 //! reports one instruction.
 
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -14,6 +14,7 @@ use crate::d3d::RuleSet;
 use crate::format::FloatFormat;
 use crate::io::read_full;
 use crate::judge::{Buffer, Elem, Judge, Options, Verdict as Tally};
+use crate::output_file::OutputFile;
 use crate::probe::judge::OpReport;
 use crate::probe::{Family, ProbeReport, Source};
 use crate::render::probe::ProbeRenderer;
@@ -49,7 +50,7 @@ struct Input {
 
 impl Input {
     fn open(path: &Path, elem: Elem, per_line: usize, what: &str) -> anyhow::Result<Input> {
-        let name = path.display().to_string();
+        let name = crate::path_text::one_line(path);
         let file = File::open(path).with_context(|| format!("{what} {name}"))?;
         Ok(Input {
             name,
@@ -207,7 +208,16 @@ pub fn run(
         }
     }
     let mut log = match &req.violations {
-        Some(path) => Some(ViolationLog::create(path)?),
+        Some(path) => {
+            // The log must not overwrite a buffer being judged.
+            let inputs: Vec<_> = req
+                .operands
+                .iter()
+                .chain(std::iter::once(&req.results))
+                .filter_map(|p| crate::output_file::Input::path(p))
+                .collect();
+            Some(ViolationLog::create(path, &inputs)?)
+        }
         None => None,
     };
     let operand_names: Vec<String> = inputs.iter().map(|f| f.name.clone()).collect();
@@ -290,42 +300,25 @@ pub fn run(
     })
 }
 
-/// `--violations FILE`: written under a temporary name beside it and renamed into place
-/// when the run completes, so an error leaves no half-written file.
+/// `--violations FILE`: an output file ([`OutputFile`]), opened (and refused) before
+/// anything is judged and replaced whole when the run completes.
 struct ViolationLog {
-    path: PathBuf,
-    tmp: BufWriter<tempfile::NamedTempFile>,
+    file: OutputFile,
 }
 
 impl ViolationLog {
-    fn create(path: &Path) -> anyhow::Result<ViolationLog> {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let tmp = tempfile::NamedTempFile::new_in(dir)
-            .with_context(|| format!("--violations {}", path.display()))?;
-        Ok(ViolationLog {
-            path: path.to_path_buf(),
-            tmp: BufWriter::new(tmp),
-        })
+    fn create(path: &Path, inputs: &[crate::output_file::Input]) -> anyhow::Result<ViolationLog> {
+        let file = OutputFile::create_apart(path, None, inputs).context("--violations")?;
+        Ok(ViolationLog { file })
     }
 
     fn line(&mut self, line: &str) -> anyhow::Result<()> {
-        writeln!(self.tmp, "{line}")
-            .with_context(|| format!("--violations {}", self.path.display()))
+        writeln!(self.file, "{line}")
+            .with_context(|| format!("--violations: writing {}", self.file.shown()))
     }
 
     fn finish(self) -> anyhow::Result<()> {
-        let context = || format!("--violations {}", self.path.display());
-        let tmp = self
-            .tmp
-            .into_inner()
-            .map_err(|e| e.into_error())
-            .with_context(context)?;
-        tmp.persist(&self.path)
-            .map_err(|e| e.error)
-            .with_context(context)?;
+        self.file.commit().context("--violations")?;
         Ok(())
     }
 }
