@@ -20,14 +20,16 @@ pub fn main_entry() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    match run(cli) {
+    // Every parallel loop of the run uses the pool built here (capped at the cores, and
+    // smaller rather than a panic when threads are refused).
+    match crate::threads::run(|| run(cli)) {
         Ok(Verdict::Success) => ExitCode::SUCCESS,
         Ok(Verdict::Negative) => ExitCode::from(1),
         Ok(Verdict::Interrupted) => ExitCode::from(130),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             let message = commands::inputs::one_line(&format!("{e:#}"));
-            eprintln!("d3dfloat: error: {message}");
+            report_error(&message);
             ExitCode::from(EXIT_ERROR)
         }
     }
@@ -51,8 +53,15 @@ fn usage_error(e: clap::Error) -> ExitCode {
         };
     }
     let message = commands::inputs::one_line(&usage_message(&e.render().to_string(), e.kind()));
-    eprintln!("d3dfloat: error: {message}");
+    report_error(&message);
     ExitCode::from(EXIT_ERROR)
+}
+
+/// The one error line on stderr. A stderr that cannot take it (a closed pipe, a full
+/// disk) changes nothing: the exit code still says what happened, and `eprintln!` would
+/// panic (exit 101) instead.
+fn report_error(message: &str) {
+    let _ = writeln!(io::stderr(), "d3dfloat: error: {message}");
 }
 
 /// Clap's rendered usage error as one line: its first line, the indented details below it

@@ -162,4 +162,5 @@ pub mod output_file;
 pub mod path_text;
 pub mod probe;
 pub mod render;
+pub mod threads;
 pub mod ulp;

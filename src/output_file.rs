@@ -35,7 +35,10 @@ use crate::path_text;
 pub enum OutputError {
     /// The output is one of the inputs: writing it would destroy what is being read, or
     /// (a pipe) read back what is written.
-    #[error("refusing to write over the input: {output} is the same {kind} as {input}")]
+    #[error(
+        "refusing to write over the input {kind} {input}: {output} is that {kind} \
+         (input file is output file)"
+    )]
     IsInput {
         /// The output as shown (`stdout`, or the path typed).
         output: String,

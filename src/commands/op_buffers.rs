@@ -223,14 +223,36 @@ pub fn run(
     let operand_names: Vec<String> = inputs.iter().map(|f| f.name.clone()).collect();
     let results_name = results.name.clone();
     let mut total = Tally::default();
+    let mut base = 0u64;
+    // Judges one block, the lines from `base` on.
+    let mut judge_block = |block: &Block| -> anyhow::Result<()> {
+        let cols: Vec<_> = block.operands.iter().map(Buffer::column).collect();
+        let res = block.results.column();
+        let opts = Options {
+            base,
+            violation_limit: if log.is_some() { usize::MAX } else { 0 },
+            ..Options::default()
+        };
+        let verdict = judge
+            .run(&cols, res, &opts)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        if let Some(log) = &mut log {
+            for v in &verdict.violations {
+                log.line(&judge.batch_line(&cols, res, (v.index - base) as usize))?;
+            }
+        }
+        total.merge(verdict, 0);
+        base += block.lines as u64;
+        Ok(())
+    };
     // A reader thread fills the next block while this one judges the last; blocks go back
     // to it to be filled again, so memory is two blocks whatever the buffers' size.
-    std::thread::scope(|s| -> anyhow::Result<()> {
+    let threaded = std::thread::scope(|s| -> Option<anyhow::Result<()>> {
         let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<anyhow::Result<Block>>(1);
         let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Block>();
         let inputs = &mut inputs;
         let results = &mut results;
-        s.spawn(move || {
+        crate::threads::spawn_scoped(s, "op-reader", move || {
             let mut base = 0u64;
             loop {
                 let block = empty_rx.try_recv().unwrap_or_default();
@@ -243,32 +265,31 @@ pub fn run(
                     break;
                 }
             }
-        });
-        let mut base = 0u64;
-        for block in full_rx {
-            let block = block?;
-            let cols: Vec<_> = block.operands.iter().map(Buffer::column).collect();
-            let res = block.results.column();
-            let opts = Options {
-                base,
-                violation_limit: if log.is_some() { usize::MAX } else { 0 },
-                ..Options::default()
-            };
-            let verdict = judge
-                .run(&cols, res, &opts)
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-            if let Some(log) = &mut log {
-                for v in &verdict.violations {
-                    log.line(&judge.batch_line(&cols, res, (v.index - base) as usize))?;
+        })?;
+        Some((|| {
+            for block in full_rx {
+                let block = block?;
+                judge_block(&block)?;
+                let _ = empty_tx.send(block);
+            }
+            Ok(())
+        })())
+    });
+    match threaded {
+        Some(result) => result?,
+        // The system refused the reader thread: read and judge in turn, on this one.
+        None => {
+            let mut next = 0u64;
+            loop {
+                let block = read_block(&mut inputs, &mut results, Block::default(), next)?;
+                next += block.lines as u64;
+                judge_block(&block)?;
+                if block.lines < BLOCK_LINES {
+                    break;
                 }
             }
-            total.merge(verdict, 0);
-            base += block.lines as u64;
-            drop(cols);
-            let _ = empty_tx.send(block);
         }
-        Ok(())
-    })?;
+    }
     if let Some(log) = log {
         log.finish()?;
     }
