@@ -279,14 +279,16 @@ fn op_buffers(
 
 fn generate(what: GenerateWhat, dir: &std::path::Path) -> anyhow::Result<()> {
     use anyhow::Context;
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("creating {}", crate::path_text::one_line(dir)))?;
     let files = match what {
         GenerateWhat::Completions => crate::docs::completions(),
         GenerateWhat::Man => crate::docs::man_pages(),
     };
     for (name, bytes) in files {
         let path = dir.join(name);
-        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(&path, bytes)
+            .with_context(|| format!("writing {}", crate::path_text::one_line(&path)))?;
     }
     Ok(())
 }

@@ -705,7 +705,10 @@ pub mod interrupts {
             Arc::new(AtomicBool::new(false)),
         )?;
         let mut signals = signal_hook::iterator::Signals::new(ENDING_SIGNALS)?;
-        std::thread::Builder::new()
+        // When the system refuses the thread (`ulimit -u`), the handlers are dropped with
+        // it: the output is still written, and these signals end the run as they always
+        // do, leaving the temporary file as SIGKILL would (docs/convert.md says where).
+        let _ = std::thread::Builder::new()
             .name("signals".into())
             .spawn(move || {
                 if let Some(signal) = signals.forever().next() {
@@ -716,7 +719,7 @@ pub mod interrupts {
                     }
                     std::process::exit(128 + signal);
                 }
-            })?;
+            });
         Ok(())
     }
 

@@ -133,10 +133,11 @@ fn compare_files(
     r: &mut dyn Renderer,
     out: &mut dyn Write,
 ) -> anyhow::Result<Verdict> {
-    let open = |p: &PathBuf| File::open(p).with_context(|| format!("opening {}", p.display()));
+    let shown = |p: &PathBuf| crate::path_text::one_line(p);
+    let open = |p: &PathBuf| File::open(p).with_context(|| format!("opening {}", shown(p)));
     let (fe, fa) = (open(expected)?, open(actual)?);
     let layout = Layout::new(req.format, req.opts);
-    let names = format!("{} and {}", expected.display(), actual.display());
+    let names = format!("{} and {}", shown(expected), shown(actual));
     // Regular files tell their sizes up front, so a mismatch costs no reading; pipes and
     // other streams are checked by the comparison itself as they end.
     if let (Ok(me), Ok(ma)) = (fe.metadata(), fa.metadata())
@@ -148,8 +149,8 @@ fn compare_files(
         if se != sa {
             anyhow::bail!(
                 "{names} differ in size: {} is {se} bytes, {} is {sa} bytes",
-                expected.display(),
-                actual.display()
+                shown(expected),
+                shown(actual)
             );
         }
         if se % element != 0 {
