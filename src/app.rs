@@ -16,6 +16,8 @@ const EXIT_ERROR: u8 = 2;
 
 /// Parses the process arguments, runs, and turns the outcome into an exit code.
 pub fn main_entry() -> ExitCode {
+    // Before anything is opened: which descriptors `/dev/fd/N` outputs may name.
+    crate::output_file::note_inherited_descriptors();
     let cli = match Cli::try_parse_from(crate::cli::normalize_args(std::env::args_os().collect())) {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),

@@ -385,18 +385,49 @@ fn descriptor_named(_: &Path) -> Option<i32> {
     None
 }
 
+/// The descriptors the process was started with, once [`note_inherited_descriptors`] has
+/// listed them.
+static INHERITED: std::sync::OnceLock<Vec<i32>> = std::sync::OnceLock::new();
+
+/// Lists the descriptors this process was started with; `main` calls it before opening
+/// anything. Only those are outputs a path such as `/dev/fd/3` may name: without the list,
+/// `-o /dev/fd/3` with no descriptor 3 from the shell would reach whatever file the run
+/// itself had opened as 3 by then (its input). Linux only; elsewhere it does nothing.
+pub fn note_inherited_descriptors() {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(dir) = std::fs::read_dir("/proc/self/fd") else {
+            return;
+        };
+        let listed: Vec<i32> = dir
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+            .collect();
+        // The listing's own descriptor was among them; it is closed now.
+        let open = listed
+            .into_iter()
+            .filter(|fd| std::fs::symlink_metadata(format!("/proc/self/fd/{fd}")).is_ok())
+            .collect();
+        let _ = INHERITED.set(open);
+    }
+}
+
 /// A copy of descriptor `fd` of this process: the same open file, offset and mode
-/// (`O_APPEND` included).
+/// (`O_APPEND` included). A descriptor the process was not started with is "not open"
+/// (EBADF) to the user, who cannot have meant it.
 #[cfg(unix)]
 fn dup_descriptor(fd: i32) -> io::Result<File> {
     use std::os::fd::{AsFd, BorrowedFd};
+    let ebadf = || io::Error::from_raw_os_error(9);
+    if INHERITED.get().is_some_and(|fds| !fds.contains(&fd)) {
+        return Err(ebadf());
+    }
     let owned = match fd {
         0 => io::stdin().as_fd().try_clone_to_owned()?,
         1 => io::stdout().as_fd().try_clone_to_owned()?,
         2 => io::stderr().as_fd().try_clone_to_owned()?,
         _ => {
             if std::fs::symlink_metadata(format!("/proc/self/fd/{fd}")).is_err() {
-                return Err(io::Error::from_raw_os_error(9)); // EBADF
+                return Err(ebadf());
             }
             // SAFETY: the descriptor table lists `fd`, so it is open; this process closes
             // only descriptors it opened itself, and the borrow ends with the copy made

@@ -190,6 +190,50 @@ fn output_dev_stdout_appends_to_a_log_opened_for_appending() {
     }
 }
 
+/// A descriptor past stderr (`3>> log`), reached through `/dev/fd/3` and a link of the
+/// user's own to it.
+#[test]
+fn output_dev_fd_3_appends_to_the_file_the_shell_opened() {
+    let dir = TempDir::new().unwrap();
+    let input = write_input(dir.path());
+    let log = dir.path().join("log");
+    let link = dir.path().join("fd3-link");
+    std::os::unix::fs::symlink("/dev/fd/3", &link).unwrap();
+    for target in [Path::new("/dev/fd/3"), &link] {
+        std::fs::write(&log, b"hello\n").unwrap();
+        let out = StdCommand::new("sh")
+            .arg("-c")
+            .arg("exec \"$0\" \"$@\" 3>> \"$LOG\"")
+            .arg(bin_path())
+            .args(["convert", "--from", "f32", "--to", "f16", "--no-progress"])
+            .arg(&input)
+            .arg("-o")
+            .arg(target)
+            .env("LOG", &log)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{target:?}: {out:?}");
+        let mut want = b"hello\n".to_vec();
+        want.extend_from_slice(&F16_OF_1_2_3_4);
+        assert_eq!(std::fs::read(&log).unwrap(), want, "{target:?}");
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    }
+    // No descriptor 3 open: an error naming the path, not a file made in its place.
+    let out = d3dfloat()
+        .args(["convert", "--from", "f32", "--to", "f16"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&link)
+        .output()
+        .unwrap();
+    let err = one_error_line(&out);
+    assert!(
+        err.contains("fd3-link") && err.contains("Bad file descriptor"),
+        "{err}"
+    );
+    assert!(leftovers(dir.path()).is_empty());
+}
+
 // ---- 3. Modes: write protection, kept modes, the umask ----
 
 #[test]
