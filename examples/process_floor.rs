@@ -31,7 +31,7 @@ fn main() -> std::io::Result<()> {
     let mut input = File::open(input)?;
     let mut output = File::create(output)?;
     // The tool's reservation (a hint: a file system that cannot is written as it comes).
-    d3dfloat::convert::output::reserve(&output, input.metadata()?.len() / 2)?;
+    d3dfloat::output_file::reserve(&output, 0, input.metadata()?.len() / 2)?;
     let mut src_bytes = PageBuf::zeroed(CHUNK);
     let mut dst_bytes = PageBuf::zeroed(CHUNK / 2);
     loop {

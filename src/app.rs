@@ -16,18 +16,22 @@ const EXIT_ERROR: u8 = 2;
 
 /// Parses the process arguments, runs, and turns the outcome into an exit code.
 pub fn main_entry() -> ExitCode {
+    // Before anything is opened: which descriptors `/dev/fd/N` outputs may name.
+    crate::output_file::note_inherited_descriptors();
     let cli = match Cli::try_parse_from(crate::cli::normalize_args(std::env::args_os().collect())) {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    match run(cli) {
+    // Every parallel loop of the run uses the pool built here (capped at the cores, and
+    // smaller rather than a panic when threads are refused).
+    match crate::threads::run(|| run(cli)) {
         Ok(Verdict::Success) => ExitCode::SUCCESS,
         Ok(Verdict::Negative) => ExitCode::from(1),
         Ok(Verdict::Interrupted) => ExitCode::from(130),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             let message = commands::inputs::one_line(&format!("{e:#}"));
-            eprintln!("d3dfloat: error: {message}");
+            report_error(&message);
             ExitCode::from(EXIT_ERROR)
         }
     }
@@ -51,8 +55,15 @@ fn usage_error(e: clap::Error) -> ExitCode {
         };
     }
     let message = commands::inputs::one_line(&usage_message(&e.render().to_string(), e.kind()));
-    eprintln!("d3dfloat: error: {message}");
+    report_error(&message);
     ExitCode::from(EXIT_ERROR)
+}
+
+/// The one error line on stderr. A stderr that cannot take it (a closed pipe, a full
+/// disk) changes nothing: the exit code still says what happened, and `eprintln!` would
+/// panic (exit 101) instead.
+fn report_error(message: &str) {
+    let _ = writeln!(io::stderr(), "d3dfloat: error: {message}");
 }
 
 /// Clap's rendered usage error as one line: its first line, the indented details below it
@@ -280,14 +291,16 @@ fn op_buffers(
 
 fn generate(what: GenerateWhat, dir: &std::path::Path) -> anyhow::Result<()> {
     use anyhow::Context;
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("creating {}", crate::path_text::one_line(dir)))?;
     let files = match what {
         GenerateWhat::Completions => crate::docs::completions(),
         GenerateWhat::Man => crate::docs::man_pages(),
     };
     for (name, bytes) in files {
         let path = dir.join(name);
-        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(&path, bytes)
+            .with_context(|| format!("writing {}", crate::path_text::one_line(&path)))?;
     }
     Ok(())
 }

@@ -124,10 +124,13 @@ R16G16B16A16_FLOAT, R32_FLOAT, R16_FLOAT, R11G11B10_FLOAT, R9G9B9E5_SHAREDEXP; e
 level and array layer) in and out; .exr and .hdr in. Anything else, and stdin/stdout
 (-), is raw.
 
-A file output is written under a temporary name beside it and renamed at the end (through
-a symlink, its target is replaced): an error or SIGINT/SIGTERM/SIGHUP never leaves a
-partial file. Devices, FIFOs and links to them (/dev/stdout) are written in place. Writing
-over the input (stdin included) is refused. .hdr/.exr headers declaring more than
+A file output is written under a temporary name beside it (.d3dfloat-XXXXXX.part) and
+renamed at the end (through a symlink, its target is replaced): an error or a signal
+(SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, ...) never leaves a partial file. A
+write-protected file is refused; a replaced file keeps its mode, a new one follows the
+umask. Devices, FIFOs and links to open descriptors (/dev/stdout) are written in place,
+through the descriptor (>> log keeps appending). Writing over the input (stdin or stdout
+included) is refused. .hdr/.exr headers declaring more than
 --max-pixels pixels, or more than the file can hold, are refused before reading. A summary
 goes to stderr (to stdout with --json or --csv).
 

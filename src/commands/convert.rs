@@ -10,13 +10,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Verdict;
 use crate::convert::dds::{self, Shape, Texels};
-use crate::convert::output::{
-    OutputFile, WRITE_BUFFER, interrupts, refuse_same_file, stdin_metadata,
-};
 use crate::convert::{
     Container, Conversion, ConvertError, Report, Stats, image_in, raw, raw::convert_parallel,
 };
 use crate::format::{F32, Format, RoundOptions};
+use crate::output_file::{Input, OutputFile, WRITE_BUFFER, refuse_stdout_is_input};
+use crate::path_text;
 use crate::render::{Renderer, Stream, Style};
 
 /// What `convert` was asked.
@@ -71,10 +70,15 @@ enum Sink {
 }
 
 impl Sink {
-    /// `size`: the bytes that will be written, when known in advance.
-    fn open(path: Option<&Path>, size: Option<u64>) -> Result<Sink, ConvertError> {
+    /// `size`: the bytes that will be written, when known in advance. The output must not
+    /// be one of `inputs`.
+    fn open(
+        path: Option<&Path>,
+        size: Option<u64>,
+        inputs: &[Input],
+    ) -> Result<Sink, ConvertError> {
         Ok(match path {
-            Some(p) => Sink::File(OutputFile::create(p, size)?),
+            Some(p) => Sink::File(OutputFile::create_apart(p, size, inputs)?),
             None => Sink::Stdout(BufWriter::with_capacity(WRITE_BUFFER, io::stdout())),
         })
     }
@@ -88,7 +92,7 @@ impl Sink {
 
     fn finish(self) -> Result<(), ConvertError> {
         match self {
-            Sink::File(f) => f.commit(),
+            Sink::File(f) => Ok(f.commit()?),
             Sink::Stdout(mut s) => s
                 .flush()
                 .map_err(|e| ConvertError::io("writing to stdout", e)),
@@ -115,18 +119,17 @@ pub fn run(
              or -o - to write to stdout anyway"
         );
     }
-    if let Some(o) = output {
-        // From here on, SIGINT/SIGTERM/SIGHUP remove any temporary output before the run
-        // ends, with the exit status 128 + the signal's number.
-        interrupts::install().context("installing the signal handler")?;
-        // `convert - -o in.f32 < in.f32` would destroy its own input, as a path would.
-        let input_meta = match input {
-            Some(i) => std::fs::metadata(i).ok(),
-            None => stdin_metadata(),
-        };
-        if let Some(m) = input_meta {
-            refuse_same_file(&m, o)?;
-        }
+    // `convert - -o in.f32 < in.f32` would destroy its own input, as `-o` naming it would;
+    // `convert in.f32 >> in.f32` would read its own output back without end. The output
+    // file is checked when it is opened (before any conversion), stdout here.
+    let inputs: Vec<Input> = match input {
+        Some(i) => Input::path(i),
+        None => Input::stdin(),
+    }
+    .into_iter()
+    .collect();
+    if output.is_none() {
+        refuse_stdout_is_input(&inputs).map_err(ConvertError::from)?;
     }
     let started = Instant::now();
     let in_container = container_of(input);
@@ -140,12 +143,12 @@ pub fn run(
             if out_container == Container::Dds {
                 bail!("a .dds output needs a .dds, .exr or .hdr input (raw data has no size)");
             }
-            convert_raw(req, input, output)?
+            convert_raw(req, input, output, &inputs)?
         }
         Container::Dds => {
             let path = input.expect("a container is a named file");
             let bytes =
-                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+                std::fs::read(path).with_context(|| format!("reading {}", input_name(input)))?;
             let texture = dds::read(&bytes)?;
             if let Some(from) = req.from
                 && from != texture.texels.format
@@ -156,15 +159,22 @@ pub fn run(
                     texture.texels.format.name()
                 );
             }
-            convert_texture(req, texture.shape, texture.texels, texture.data, output)?
+            convert_texture(
+                req,
+                texture.shape,
+                texture.texels,
+                texture.data,
+                output,
+                &inputs,
+            )?
         }
         Container::Exr | Container::Hdr => {
             let path = input.expect("a container is a named file");
             let image = if in_container == Container::Exr {
                 image_in::read_exr(path, req.limits)?
             } else {
-                let bytes =
-                    std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+                let bytes = std::fs::read(path)
+                    .with_context(|| format!("reading {}", input_name(input)))?;
                 image_in::read_hdr(&bytes, req.limits)?
             };
             let mut texels = Texels {
@@ -181,7 +191,7 @@ pub fn run(
                 texels.channels = 3;
             }
             let shape = Shape::image(image.width, image.height);
-            convert_texture(req, shape, texels, data, output)?
+            convert_texture(req, shape, texels, data, output, &inputs)?
         }
     };
     let report = Report {
@@ -198,20 +208,21 @@ pub fn run(
     if summary_on_stdout {
         r.convert(out, &report)?;
     } else {
-        let stderr = io::stderr();
-        r.convert(&mut stderr.lock(), &report)?;
+        // The data is written: a stderr that cannot take the summary (a closed pipe)
+        // does not make the run a failure.
+        let _ = r.convert(&mut io::stderr().lock(), &report);
     }
     Ok(Verdict::Success)
 }
 
 /// The input as errors name it.
 fn input_name(p: Option<&Path>) -> String {
-    p.map_or("stdin".to_string(), |p| p.display().to_string())
+    p.map_or("stdin".to_string(), path_text::one_line)
 }
 
 /// The output as errors name it.
 fn output_name(p: Option<&Path>) -> String {
-    p.map_or("stdout".to_string(), |p| p.display().to_string())
+    p.map_or("stdout".to_string(), path_text::one_line)
 }
 
 fn display(p: Option<&Path>) -> String {
@@ -223,6 +234,7 @@ fn convert_raw(
     req: &ConvertRequest,
     input: Option<&Path>,
     output: Option<&Path>,
+    inputs: &[Input],
 ) -> anyhow::Result<(Conversion, u64, u64, Stats)> {
     let Some(from) = req.from else {
         bail!("--from is needed for raw input (f32, f16, f11, f10, f64, r11g11b10, rgb9e5)");
@@ -230,7 +242,7 @@ fn convert_raw(
     let conv = Conversion::new(from, req.to, req.channels.unwrap_or(3), req.opts)?;
     let (mut source, size): (Box<dyn Read + Send>, Option<u64>) = match input {
         Some(p) => {
-            let f = File::open(p).with_context(|| format!("opening {}", p.display()))?;
+            let f = File::open(p).with_context(|| format!("opening {}", input_name(input)))?;
             let size = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
             (Box::new(f), size)
         }
@@ -252,7 +264,7 @@ fn convert_raw(
         .map(|s| output_size(&conv, s))
         .transpose()
         .with_context(|| input_name(input))?;
-    let mut sink = Sink::open(output, out_size)?;
+    let mut sink = Sink::open(output, out_size, inputs)?;
     let names = (input_name(input), output_name(output));
     let names = (names.0.as_str(), names.1.as_str());
     let stats = raw::convert_stream(&conv, source.as_mut(), sink.writer(), names, &|done| {
@@ -315,6 +327,7 @@ fn convert_texture(
     texels: Texels,
     data: Vec<u8>,
     output: Option<&Path>,
+    inputs: &[Input],
 ) -> anyhow::Result<(Conversion, u64, u64, Stats)> {
     let (conv, target) = dds::plan(texels, req.to, req.channels, req.opts)?;
     let mut converted = vec![0u8; conv.dst_len(data.len())];
@@ -325,7 +338,7 @@ fn convert_texture(
     } else {
         converted
     };
-    let mut sink = Sink::open(output, Some(bytes.len() as u64))?;
+    let mut sink = Sink::open(output, Some(bytes.len() as u64), inputs)?;
     sink.writer()
         .write_all(&bytes)
         .map_err(|e| ConvertError::io(format!("writing {}", output_name(output)), e))?;

@@ -89,7 +89,10 @@ pub fn one_line(message: &str) -> String {
             word.chars()
                 .take(ECHO_CHARS)
                 .for_each(|c| push_escaped(&mut out, c));
-            out.push_str(&format!("...' ({} bytes in all)", word.len()));
+            // The cut keeps quotes balanced: a closing quote only for a word that opened
+            // one (echoed text, a quoted file name).
+            let quote = if word.starts_with('\'') { "'" } else { "" };
+            out.push_str(&format!("...{quote} ({} bytes in all)", word.len()));
             if word.ends_with(':') {
                 out.push(':');
             }

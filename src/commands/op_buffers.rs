@@ -3,7 +3,7 @@
 //! reports one instruction.
 
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -14,6 +14,7 @@ use crate::d3d::RuleSet;
 use crate::format::FloatFormat;
 use crate::io::read_full;
 use crate::judge::{Buffer, Elem, Judge, Options, Verdict as Tally};
+use crate::output_file::OutputFile;
 use crate::probe::judge::OpReport;
 use crate::probe::{Family, ProbeReport, Source};
 use crate::render::probe::ProbeRenderer;
@@ -51,7 +52,7 @@ struct Input {
 
 impl Input {
     fn open(path: &Path, elem: Elem, per_line: usize, what: &str) -> anyhow::Result<Input> {
-        let name = path.display().to_string();
+        let name = crate::path_text::one_line(path);
         let file = File::open(path).with_context(|| format!("{what} {name}"))?;
         Ok(Input {
             name,
@@ -209,7 +210,16 @@ pub fn run(
         }
     }
     let mut log = match &req.violations {
-        Some(path) => Some(ViolationLog::create(path)?),
+        Some(path) => {
+            // The log must not overwrite a buffer being judged.
+            let inputs: Vec<_> = req
+                .operands
+                .iter()
+                .chain(std::iter::once(&req.results))
+                .filter_map(|p| crate::output_file::Input::path(p))
+                .collect();
+            Some(ViolationLog::create(path, &inputs)?)
+        }
         None => None,
     };
     let report_file = match &req.report {
@@ -220,14 +230,37 @@ pub fn run(
     let operand_names: Vec<String> = inputs.iter().map(|f| f.name.clone()).collect();
     let results_name = results.name.clone();
     let mut total = Tally::default();
+    let mut base = 0u64;
+    // Judges one block, the lines from `base` on.
+    let mut judge_block = |block: &Block| -> anyhow::Result<()> {
+        let cols: Vec<_> = block.operands.iter().map(Buffer::column).collect();
+        let res = block.results.column();
+        let opts = Options {
+            base,
+            violation_limit: if log.is_some() { usize::MAX } else { 0 },
+            map,
+            ..Options::default()
+        };
+        let verdict = judge
+            .run(&cols, res, &opts)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        if let Some(log) = &mut log {
+            for v in &verdict.violations {
+                log.line(&judge.batch_line(&cols, res, (v.index - base) as usize))?;
+            }
+        }
+        total.merge(verdict, 0);
+        base += block.lines as u64;
+        Ok(())
+    };
     // A reader thread fills the next block while this one judges the last; blocks go back
     // to it to be filled again, so memory is two blocks whatever the buffers' size.
-    std::thread::scope(|s| -> anyhow::Result<()> {
+    let threaded = std::thread::scope(|s| -> Option<anyhow::Result<()>> {
         let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<anyhow::Result<Block>>(1);
         let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Block>();
         let inputs = &mut inputs;
         let results = &mut results;
-        s.spawn(move || {
+        crate::threads::spawn_scoped(s, "op-reader", move || {
             let mut base = 0u64;
             loop {
                 let block = empty_rx.try_recv().unwrap_or_default();
@@ -240,33 +273,31 @@ pub fn run(
                     break;
                 }
             }
-        });
-        let mut base = 0u64;
-        for block in full_rx {
-            let block = block?;
-            let cols: Vec<_> = block.operands.iter().map(Buffer::column).collect();
-            let res = block.results.column();
-            let opts = Options {
-                base,
-                violation_limit: if log.is_some() { usize::MAX } else { 0 },
-                map,
-                ..Options::default()
-            };
-            let verdict = judge
-                .run(&cols, res, &opts)
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-            if let Some(log) = &mut log {
-                for v in &verdict.violations {
-                    log.line(&judge.batch_line(&cols, res, (v.index - base) as usize))?;
+        })?;
+        Some((|| {
+            for block in full_rx {
+                let block = block?;
+                judge_block(&block)?;
+                let _ = empty_tx.send(block);
+            }
+            Ok(())
+        })())
+    });
+    match threaded {
+        Some(result) => result?,
+        // The system refused the reader thread: read and judge in turn, on this one.
+        None => {
+            let mut next = 0u64;
+            loop {
+                let block = read_block(&mut inputs, &mut results, Block::default(), next)?;
+                next += block.lines as u64;
+                judge_block(&block)?;
+                if block.lines < BLOCK_LINES {
+                    break;
                 }
             }
-            total.merge(verdict, 0);
-            base += block.lines as u64;
-            drop(cols);
-            let _ = empty_tx.send(block);
         }
-        Ok(())
-    })?;
+    }
     if let Some(log) = log {
         log.finish()?;
     }
@@ -304,42 +335,25 @@ pub fn run(
     })
 }
 
-/// `--violations FILE`: written under a temporary name beside it and renamed into place
-/// when the run completes, so an error leaves no half-written file.
+/// `--violations FILE`: an output file ([`OutputFile`]), opened (and refused) before
+/// anything is judged and replaced whole when the run completes.
 struct ViolationLog {
-    path: PathBuf,
-    tmp: BufWriter<tempfile::NamedTempFile>,
+    file: OutputFile,
 }
 
 impl ViolationLog {
-    fn create(path: &Path) -> anyhow::Result<ViolationLog> {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let tmp = tempfile::NamedTempFile::new_in(dir)
-            .with_context(|| format!("--violations {}", path.display()))?;
-        Ok(ViolationLog {
-            path: path.to_path_buf(),
-            tmp: BufWriter::new(tmp),
-        })
+    fn create(path: &Path, inputs: &[crate::output_file::Input]) -> anyhow::Result<ViolationLog> {
+        let file = OutputFile::create_apart(path, None, inputs).context("--violations")?;
+        Ok(ViolationLog { file })
     }
 
     fn line(&mut self, line: &str) -> anyhow::Result<()> {
-        writeln!(self.tmp, "{line}")
-            .with_context(|| format!("--violations {}", self.path.display()))
+        writeln!(self.file, "{line}")
+            .with_context(|| format!("--violations: writing {}", self.file.shown()))
     }
 
     fn finish(self) -> anyhow::Result<()> {
-        let context = || format!("--violations {}", self.path.display());
-        let tmp = self
-            .tmp
-            .into_inner()
-            .map_err(|e| e.into_error())
-            .with_context(context)?;
-        tmp.persist(&self.path)
-            .map_err(|e| e.error)
-            .with_context(context)?;
+        self.file.commit().context("--violations")?;
         Ok(())
     }
 }

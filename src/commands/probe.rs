@@ -1,7 +1,7 @@
 //! `probe`: open a device (Vulkan, or the fake one of the tests), run the instructions,
 //! render the report, and write the log.
 
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -9,6 +9,7 @@ use anyhow::Context;
 use super::Verdict;
 use super::report::ReportFile;
 use crate::d3d::RuleSet;
+use crate::output_file::OutputFile;
 use crate::probe::fake::Fake;
 use crate::probe::vulkan::Vulkan;
 use crate::probe::{self, Device, Family, ProbeError, ProbeReport, ProbeRequest, catalog};
@@ -58,7 +59,16 @@ pub fn run(
 ) -> anyhow::Result<Verdict> {
     // Usage errors first, so they do not wait for (or need) a device.
     let kernels = catalog::select(&req.ops).map_err(|e| anyhow::anyhow!("{e}"))?;
-    // An output that cannot be written fails before the device is opened.
+    // The log files are opened (and refused) now, before any device is touched: a log that
+    // cannot be written fails in a moment, not after the run.
+    let mut logs = match &req.emit_log {
+        Some(path) if !req.list_devices && req.exhaustive.is_none() => {
+            let halves = kernels.iter().any(|k| k.family == Family::F16);
+            Some(Logs::create(path, halves)?)
+        }
+        _ => None,
+    };
+    // So does the report's.
     let report_file = match &req.report {
         Some((path, meta)) => Some(ReportFile::create(path, meta.clone())?),
         None => None,
@@ -110,8 +120,8 @@ pub fn run(
         map: report_file.is_some(),
     };
     let report = probe::run(device.as_mut(), &request).map_err(probe_error)?;
-    if let Some(path) = &req.emit_log {
-        write_logs(path, &report)?;
+    if let Some(logs) = logs.take() {
+        logs.write(&report)?;
     }
     if let Some(f) = report_file {
         f.probe(&report)?;
@@ -124,44 +134,52 @@ pub fn run(
     })
 }
 
-/// The log for `op` (f32 and double lines) and, when 16-bit arithmetic ran, `FILE.f16`
-/// for `op --fmt f16`. Each is written under a temporary name and renamed into place.
-fn write_logs(path: &Path, report: &ProbeReport) -> anyhow::Result<()> {
-    let f16_path = {
-        let mut p = path.as_os_str().to_owned();
-        p.push(".f16");
-        PathBuf::from(p)
-    };
-    let main = report.ops.iter().filter(|o| o.family != Family::F16);
-    write_log(path, main.flat_map(|o| o.log.iter()))?;
-    if report
-        .ops
-        .iter()
-        .any(|o| o.family == Family::F16 && !o.log.is_empty())
-    {
-        let halves = report.ops.iter().filter(|o| o.family == Family::F16);
-        write_log(&f16_path, halves.flat_map(|o| o.log.iter()))?;
-    }
-    Ok(())
+/// `--emit-log FILE`: the log for `op` (f32 and double lines) and, when 16-bit arithmetic
+/// is probed, `FILE.f16` for `op --fmt f16`. Both are output files ([`OutputFile`]):
+/// replaced whole when the run completes, never left half-written.
+struct Logs {
+    main: OutputFile,
+    /// `FILE.f16`, opened when an f16 instruction was selected; written only when the
+    /// device ran one.
+    halves: Option<OutputFile>,
 }
 
-fn write_log<'a>(path: &Path, lines: impl Iterator<Item = &'a String>) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let context = || format!("--emit-log {}", path.display());
-    let tmp = tempfile::NamedTempFile::new_in(dir).with_context(context)?;
-    {
-        let mut w = BufWriter::new(tmp.as_file());
-        for line in lines {
-            writeln!(w, "{line}").with_context(context)?;
-        }
-        w.flush().with_context(context)?;
+impl Logs {
+    fn create(path: &Path, halves: bool) -> anyhow::Result<Logs> {
+        let main = OutputFile::create(path, None).context("--emit-log")?;
+        let halves = if halves {
+            let mut p = path.as_os_str().to_owned();
+            p.push(".f16");
+            Some(OutputFile::create(&PathBuf::from(p), None).context("--emit-log")?)
+        } else {
+            None
+        };
+        Ok(Logs { main, halves })
     }
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(context)?;
+
+    fn write(self, report: &ProbeReport) -> anyhow::Result<()> {
+        let Logs { main, halves } = self;
+        let lines = report.ops.iter().filter(|o| o.family != Family::F16);
+        write_log(main, lines.flat_map(|o| o.log.iter()))?;
+        let f16 = report.ops.iter().filter(|o| o.family == Family::F16);
+        if let Some(file) = halves
+            && f16.clone().any(|o| !o.log.is_empty())
+        {
+            write_log(file, f16.flat_map(|o| o.log.iter()))?;
+        }
+        Ok(())
+    }
+}
+
+fn write_log<'a>(
+    mut file: OutputFile,
+    lines: impl Iterator<Item = &'a String>,
+) -> anyhow::Result<()> {
+    for line in lines {
+        writeln!(file, "{line}")
+            .with_context(|| format!("--emit-log: writing {}", file.shown()))?;
+    }
+    file.commit().context("--emit-log")?;
     Ok(())
 }
 

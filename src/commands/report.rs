@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::convert::output::OutputFile;
+use crate::output_file::OutputFile;
 use crate::probe::ProbeReport;
 use crate::render::report::{Meta, UlpPage, probe_page, ulp_page};
 
@@ -23,7 +23,7 @@ impl ReportFile {
     /// Opens `path` for the report.
     pub fn create(path: &Path, meta: Meta) -> anyhow::Result<ReportFile> {
         let file = OutputFile::create(path, None)
-            .with_context(|| format!("--report {}", path.display()))?;
+            .with_context(|| format!("--report {}", crate::path_text::one_line(path)))?;
         Ok(ReportFile {
             file,
             path: path.to_path_buf(),
@@ -32,7 +32,7 @@ impl ReportFile {
     }
 
     fn write(mut self, html: std::io::Result<String>) -> anyhow::Result<()> {
-        let context = || format!("--report {}", self.path.display());
+        let context = || format!("--report {}", crate::path_text::one_line(&self.path));
         let html = html.with_context(context)?;
         self.file.write_all(html.as_bytes()).with_context(context)?;
         self.file.commit().with_context(context)

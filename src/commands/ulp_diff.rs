@@ -145,7 +145,8 @@ fn compare_files(
         Some((path, meta)) => Some(super::report::ReportFile::create(path, meta.clone())?),
         None => None,
     };
-    let names = format!("{} and {}", expected.display(), actual.display());
+    let shown = |p: &PathBuf| crate::path_text::one_line(p);
+    let names = format!("{} and {}", shown(expected), shown(actual));
     let containers = (container_of(expected), container_of(actual));
     if containers.0 != containers.1 {
         anyhow::bail!(
@@ -160,7 +161,7 @@ fn compare_files(
         }
         return compare_images(req, expected, actual, containers.0, report_file, r, out);
     }
-    let open = |p: &PathBuf| File::open(p).with_context(|| format!("opening {}", p.display()));
+    let open = |p: &PathBuf| File::open(p).with_context(|| format!("opening {}", shown(p)));
     let (fe, fa) = (open(expected)?, open(actual)?);
     let layout = Layout::new(req.format, req.opts);
     // Regular files tell their sizes up front, so a mismatch costs no reading; pipes and
@@ -174,8 +175,8 @@ fn compare_files(
         if se != sa {
             anyhow::bail!(
                 "{names} differ in size: {} is {se} bytes, {} is {sa} bytes",
-                expected.display(),
-                actual.display()
+                shown(expected),
+                shown(actual)
             );
         }
         if se % element != 0 {
@@ -254,7 +255,8 @@ fn compare_images(
     let load = |p: &PathBuf| -> anyhow::Result<ImageBuffer> {
         match (container, req.width) {
             (Container::Raw, Some((w, channels))) => {
-                let data = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
+                let data = std::fs::read(p)
+                    .with_context(|| format!("reading {}", crate::path_text::one_line(p)))?;
                 Ok(ImageBuffer::raw(
                     req.format,
                     w as u64,
@@ -262,11 +264,15 @@ fn compare_images(
                     data,
                 ))
             }
-            _ => ImageBuffer::read(p, container).with_context(|| p.display().to_string()),
+            _ => ImageBuffer::read(p, container).with_context(|| crate::path_text::one_line(p)),
         }
     };
     let (e, a) = (load(expected)?, load(actual)?);
-    let names = format!("{} and {}", expected.display(), actual.display());
+    let names = format!(
+        "{} and {}",
+        crate::path_text::one_line(expected),
+        crate::path_text::one_line(actual)
+    );
     if (e.format, e.per_pixel, e.width, e.height) != (a.format, a.per_pixel, a.width, a.height)
         || e.data.len() != a.data.len()
     {

@@ -74,7 +74,7 @@ fn container(what: &str, e: impl std::fmt::Display) -> ConvertError {
 /// its headers are checked against `limits` and the file's size.
 pub fn read_exr(path: &Path, limits: ImageLimits) -> Result<RgbaImage, ConvertError> {
     let file_size = std::fs::metadata(path)
-        .map_err(|e| ConvertError::io(format!("reading {}", path.display()), e))?
+        .map_err(|e| ConvertError::io(format!("reading {}", crate::path_text::one_line(path)), e))?
         .len();
     let meta =
         exr::meta::MetaData::read_from_file(path, false).map_err(|e| container("OpenEXR", e))?;

@@ -6,7 +6,6 @@ pub mod dds;
 pub mod element;
 pub mod image_in;
 pub mod kernels;
-pub mod output;
 pub mod raw;
 pub mod summary;
 
@@ -52,9 +51,9 @@ pub enum ConvertError {
         /// The group as the message names it ([`Conversion::src_group_name`]).
         what: String,
     },
-    /// The output names the input file itself (same device and inode); the output path.
-    #[error("refusing to write over the input file {0}")]
-    OutputIsInput(String),
+    /// The output cannot be written, or is the input.
+    #[error(transparent)]
+    Output(#[from] crate::output_file::OutputError),
     /// A DDS, OpenEXR or Radiance HDR file that cannot be read, or a DDS file that cannot
     /// be built, as asked; the whole message.
     #[error("{0}")]

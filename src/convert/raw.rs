@@ -10,6 +10,8 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use rayon::prelude::*;
 
+use crate::threads;
+
 use super::{Conversion, ConvertError, Stats, kernels};
 use crate::io::{PageBuf, read_full};
 
@@ -74,18 +76,35 @@ pub fn convert_stream(
     let (empty_tx, empty_rx) = sync_channel::<PageBuf>(3);
     let (out_tx, out_rx) = sync_channel::<(PageBuf, usize)>(1);
     let (spare_tx, spare_rx) = sync_channel::<PageBuf>(3);
-    std::thread::scope(|scope| {
-        let reader = scope.spawn(move || read_chunks(input, len, full_tx, empty_rx));
-        let writer = scope.spawn(move || write_chunks(output, out_rx, spare_tx));
+    let threaded = std::thread::scope(|scope| {
+        // The writer starts first: it takes nothing from the input, so when the reader
+        // cannot start (the system refuses threads) the stream is still whole, and the
+        // one-thread loop below converts it from its first byte.
+        let writer = threads::spawn_scoped(scope, "convert-writer", || {
+            write_chunks(&mut *output, out_rx, spare_tx)
+        })?;
+        let Some(reader) = threads::spawn_scoped(scope, "convert-reader", || {
+            read_chunks(&mut *input, len, full_tx, empty_rx)
+        }) else {
+            drop(out_tx); // the writer ends, having written nothing
+            let _ = writer.join();
+            return None;
+        };
         let converted = convert_chunks(conv, full_rx, empty_tx, out_tx, spare_rx, progress);
         // Report the first failure in stream order: reading, then converting, then writing.
         let read = reader.join().expect("reader thread");
         let written = writer.join().expect("writer thread");
-        read.map_err(|e| reading(names.0, e))?;
-        let stats = converted?;
-        written.map_err(|e| writing(names.1, e))?;
-        Ok(stats)
-    })
+        Some((|| {
+            read.map_err(|e| reading(names.0, e))?;
+            let stats = converted?;
+            written.map_err(|e| writing(names.1, e))?;
+            Ok(stats)
+        })())
+    });
+    match threaded {
+        Some(result) => result,
+        None => convert_serial(conv, input, output, names, progress),
+    }
 }
 
 /// [`convert_stream`] on one thread: the same chunks in the same order, and the same

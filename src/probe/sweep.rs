@@ -12,6 +12,7 @@ use super::judge::{OpReport, result_buffer};
 use super::{Device, ProbeError, ProbeReport, Source};
 use crate::d3d::RuleSet;
 use crate::judge::{Buffer, Elem, Judge, Options, Verdict};
+use crate::threads;
 
 /// Lines per dispatch: 2^21 lines is 32,768 workgroups of 64, inside the 65,535 every
 /// Vulkan device allows in one dimension, and 8 or 16 MiB of results.
@@ -91,31 +92,45 @@ pub fn run_exhaustive(
             continue;
         }
         let judge = Judge::new(k.op, k.format, req.rules);
+        // Judges one chunk of results: its verdict and the seconds it took.
+        let judge_chunk = |base: u64, words: Vec<u32>| -> Result<(Verdict, f64), ProbeError> {
+            let t = Instant::now();
+            let n = words.len() / k.output_words();
+            let operands = operand_buffers(k, &judge, base, n);
+            let cols: Vec<_> = operands.iter().map(Buffer::column).collect();
+            let results = result_buffer(k, &judge, &words);
+            let opts = Options {
+                base,
+                violation_limit: 0,
+                map: req.map,
+                ..Options::default()
+            };
+            let v = judge.run(&cols, results.column(), &opts).map_err(|e| {
+                ProbeError::Device(format!("{}: the op engine refused a line: {e}", k.name))
+            })?;
+            Ok((v, t.elapsed().as_secs_f64()))
+        };
         let (tx, rx) = sync_channel::<(u64, Vec<u32>)>(1);
         let (verdict, ran, device_seconds, judge_seconds) = std::thread::scope(|s| {
-            let judging = s.spawn(|| -> Result<(Verdict, f64), ProbeError> {
-                let mut total = Verdict::default();
-                let mut busy = 0.0;
-                for (base, words) in rx {
-                    let t = Instant::now();
-                    let n = words.len() / k.output_words();
-                    let operands = operand_buffers(k, &judge, base, n);
-                    let cols: Vec<_> = operands.iter().map(Buffer::column).collect();
-                    let results = result_buffer(k, &judge, &words);
-                    let opts = Options {
-                        base,
-                        violation_limit: 0,
-                        map: req.map,
-                        ..Options::default()
-                    };
-                    let v = judge.run(&cols, results.column(), &opts).map_err(|e| {
-                        ProbeError::Device(format!("{}: the op engine refused a line: {e}", k.name))
-                    })?;
-                    total.merge(v, 0);
-                    busy += t.elapsed().as_secs_f64();
-                }
-                Ok((total, busy))
-            });
+            // A judge thread beside the device when the system allows one; otherwise each
+            // chunk is judged here, between dispatches.
+            let judging = threads::side_threads_allowed()
+                .then(|| {
+                    threads::spawn_scoped(s, "probe-judge", move || {
+                        threads::install(|| -> Result<(Verdict, f64), ProbeError> {
+                            let mut total = Verdict::default();
+                            let mut busy = 0.0;
+                            for (base, words) in rx {
+                                let (v, seconds) = judge_chunk(base, words)?;
+                                total.merge(v, 0);
+                                busy += seconds;
+                            }
+                            Ok((total, busy))
+                        })
+                    })
+                })
+                .flatten();
+            let mut inline = (Verdict::default(), 0.0);
             let mut base = 0u64;
             let mut failed = None;
             let mut device_time = 0.0;
@@ -126,7 +141,18 @@ pub fn run_exhaustive(
                 device_time += t.elapsed().as_secs_f64();
                 match ran {
                     Ok(words) if words.len() == n * k.output_words() => {
-                        if tx.send((base, words)).is_err() {
+                        if judging.is_none() {
+                            match judge_chunk(base, words) {
+                                Ok((v, seconds)) => {
+                                    inline.0.merge(v, 0);
+                                    inline.1 += seconds;
+                                }
+                                Err(e) => {
+                                    failed = Some(e);
+                                    break;
+                                }
+                            }
+                        } else if tx.send((base, words)).is_err() {
                             break; // the judge stopped on an error it will report
                         }
                     }
@@ -147,7 +173,10 @@ pub fn run_exhaustive(
                 progress(done + base, total);
             }
             drop(tx);
-            let judged = judging.join().expect("the judging thread does not panic");
+            let judged = match judging {
+                Some(thread) => thread.join().expect("the judging thread does not panic"),
+                None => Ok(inline),
+            };
             match failed {
                 Some(e) => Err(e),
                 None => judged.map(|(v, judge_time)| (v, base, device_time, judge_time)),

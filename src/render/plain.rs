@@ -3,7 +3,9 @@
 use super::op_text::{push_allowed, push_bits};
 use crate::d3d::{Domain, Evaluation};
 use crate::input::Typed;
+use crate::path_text;
 use std::io::{self, Write};
+use std::path::Path;
 
 use super::Renderer;
 use crate::convert::Report;
@@ -32,7 +34,13 @@ impl Renderer for Plain {
     fn convert(&mut self, out: &mut dyn Write, r: &Report) -> io::Result<()> {
         let pairs: Vec<String> = super::convert_fields(r)
             .into_iter()
-            .map(|(k, v)| format!("{k}={}", v.text()))
+            .map(|(k, v)| match k {
+                // A name with a space or a newline would break the `key=value` line.
+                "input" | "output" => {
+                    format!("{k}={}", path_text::one_line(Path::new(&v.text())))
+                }
+                _ => format!("{k}={}", v.text()),
+            })
             .collect();
         writeln!(out, "{}", pairs.join(" "))
     }

@@ -129,12 +129,14 @@ impl Simd {
 /// run here are named on stderr, once per process, so a test never passes silently
 /// for lack of a CPU feature.
 pub fn for_each_level(mut check: impl FnMut(Simd)) {
+    use std::io::Write;
     static NAMED: std::sync::Once = std::sync::Once::new();
     let (have, lack) = Simd::every_level();
     if !lack.is_empty() {
         NAMED.call_once(|| {
             let names: Vec<&str> = lack.iter().map(|l| l.name()).collect();
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "kernel levels this CPU (or build) cannot run: {}",
                 names.join(", ")
             );

@@ -1,10 +1,12 @@
 //! The human view of `convert`: one line of totals, two of counts.
 
 use std::io::{self, Write};
+use std::path::Path;
 
 use super::Human;
 use crate::convert::Report;
 use crate::format::{F10, F11, Format};
+use crate::path_text;
 
 /// Whether common encoders of the target clamp out-of-range values to its largest finite
 /// value rather than INF: the packed float formats (DirectXMath's XMStoreFloat3PK, Mesa's
@@ -28,9 +30,9 @@ impl Human {
             c.from.name(),
             c.to.name(),
             c.opts.mode.as_str(),
-            r.input,
+            path_text::one_line(Path::new(&r.input)),
             mib(r.bytes_in),
-            r.output,
+            path_text::one_line(Path::new(&r.output)),
             mib(r.bytes_out),
             r.seconds
         )?;

@@ -1,0 +1,859 @@
+//! Every file a command writes by name (`convert -o`, `probe --emit-log`, `op --violations`,
+//! reports) goes through [`OutputFile`], so one set of rules keeps a run from destroying
+//! data:
+//!
+//! - A regular file (or a missing one) is written under a temporary name in its folder
+//!   (`.d3dfloat-XXXXXX.part`) and renamed over it at the end, so an error or an interrupt
+//!   never leaves half an output. The file must be writable by whoever runs the command (as
+//!   `cp` and the shell ask): a write-protected file is refused, not replaced. The
+//!   replacement keeps an existing file's mode (and its owner where the system lets us);
+//!   a new file is created through the umask, `0666 & !umask`, as the shell creates one.
+//! - A symlink is followed: the file it resolves to is the one replaced, and the link stays.
+//! - A link to an open descriptor (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`) is written
+//!   through that descriptor, in the mode the shell opened it (`>> log` keeps appending),
+//!   never renamed over.
+//! - Anything else that exists (a character or block device, a FIFO, a socket, or a link to
+//!   one) is opened and written in place, streaming: renaming a file over `/dev/null` would
+//!   turn it into a regular file, and over a FIFO would cut off its reader.
+//! - An output that is one of the inputs (same device and inode, however it is named: a
+//!   regular file, or a FIFO or pipe, stdin included) is refused before anything is written.
+//!   Character devices may be both (`< /dev/null -o /dev/null`).
+//!
+//! Everything that can be refused is refused by [`OutputFile::create`], before the command
+//! does its work. Temporary files in flight are registered with [`interrupts`], which
+//! removes them when a signal ends the run.
+
+use std::fs::{File, Metadata};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::path_text;
+
+/// Why an output cannot be written. Messages name the path as the user typed it, never
+/// a temporary file.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// The output is one of the inputs: writing it would destroy what is being read, or
+    /// (a pipe) read back what is written.
+    #[error(
+        "refusing to write over the input {kind} {input}: {output} is that {kind} \
+         (input file is output file)"
+    )]
+    IsInput {
+        /// The output as shown (`stdout`, or the path typed).
+        output: String,
+        /// The input as shown (`stdin`, or the path typed).
+        input: String,
+        /// `file` or `pipe`.
+        kind: &'static str,
+    },
+    /// The cause is the error's source, so a `{:#}` chain names it once.
+    #[error("{context}")]
+    Io {
+        /// What was being done, such as `writing out.f16`.
+        context: String,
+        /// The operating system's error.
+        source: io::Error,
+    },
+}
+
+impl OutputError {
+    fn writing(shown: &str, source: io::Error) -> OutputError {
+        OutputError::Io {
+            context: format!("writing {shown}"),
+            source,
+        }
+    }
+}
+
+/// Which file a descriptor or path is, for telling whether an output is an input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileId {
+    dev: u64,
+    ino: u64,
+    kind: FileKind,
+}
+
+/// The kinds of file for which being both input and output is an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FileKind {
+    /// Writing it destroys what is read.
+    Regular,
+    /// A FIFO or pipe: what is written would be read back, or the run waits on itself.
+    Pipe,
+    /// Devices and sockets: reading and writing are independent.
+    Other,
+}
+
+impl FileId {
+    /// The file whose metadata this is.
+    #[cfg(unix)]
+    pub fn of_metadata(m: &Metadata) -> FileId {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        let t = m.file_type();
+        let kind = if t.is_file() {
+            FileKind::Regular
+        } else if t.is_fifo() {
+            FileKind::Pipe
+        } else {
+            FileKind::Other
+        };
+        FileId {
+            dev: m.dev(),
+            ino: m.ino(),
+            kind,
+        }
+    }
+
+    /// Without device and inode numbers nothing is known to be the same file.
+    #[cfg(not(unix))]
+    pub fn of_metadata(_: &Metadata) -> FileId {
+        FileId {
+            dev: 0,
+            ino: 0,
+            kind: FileKind::Other,
+        }
+    }
+
+    /// The file `path` names (through links), when it exists.
+    pub fn of_path(path: &Path) -> Option<FileId> {
+        std::fs::metadata(path)
+            .ok()
+            .map(|m| FileId::of_metadata(&m))
+    }
+
+    /// The file behind standard input, when it is open.
+    pub fn of_stdin() -> Option<FileId> {
+        of_handle(&io::stdin())
+    }
+
+    /// The file behind standard output, when it is open.
+    pub fn of_stdout() -> Option<FileId> {
+        of_handle(&io::stdout())
+    }
+
+    /// Whether writing to `self` would destroy or feed back into the input `other`.
+    pub fn clashes(&self, other: &FileId) -> bool {
+        self.dev == other.dev && self.ino == other.ino && self.kind != FileKind::Other
+    }
+
+    fn kind_name(&self) -> &'static str {
+        match self.kind {
+            FileKind::Pipe => "pipe",
+            _ => "file",
+        }
+    }
+}
+
+#[cfg(unix)]
+fn of_handle(handle: &impl std::os::fd::AsFd) -> Option<FileId> {
+    let fd = handle.as_fd().try_clone_to_owned().ok()?;
+    File::from(fd)
+        .metadata()
+        .ok()
+        .map(|m| FileId::of_metadata(&m))
+}
+
+#[cfg(not(unix))]
+fn of_handle<T>(_: &T) -> Option<FileId> {
+    None
+}
+
+/// An input an output must not be: its identity and its name for messages.
+#[derive(Clone, Debug)]
+pub struct Input {
+    /// Which file it is.
+    pub id: FileId,
+    /// As messages name it (`stdin` or the path typed).
+    pub shown: String,
+}
+
+impl Input {
+    /// The input file at `path` (`None` when it cannot be looked at: opening it will say why).
+    pub fn path(path: &Path) -> Option<Input> {
+        Some(Input {
+            id: FileId::of_path(path)?,
+            shown: path_text::one_line(path),
+        })
+    }
+
+    /// Standard input, when it is open.
+    pub fn stdin() -> Option<Input> {
+        Some(Input {
+            id: FileId::of_stdin()?,
+            shown: "stdin".to_string(),
+        })
+    }
+}
+
+/// Fails when writing to `output` (named `shown`) would write into one of `inputs`.
+fn refuse_inputs(output: &FileId, shown: &str, inputs: &[Input]) -> Result<(), OutputError> {
+    match inputs.iter().find(|i| output.clashes(&i.id)) {
+        Some(i) => Err(OutputError::IsInput {
+            output: shown.to_string(),
+            input: i.shown.clone(),
+            kind: output.kind_name(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Fails when standard output is one of `inputs` (`convert in.f32 >> in.f32` would read
+/// its own output back and grow without end; `1<> in.f32` would overwrite what it has yet
+/// to read), as `cat` refuses: "input file is output file".
+pub fn refuse_stdout_is_input(inputs: &[Input]) -> Result<(), OutputError> {
+    match FileId::of_stdout() {
+        Some(out) => refuse_inputs(&out, "stdout", inputs),
+        None => Ok(()),
+    }
+}
+
+/// Capacity of the buffer in front of an output. The raw converter writes whole chunks,
+/// nearly always larger than this (77 KiB to a few MiB; only f64 texels packed on one
+/// core give less), which `BufWriter` passes straight to the file; headers, tails and
+/// those small chunks are gathered here. A buffer as large as a one-core chunk would copy
+/// every chunk once more on its way out (docs/benchmarks.md).
+pub const WRITE_BUFFER: usize = 64 << 10;
+
+/// Disk reserved ahead of the data, at most, in a replaced file: a run killed by SIGKILL
+/// (which no handler sees) leaves its temporary file holding at most this much more than
+/// it had written.
+pub const RESERVE_STEP: u64 = 64 << 20;
+
+/// An output file being written. Dropping it without [`OutputFile::commit`] removes the
+/// temporary file of a replaced output.
+pub struct OutputFile {
+    inner: Inner,
+    /// The output as messages name it.
+    shown: String,
+}
+
+enum Inner {
+    /// A regular or missing file (or a link to one), written under a temporary name.
+    Replace(Box<Replacement>),
+    /// A device, FIFO, socket or open descriptor, written in place as the data comes.
+    InPlace(BufWriter<File>),
+}
+
+impl OutputFile {
+    /// Opens `path` for writing by the rules at the top of this module. `size_hint`, when
+    /// known, is what will be written: a replaced file checks the free disk for it and
+    /// reserves it ahead of the data ([`RESERVE_STEP`] at a time).
+    pub fn create(path: &Path, size_hint: Option<u64>) -> Result<OutputFile, OutputError> {
+        OutputFile::create_apart(path, size_hint, &[])
+    }
+
+    /// [`OutputFile::create`], refusing an output that is one of `inputs`.
+    pub fn create_apart(
+        path: &Path,
+        size_hint: Option<u64>,
+        inputs: &[Input],
+    ) -> Result<OutputFile, OutputError> {
+        let shown = path_text::one_line(path);
+        let error = |e| OutputError::writing(&shown, e);
+        let inner = match resolve(path).map_err(error)? {
+            Resolved::Descriptor(fd) => {
+                let file = dup_descriptor(fd).map_err(error)?;
+                let meta = file.metadata().map_err(error)?;
+                refuse_inputs(&FileId::of_metadata(&meta), &shown, inputs)?;
+                Inner::InPlace(BufWriter::with_capacity(WRITE_BUFFER, file))
+            }
+            Resolved::Path(target) => match std::fs::metadata(&target) {
+                Ok(m) if m.is_dir() => return Err(error(io::ErrorKind::IsADirectory.into())),
+                Ok(m) if !m.is_file() => {
+                    refuse_inputs(&FileId::of_metadata(&m), &shown, inputs)?;
+                    // No truncation: it means nothing to a device or a FIFO.
+                    let file = std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(&target)
+                        .map_err(error)?;
+                    Inner::InPlace(BufWriter::with_capacity(WRITE_BUFFER, file))
+                }
+                Ok(m) => {
+                    refuse_inputs(&FileId::of_metadata(&m), &shown, inputs)?;
+                    // What the user may not write is refused, not replaced: opening it for
+                    // writing (without truncating) asks the system exactly that, root,
+                    // read-only mounts and immutable files included.
+                    drop(
+                        std::fs::OpenOptions::new()
+                            .write(true)
+                            .open(&target)
+                            .map_err(error)?,
+                    );
+                    Inner::Replace(Box::new(
+                        Replacement::create(&target, Some(m), size_hint).map_err(error)?,
+                    ))
+                }
+                Err(_) => Inner::Replace(Box::new(
+                    Replacement::create(&target, None, size_hint).map_err(error)?,
+                )),
+            },
+        };
+        Ok(OutputFile { inner, shown })
+    }
+
+    /// The output as messages name it.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// Flushes the data and, for a replaced file, gives it the old file's mode (and owner)
+    /// and renames it into place. No fsync: the promise is about errors and interrupts in
+    /// this process (which never leave a partial output), not about power loss, and an
+    /// fsync of a large output would cost more than the conversion.
+    pub fn commit(self) -> Result<(), OutputError> {
+        let error = |e| OutputError::writing(&self.shown, e);
+        match self.inner {
+            Inner::Replace(r) => (*r).commit().map_err(error),
+            Inner::InPlace(mut w) => w.flush().map_err(error),
+        }
+    }
+}
+
+impl Write for OutputFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.inner {
+            Inner::Replace(r) => r.writer.write(buf),
+            Inner::InPlace(w) => w.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match &mut self.inner {
+            Inner::Replace(r) => r.writer.write_all(buf),
+            Inner::InPlace(w) => w.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.inner {
+            Inner::Replace(r) => r.writer.flush(),
+            Inner::InPlace(w) => w.flush(),
+        }
+    }
+}
+
+/// Where an output path leads.
+enum Resolved {
+    /// An open descriptor of this process.
+    Descriptor(i32),
+    /// A file to replace or a device to open (the end of its links).
+    Path(PathBuf),
+}
+
+/// Follows `path` through symlinks (also dangling ones, whose target is then created) to
+/// the file to replace, or to the descriptor it names. At most 40 links, as the kernel
+/// allows.
+fn resolve(path: &Path) -> io::Result<Resolved> {
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        // Before following: `/proc/self/fd/N` reads as a link to whatever the descriptor
+        // holds (`pipe:[1234]`, a deleted file), which is not a path to open.
+        if let Some(fd) = descriptor_named(&current) {
+            return Ok(Resolved::Descriptor(fd));
+        }
+        match std::fs::symlink_metadata(&current) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(Resolved::Path(current)),
+        }
+    }
+    Err(io::Error::other("too many levels of symbolic links"))
+}
+
+/// The descriptor `path` names when it is an entry of this process's descriptor table
+/// (`/proc/self/fd/N`, `/dev/fd/N`, `/proc/thread-self/fd/N`, `/proc/PID/fd/N`), however
+/// its folder is reached.
+#[cfg(target_os = "linux")]
+fn descriptor_named(path: &Path) -> Option<i32> {
+    let fd: i32 = path.file_name()?.to_str()?.parse().ok()?;
+    let dir = std::fs::canonicalize(path.parent()?).ok()?;
+    let own = Path::new("/proc").join(std::process::id().to_string());
+    let table = dir == own.join("fd")
+        || (dir.file_name()? == "fd" && dir.parent()?.parent()? == own.join("task"));
+    table.then_some(fd)
+}
+
+/// Elsewhere `/dev/fd/N` is a device that the system itself makes a copy of the descriptor.
+#[cfg(not(target_os = "linux"))]
+fn descriptor_named(_: &Path) -> Option<i32> {
+    None
+}
+
+/// The descriptors the process was started with, once [`note_inherited_descriptors`] has
+/// listed them.
+static INHERITED: std::sync::OnceLock<Vec<i32>> = std::sync::OnceLock::new();
+
+/// Lists the descriptors this process was started with; `main` calls it before opening
+/// anything. Only those are outputs a path such as `/dev/fd/3` may name: without the list,
+/// `-o /dev/fd/3` with no descriptor 3 from the shell would reach whatever file the run
+/// itself had opened as 3 by then (its input). Linux only; elsewhere it does nothing.
+pub fn note_inherited_descriptors() {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(dir) = std::fs::read_dir("/proc/self/fd") else {
+            return;
+        };
+        let listed: Vec<i32> = dir
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+            .collect();
+        // The listing's own descriptor was among them; it is closed now.
+        let open = listed
+            .into_iter()
+            .filter(|fd| std::fs::symlink_metadata(format!("/proc/self/fd/{fd}")).is_ok())
+            .collect();
+        let _ = INHERITED.set(open);
+    }
+}
+
+/// A copy of descriptor `fd` of this process: the same open file, offset and mode
+/// (`O_APPEND` included). A descriptor the process was not started with is "not open"
+/// (EBADF) to the user, who cannot have meant it.
+#[cfg(unix)]
+fn dup_descriptor(fd: i32) -> io::Result<File> {
+    use std::os::fd::{AsFd, BorrowedFd};
+    let ebadf = || io::Error::from_raw_os_error(9);
+    if INHERITED.get().is_some_and(|fds| !fds.contains(&fd)) {
+        return Err(ebadf());
+    }
+    let owned = match fd {
+        0 => io::stdin().as_fd().try_clone_to_owned()?,
+        1 => io::stdout().as_fd().try_clone_to_owned()?,
+        2 => io::stderr().as_fd().try_clone_to_owned()?,
+        _ => {
+            if std::fs::symlink_metadata(format!("/proc/self/fd/{fd}")).is_err() {
+                return Err(ebadf());
+            }
+            // SAFETY: the descriptor table lists `fd`, so it is open; this process closes
+            // only descriptors it opened itself, and the borrow ends with the copy made
+            // from it on this line.
+            unsafe { BorrowedFd::borrow_raw(fd) }.try_clone_to_owned()?
+        }
+    };
+    Ok(File::from(owned))
+}
+
+#[cfg(not(unix))]
+fn dup_descriptor(_: i32) -> io::Result<File> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+/// A file being written under a temporary name in the target's directory.
+struct Replacement {
+    writer: BufWriter<Reserving>,
+    /// The temporary file; `None` once it has been renamed into place.
+    temp: Option<tempfile::TempPath>,
+    /// Where the file goes (the link's target when the output is a symlink).
+    target: PathBuf,
+    /// The file it replaces, whose mode and owner the replacement takes.
+    replaces: Option<Metadata>,
+}
+
+impl Replacement {
+    fn create(
+        target: &Path,
+        replaces: Option<Metadata>,
+        size_hint: Option<u64>,
+    ) -> io::Result<Replacement> {
+        interrupts::install()?;
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        // A new file is created as the shell would (0666 through the umask); one that
+        // replaces a file stays private (0600) until it takes that file's mode at the end.
+        let mode = if replaces.is_some() { 0o600 } else { 0o666 };
+        // Creating and registering happen under the lock, so an interrupt either finds the
+        // file registered or arrives before it exists.
+        let (file, temp) = interrupts::with_registry(|files| {
+            let mut builder = tempfile::Builder::new();
+            builder.prefix(".d3dfloat-").suffix(".part");
+            set_create_mode(&mut builder, mode);
+            let (file, temp) = builder
+                .tempfile_in(dir)
+                .map_err(without_temp_path)?
+                .into_parts();
+            files.push(temp.to_path_buf());
+            Ok((file, temp))
+        })?;
+        // An error from here on drops `temp`, which deletes the file.
+        let mut reserving = Reserving {
+            file,
+            written: 0,
+            reserved: 0,
+            goal: size_hint.unwrap_or(0),
+            step: RESERVE_STEP,
+        };
+        reserving.check_free_disk()?;
+        reserving.reserve_for(0)?;
+        Ok(Replacement {
+            writer: BufWriter::with_capacity(WRITE_BUFFER, reserving),
+            temp: Some(temp),
+            target: target.to_path_buf(),
+            replaces,
+        })
+    }
+
+    fn commit(mut self) -> io::Result<()> {
+        self.writer.flush()?;
+        let file = &self.writer.get_ref().file;
+        release_unused(file, self.writer.get_ref().reserved);
+        if let Some(old) = &self.replaces {
+            take_mode_and_owner(file, old);
+        }
+        let temp = self.temp.take().expect("committed once");
+        interrupts::with_registry(|files| {
+            let renamed = std::fs::rename(&temp, &self.target);
+            files.retain(|p| p.as_path() != &*temp);
+            // Once renamed, the name belongs to the output: nothing is left to delete.
+            // Otherwise dropping `temp` deletes the temporary file.
+            renamed.map(|()| drop(temp.keep()))
+        })
+    }
+}
+
+impl Drop for Replacement {
+    fn drop(&mut self) {
+        if let Some(temp) = self.temp.take() {
+            let _ = interrupts::with_registry(|files| {
+                files.retain(|p| p.as_path() != &*temp);
+                drop(temp);
+                Ok(())
+            });
+        }
+    }
+}
+
+#[cfg(unix)]
+fn set_create_mode(builder: &mut tempfile::Builder, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    builder.permissions(std::fs::Permissions::from_mode(mode));
+}
+
+#[cfg(not(unix))]
+fn set_create_mode(_: &mut tempfile::Builder, _: u32) {}
+
+/// The replaced file's owner (where the system lets us: root, or a group we are in) and
+/// its mode. Set-user-ID and set-group-ID bits are kept only with the owner they came
+/// with, as `cp -p` does. Best effort: the data is written either way.
+#[cfg(unix)]
+fn take_mode_and_owner(file: &File, old: &Metadata) {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let owned = std::os::unix::fs::fchown(file, Some(old.uid()), Some(old.gid())).is_ok()
+        || std::os::unix::fs::fchown(file, None, Some(old.gid())).is_ok() && {
+            file.metadata().is_ok_and(|m| m.uid() == old.uid())
+        };
+    let mut mode = old.mode() & 0o7777;
+    if !owned {
+        mode &= !0o6000;
+    }
+    let _ = file.set_permissions(std::fs::Permissions::from_mode(mode));
+}
+
+#[cfg(not(unix))]
+fn take_mode_and_owner(file: &File, old: &Metadata) {
+    let _ = file.set_permissions(old.permissions());
+}
+
+/// `tempfile` adds the temporary file's name to its errors; the user never typed that name,
+/// so keep the operating system's error alone.
+fn without_temp_path(e: io::Error) -> io::Error {
+    let text = e.to_string();
+    match text.rsplit_once(" at path ") {
+        Some((cause, _)) => io::Error::new(e.kind(), cause.to_string()),
+        None => e,
+    }
+}
+
+/// The temporary file under its buffer, reserving disk ahead of the data as it comes.
+struct Reserving {
+    file: File,
+    /// Bytes written so far.
+    written: u64,
+    /// Bytes of disk reserved from the start of the file.
+    reserved: u64,
+    /// The size announced; nothing is reserved past it.
+    goal: u64,
+    /// How far ahead of the data the reservation runs.
+    step: u64,
+}
+
+impl Reserving {
+    /// Fails with "No space left on device" when the file system has less free space than
+    /// the whole output needs, so a disk too small fails at once rather than after most of
+    /// the work. A quota is met by the first reservation, or by a write.
+    #[cfg(target_os = "linux")]
+    fn check_free_disk(&self) -> io::Result<()> {
+        if let Ok(fs) = rustix::fs::fstatvfs(&self.file)
+            && (fs.f_bavail as u128) * (fs.f_frsize as u128) < self.goal as u128
+        {
+            return Err(rustix::io::Errno::NOSPC.into());
+        }
+        Ok(())
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn check_free_disk(&self) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// Before `len` more bytes are written: when they would pass the reservation, reserves
+    /// up to [`Reserving::step`] bytes past them (never past the goal). Two gains over
+    /// writing as it comes: a quota or disk that fills up fails at once rather than after
+    /// a page at a time, and ext4 allocates in large extents (docs/benchmarks.md, round 7).
+    /// A file system that cannot (`EOPNOTSUPP`), or any refusal but a full disk or quota,
+    /// stops the reservations: they are only a hint.
+    fn reserve_for(&mut self, len: usize) -> io::Result<()> {
+        let end = self.written + len as u64;
+        if self.reserved >= self.goal || (end <= self.reserved && self.reserved > 0) {
+            return Ok(());
+        }
+        let upto = (end.max(self.reserved) + self.step).min(self.goal);
+        match reserve(&self.file, self.reserved, upto - self.reserved) {
+            Ok(true) => self.reserved = upto,
+            Ok(false) => self.goal = self.reserved,
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+}
+
+impl Write for Reserving {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.reserve_for(buf.len())?;
+        let n = self.file.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// Reserves `len` bytes of disk at `offset` (`fallocate` with `KEEP_SIZE`: the blocks are
+/// allocated, the size stays where the data is). Returns whether it did.
+#[cfg(target_os = "linux")]
+pub fn reserve(file: &File, offset: u64, len: u64) -> io::Result<bool> {
+    use rustix::fs::{FallocateFlags, fallocate};
+    use rustix::io::Errno;
+    if len == 0 {
+        return Ok(false);
+    }
+    match fallocate(file, FallocateFlags::KEEP_SIZE, offset, len) {
+        Ok(()) => Ok(true),
+        Err(e) if e == Errno::NOSPC || e == Errno::DQUOT => Err(e.into()),
+        Err(_) => Ok(false),
+    }
+}
+
+/// Elsewhere nothing is reserved; the output is written as it comes.
+#[cfg(not(target_os = "linux"))]
+pub fn reserve(_: &File, _: u64, _: u64) -> io::Result<bool> {
+    Ok(false)
+}
+
+/// Gives back the reserved blocks past the end of a file that came out shorter than its
+/// reservation (an input that shrank while it was read), so that it takes no more disk
+/// than its size: a truncation to the size it already has, which ext4 and tmpfs take as
+/// the cue to free what lies past the end (ext4 ignores a hole punched there). Best
+/// effort, as the reservation was.
+#[cfg(target_os = "linux")]
+fn release_unused(file: &File, reserved: u64) {
+    if let Ok(m) = file.metadata()
+        && m.len() < reserved
+    {
+        let _ = file.set_len(m.len());
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn release_unused(_: &File, _: u64) {}
+
+/// Signals that end the run while a temporary file is in flight: the file is removed and
+/// the process exits with 128 + the signal's number, as a shell reports a process killed
+/// by it.
+pub mod interrupts {
+    use std::path::PathBuf;
+    use std::sync::{Mutex, MutexGuard};
+
+    static TEMP_FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+    fn registry() -> MutexGuard<'static, Vec<PathBuf>> {
+        TEMP_FILES.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `f` on the list of temporary files in flight while holding it, so the signal
+    /// thread sees a temporary file either before it exists or after it is listed, and
+    /// never one renamed into place.
+    pub(super) fn with_registry<T>(
+        f: impl FnOnce(&mut Vec<PathBuf>) -> std::io::Result<T>,
+    ) -> std::io::Result<T> {
+        f(&mut registry())
+    }
+
+    /// Every catchable signal whose default action ends the process (POSIX "T" and "A"
+    /// actions), but SIGPIPE and SIGXFSZ. SIGPIPE is ignored by every Rust program, so a
+    /// closed pipe is a write error (EPIPE), which removes the temporary file on its way
+    /// out. SIGXFSZ is caught below and ignored, so a file past `ulimit -f` is a write
+    /// error too (EFBIG), named like any other. SIGKILL and SIGSTOP cannot be caught; SIGSEGV,
+    /// SIGBUS, SIGILL, SIGFPE, SIGSYS, SIGTRAP and SIGABRT are faults (or a panic's abort)
+    /// that no cleanup should run after.
+    #[cfg(unix)]
+    pub const ENDING_SIGNALS: &[i32] = {
+        use signal_hook::consts::signal::*;
+        &[
+            SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+            SIGXCPU,
+        ]
+    };
+
+    /// Installs the handler once per process. Until then, and without a temporary file in
+    /// flight, these signals end the process with the same status as they always do.
+    #[cfg(unix)]
+    pub fn install() -> std::io::Result<()> {
+        use std::sync::OnceLock;
+        static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+        INSTALLED
+            .get_or_init(|| start().map_err(|e| e.to_string()))
+            .clone()
+            .map_err(|e| std::io::Error::other(format!("installing the signal handler: {e}")))
+    }
+
+    #[cfg(unix)]
+    fn start() -> std::io::Result<()> {
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicBool;
+        // The flag is never read: a handler that does nothing makes the write that passes
+        // the limit fail with EFBIG instead of ending the process.
+        signal_hook::flag::register(
+            signal_hook::consts::SIGXFSZ,
+            Arc::new(AtomicBool::new(false)),
+        )?;
+        let mut signals = signal_hook::iterator::Signals::new(ENDING_SIGNALS)?;
+        // When the system refuses the thread (`ulimit -u`), the handlers are dropped with
+        // it: the output is still written, and these signals end the run as they always
+        // do, leaving the temporary file as SIGKILL would (docs/convert.md says where).
+        let _ = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    // Held until exit: no new temporary file can appear meanwhile.
+                    let files = registry();
+                    for f in files.iter() {
+                        let _ = std::fs::remove_file(f);
+                    }
+                    std::process::exit(128 + signal);
+                }
+            });
+        Ok(())
+    }
+
+    /// Elsewhere the temporary file is left to the operating system's own cleanup.
+    #[cfg(not(unix))]
+    pub fn install() -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+    /// Bytes of disk a file holds.
+    fn allocated(path: &Path) -> u64 {
+        std::fs::metadata(path).unwrap().blocks() * 512
+    }
+
+    fn replacement(out: &mut OutputFile) -> &mut Replacement {
+        match &mut out.inner {
+            Inner::Replace(r) => r,
+            Inner::InPlace(_) => panic!("a missing or regular file is replaced"),
+        }
+    }
+
+    #[test]
+    fn disk_is_reserved_a_step_ahead_of_the_data_and_the_rest_given_back() {
+        const STEP: u64 = 1 << 20;
+        let dir = tempfile::TempDir::new().unwrap();
+        let path = dir.path().join("out.bin");
+        let mut out = OutputFile::create(&path, Some(8 * STEP)).unwrap();
+        let r = replacement(&mut out);
+        let temp = r.temp.as_ref().unwrap().to_path_buf();
+        // Every file system a test folder lives on here (ext4, tmpfs, xfs, btrfs) takes
+        // fallocate. The first step (64 MiB) covers the whole 8 MiB at once.
+        assert_eq!(r.writer.get_ref().reserved, 8 * STEP);
+        drop(out);
+        assert!(!temp.exists(), "dropped without commit: removed");
+
+        // With a small step, the reservation follows the data.
+        let mut out = OutputFile::create(&path, Some(8 * STEP)).unwrap();
+        let r = replacement(&mut out);
+        let temp = r.temp.as_ref().unwrap().to_path_buf();
+        let reserving = r.writer.get_mut();
+        reserving.step = STEP;
+        reserving.reserved = 0;
+        reserving.file.set_len(0).unwrap(); // give back the first 64 MiB step
+        let data = vec![7u8; (STEP + STEP / 2) as usize];
+        reserving.write_all(&data).unwrap();
+        assert_eq!(reserving.reserved, STEP + STEP / 2 + STEP);
+        let held = allocated(&temp);
+        assert!((2 * STEP..4 * STEP).contains(&held), "{held} bytes");
+        // Less comes than was announced (an input that shrank): the rest is given back.
+        out.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), data);
+        assert!(allocated(&path) < 2 * STEP, "{} bytes", allocated(&path));
+    }
+
+    #[test]
+    fn nothing_is_reserved_for_an_empty_or_unknown_size() {
+        let dir = tempfile::TempDir::new().unwrap();
+        for size in [None, Some(0)] {
+            let path = dir.path().join("out.bin");
+            let mut out = OutputFile::create(&path, size).unwrap();
+            assert_eq!(replacement(&mut out).writer.get_ref().reserved, 0);
+            out.commit().unwrap();
+            assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
+        }
+    }
+
+    #[test]
+    fn a_replaced_file_keeps_its_mode() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let path = dir.path().join("out.bin");
+        for mode in [0o600, 0o640, 0o755] {
+            std::fs::write(&path, b"old").unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+            let mut out = OutputFile::create(&path, None).unwrap();
+            out.write_all(b"new").unwrap();
+            out.commit().unwrap();
+            assert_eq!(std::fs::read(&path).unwrap(), b"new");
+            let got = std::fs::metadata(&path).unwrap().mode() & 0o7777;
+            assert_eq!(got, mode, "{got:o} for {mode:o}");
+        }
+    }
+
+    #[test]
+    fn descriptor_tables_are_recognised_however_they_are_reached() {
+        assert_eq!(descriptor_named(Path::new("/proc/self/fd/1")), Some(1));
+        assert_eq!(descriptor_named(Path::new("/dev/fd/2")), Some(2));
+        assert_eq!(
+            descriptor_named(Path::new("/proc/thread-self/fd/0")),
+            Some(0)
+        );
+        let own = format!("/proc/{}/fd/1", std::process::id());
+        assert_eq!(descriptor_named(Path::new(&own)), Some(1));
+        assert_eq!(descriptor_named(Path::new("/proc/1/fd/1")), None);
+        assert_eq!(descriptor_named(Path::new("/tmp/1")), None);
+        assert!(matches!(
+            resolve(Path::new("/dev/stdout")).unwrap(),
+            Resolved::Descriptor(1)
+        ));
+    }
+}

@@ -1,0 +1,180 @@
+//! The worker threads of a run: one rayon pool, built here rather than on rayon's first use,
+//! for two reasons. Rayon's global pool panics when the system refuses a thread (`ulimit
+//! -u`), and it starts as many threads as `RAYON_NUM_THREADS` asks (500 threads on 2 cores
+//! took minutes for a kilobyte). Here the pool never has more threads than the machine has
+//! cores, and a refused thread means fewer threads, down to the calling thread alone.
+
+use std::sync::OnceLock;
+
+/// The pool of this run and how it was built.
+struct Pool {
+    pool: rayon::ThreadPool,
+    /// Whether the pool is the calling thread alone (no thread could be started).
+    on_caller: bool,
+}
+
+static POOL: OnceLock<Pool> = OnceLock::new();
+
+/// Threads for `requested` (`RAYON_NUM_THREADS`, when set to a positive number) on a
+/// machine with `cores` cores: never more than the cores, never fewer than one.
+pub fn capped(requested: Option<usize>, cores: usize) -> usize {
+    requested.unwrap_or(cores).min(cores).max(1)
+}
+
+/// `RAYON_NUM_THREADS` as rayon reads it: a positive number, or nothing (unset, `0`, or
+/// not a number: every core).
+fn requested() -> Option<usize> {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+}
+
+/// The cores this process may use (1 when the system does not say).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Stack of each worker: the whole command runs on one of them ([`run`]), so it gets what
+/// a main thread gets on Linux.
+const STACK_BYTES: usize = 8 << 20;
+
+/// Builds a pool of `threads` threads, each started by `spawn`; when a thread is refused,
+/// half as many, down to two, and at last the calling thread alone, which needs no new
+/// thread and so cannot fail. Returns the pool, its threads and whether it is the caller
+/// alone.
+fn build(
+    threads: usize,
+    spawn: &mut dyn FnMut(rayon::ThreadBuilder) -> std::io::Result<()>,
+) -> (rayon::ThreadPool, usize, bool) {
+    let mut n = threads;
+    while n >= 2 {
+        let built = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .stack_size(STACK_BYTES)
+            .spawn_handler(&mut *spawn)
+            .build();
+        if let Ok(pool) = built {
+            return (pool, n, false);
+        }
+        n /= 2;
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .use_current_thread()
+        .build()
+        .expect("a pool of the current thread starts no thread");
+    (pool, 1, true)
+}
+
+/// Starts a worker as rayon does, through `std::thread::Builder`, so a refusal is an
+/// error rayon hands back rather than a panic.
+fn spawn_worker(thread: rayon::ThreadBuilder) -> std::io::Result<()> {
+    let mut b = std::thread::Builder::new();
+    if let Some(name) = thread.name() {
+        b = b.name(name.to_owned());
+    }
+    if let Some(size) = thread.stack_size() {
+        b = b.stack_size(size);
+    }
+    b.spawn(|| thread.run())?;
+    Ok(())
+}
+
+/// Runs `f` (the whole command) in the pool, building it first (once per process, from
+/// the thread that calls this first). Rayon's parallel loops inside `f` then use this pool.
+pub fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    let p = POOL.get_or_init(|| {
+        let (pool, _, on_caller) = build(capped(requested(), cores()), &mut spawn_worker);
+        Pool { pool, on_caller }
+    });
+    if p.on_caller {
+        // This thread is the pool's one worker: rayon runs its loops here.
+        f()
+    } else {
+        p.pool.install(f)
+    }
+}
+
+/// Runs `f` in the pool from a thread of the command's own (a judge beside a reader):
+/// its rayon loops then use the pool rather than starting rayon's global one.
+pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    match POOL.get() {
+        Some(p) if !p.on_caller => p.pool.install(f),
+        _ => f(),
+    }
+}
+
+/// Whether a command may hand rayon work to a thread of its own: not when the pool is the
+/// run's first thread alone, which would never take it while it waits for that thread.
+pub fn side_threads_allowed() -> bool {
+    POOL.get().is_none_or(|p| !p.on_caller)
+}
+
+/// Starts `f` on a new scoped thread named `name`, or returns `None` (dropping `f`) when the system
+/// refuses one: the caller then does the work itself. A thread that runs rayon loops must
+/// also ask [`side_threads_allowed`] first.
+pub fn spawn_scoped<'scope, 'env, T: Send + 'scope, F>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    name: &str,
+    f: F,
+) -> Option<std::thread::ScopedJoinHandle<'scope, T>>
+where
+    F: FnOnce() -> T + Send + 'scope,
+{
+    std::thread::Builder::new()
+        .name(name.to_owned())
+        .spawn_scoped(scope, f)
+        .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_are_capped_at_the_cores() {
+        assert_eq!(capped(Some(100_000), 2), 2);
+        assert_eq!(capped(Some(500), 16), 16);
+        assert_eq!(capped(Some(3), 16), 3);
+        assert_eq!(capped(None, 8), 8);
+        assert_eq!(capped(None, 0), 1);
+    }
+
+    #[test]
+    fn a_refused_thread_gives_a_smaller_pool_and_no_panic() {
+        // The system refuses a third thread.
+        let mut spawn = |t: rayon::ThreadBuilder| {
+            if t.index() >= 2 {
+                return Err(std::io::Error::from_raw_os_error(11)); // EAGAIN
+            }
+            spawn_worker(t)
+        };
+        let (pool, n, on_caller) = build(8, &mut spawn);
+        assert!(!on_caller);
+        assert_eq!(n, 2, "8 refused, 4 refused, then 2");
+        assert_eq!(pool.current_num_threads(), 2);
+        let sum: u64 = pool.install(|| {
+            use rayon::prelude::*;
+            (1..=1000u64).into_par_iter().sum()
+        });
+        assert_eq!(sum, 500_500);
+    }
+
+    #[test]
+    fn no_thread_at_all_runs_everything_on_the_caller() {
+        let mut refuse = |_: rayon::ThreadBuilder| Err(std::io::Error::from_raw_os_error(11));
+        // On a thread of its own: the caller becomes the pool's worker for good.
+        std::thread::spawn(move || {
+            let (pool, n, on_caller) = build(4, &mut refuse);
+            assert!(on_caller && n == 1);
+            let sum: u64 = pool.install(|| {
+                use rayon::prelude::*;
+                (1..=1000u64).into_par_iter().sum()
+            });
+            assert_eq!(sum, 500_500);
+        })
+        .join()
+        .unwrap();
+    }
+}
