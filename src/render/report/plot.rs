@@ -117,6 +117,8 @@ pub fn binade_chart(title: &str, map: &ErrorMap) -> std::io::Result<String> {
         let step = (y_max / 10.0).ceil().max(1.0);
         chart
             .configure_mesh()
+            .label_style(("sans-serif", 12))
+            .axis_desc_style(("sans-serif", 13))
             .disable_x_mesh()
             .y_labels((y_max / step) as usize + 1)
             .y_label_formatter(&|y| scale_label(*y))
@@ -240,8 +242,8 @@ pub fn exponent_map(title: &str, map: &ErrorMap) -> std::io::Result<String> {
         let (head, body) = root.split_vertically(30);
         head.titled(title, ("sans-serif", 18))
             .map_err(chart_error)?;
-        let (panels, bar_area) = body.split_horizontally(800);
-        let (left, right) = panels.split_horizontally(400);
+        let (panels, bar_area) = body.split_horizontally(780);
+        let (left, right) = panels.split_horizontally(390);
         let label = |axis: Axis| {
             move |v: &SegmentValue<u32>| match v {
                 SegmentValue::CenterOf(c) | SegmentValue::Exact(c)
@@ -269,6 +271,8 @@ pub fn exponent_map(title: &str, map: &ErrorMap) -> std::io::Result<String> {
                 .map_err(chart_error)?;
             chart
                 .configure_mesh()
+                .label_style(("sans-serif", 12))
+                .axis_desc_style(("sans-serif", 13))
                 .disable_mesh()
                 .x_labels(6)
                 .y_labels(8)
@@ -312,14 +316,18 @@ pub fn exponent_map(title: &str, map: &ErrorMap) -> std::io::Result<String> {
             has_distance(c).then_some(c.max as f64)
         })?;
         panel(&right, "mean", &|c| c.mean())?;
+        // The scale: 120 pixels, 24 of them the bar itself.
         let mut bar = ChartBuilder::on(&bar_area)
             .margin_top(26)
             .margin_bottom(46)
-            .margin_right(56)
+            .margin_left(8)
+            .margin_right(44)
             .y_label_area_size(44)
             .build_cartesian_2d(0f64..1f64, 0f64..top)
             .map_err(chart_error)?;
         bar.configure_mesh()
+            .label_style(("sans-serif", 12))
+            .axis_desc_style(("sans-serif", 13))
             .disable_mesh()
             .disable_x_axis()
             .y_labels(top as usize + 1)
@@ -367,9 +375,12 @@ pub fn histogram(title: &str, buckets: &[(String, u64)], x_desc: &str) -> std::i
             .map_err(chart_error)?;
         chart
             .configure_mesh()
+            .label_style(("sans-serif", 12))
+            .axis_desc_style(("sans-serif", 13))
             .disable_x_mesh()
             .light_line_style(WHITE)
-            .x_labels(n as usize)
+            // Every bucket labelled while they fit; every other one beyond.
+            .x_labels(if n > 20 { n as usize / 2 } else { n as usize })
             .x_label_formatter(&|v| match v {
                 SegmentValue::CenterOf(i) => buckets
                     .get(*i as usize)
