@@ -135,3 +135,21 @@ def test_classify_gives_the_fields():
     assert c["fraction"].tolist() == [0, 1, 0, 0, 0x200, 0x100]
     # A float16 array is its patterns.
     assert d.classify(bits.view(np.float16), "f16")["names"].tolist() == c["names"].tolist()
+
+
+@pytest.mark.parametrize("fmt", ["f16", "f11", "f10", "r11g11b10", "rgb9e5"])
+@pytest.mark.parametrize("mode", ["rne", "rtz", "rtp", "rtn"])
+def test_a_large_sample_as_convert_writes_it(cli, tmp_path, fmt, mode):
+    # NaN payloads included: the bits of every element, as `convert` writes the stream.
+    values = random_f32(300_000)
+    src = tmp_path / "in.f32"
+    out = tmp_path / "out.raw"
+    values.tofile(src)
+    cli("convert", "--from", "f32", "--to", fmt, "--rounding", mode, str(src), "-o", str(out))
+    if fmt in ("r11g11b10", "rgb9e5"):
+        got = d.pack(values.reshape(-1, 3), fmt, mode)
+        want = np.fromfile(out, np.uint32)
+    else:
+        got = d.encode(values, fmt, mode)
+        want = np.fromfile(out, np.uint16)
+    assert np.array_equal(got, want)
