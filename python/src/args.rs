@@ -160,15 +160,22 @@ impl<'py> FloatArray<'py> {
     /// The source format of the conversion (f32 or f64) and the values' bytes in C order,
     /// borrowed where the array is contiguous.
     pub fn bytes(&self) -> (Format, Cow<'_, [u8]>) {
-        fn cast<T: bytemuck::Pod>(c: Cow<'_, [T]>) -> Cow<'_, [u8]> {
-            match c {
-                Cow::Borrowed(s) => Cow::Borrowed(bytemuck::cast_slice(s)),
-                Cow::Owned(v) => Cow::Owned(bytemuck::cast_slice(&v).to_vec()),
+        fn cast<'a, T: bytemuck::Pod + Element>(a: &'a PyReadonlyArrayDyn<'_, T>) -> Cow<'a, [u8]> {
+            match a.as_slice() {
+                Ok(s) => Cow::Borrowed(bytemuck::cast_slice(s)),
+                // One copy, in C order, straight into bytes.
+                Err(_) => {
+                    let mut out = Vec::with_capacity(a.len() * std::mem::size_of::<T>());
+                    for x in a.as_array().iter() {
+                        out.extend_from_slice(bytemuck::bytes_of(x));
+                    }
+                    Cow::Owned(out)
+                }
             }
         }
         match self {
-            FloatArray::F32(a) => (Format::Float(d3dfloat::format::F32), cast(elements(a))),
-            FloatArray::F64(a) => (Format::Float(F64), cast(elements(a))),
+            FloatArray::F32(a) => (Format::Float(d3dfloat::format::F32), cast(a)),
+            FloatArray::F64(a) => (Format::Float(F64), cast(a)),
         }
     }
 }
