@@ -86,3 +86,33 @@ def test_encode_inside_dask_map_blocks():
     with dask.config.set(scheduler="processes", num_workers=2):
         got = encoded.compute()
     assert np.array_equal(got, d.encode(values, "f16", "rtz"))
+
+
+def test_the_interpreter_runs_while_the_library_does():
+    # allowed() on 6 x 10^5 divisions takes about a second in the exact engine. While it
+    # runs in a thread, the main thread sleeps a little and runs Python: with the
+    # interpreter lock held through the call it would wait for the call's end.
+    import threading
+    import time
+
+    x = np.linspace(1, 2, 600_000, dtype=np.float32)
+    y = x[::-1].copy()
+    started = threading.Event()
+    took = []
+
+    def work():
+        started.set()
+        begin = time.perf_counter()
+        d.allowed("div", [x, y])
+        took.append(time.perf_counter() - begin)
+
+    t = threading.Thread(target=work)
+    t.start()
+    started.wait()
+    begin = time.perf_counter()
+    time.sleep(0.05)  # the thread enters the call
+    sum(range(10_000))
+    elapsed = time.perf_counter() - begin
+    alive = t.is_alive()
+    t.join()
+    assert alive and elapsed < took[0] / 2, (alive, elapsed, took)
