@@ -1,0 +1,122 @@
+"""Speed of the Python package against numpy and the library, ratios in one run.
+
+    target/py/bin/python python/bench/bench.py [--n 100000000] [--judge]
+
+- encode(x, "f16", "rtz") of N float32 against numpy's x.astype(np.float16) (which can
+  only round to nearest): goal at least 1.5x;
+- pack(rgb, "r11g11b10") of N float32 values (N/3 texels) against astype(np.float16) of
+  the same N values: goal at least 1x;
+- check("sqrt", [x], r) on 2^24 lines, one core, against the judge in process on the
+  same data (benches/judge.rs, `cargo bench --bench judge`, run here with --judge): goal
+  within 2x. The check figure runs in a child process with RAYON_NUM_THREADS=1, as the
+  Rust benchmark uses a one-thread pool.
+
+Best of three for each; the machine's cores are used as the library uses them.
+"""
+
+import argparse
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import d3dfloat as d
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def best(f, repeat=3):
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def check_rate(lines):
+    """M lines/s of check("sqrt") on the judge benchmark's typical data: values in
+    [0, 100) with the results a conforming device returns."""
+    rng = np.random.default_rng(0)
+    x = (rng.random(lines, dtype=np.float32) * 100).astype(np.float32)
+    r = np.sqrt(x)
+    conforms, summary = d.check("sqrt", [x], r)
+    assert summary["violate"] == 0
+    return lines / best(lambda: d.check("sqrt", [x], r)) / 1e6
+
+
+def judge_rate():
+    """The sqrt f32 typical row of `cargo bench --bench judge` (M lines/s, one core)."""
+    out = subprocess.run(
+        ["cargo", "bench", "--quiet", "--bench", "judge"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if f[:3] == ["sqrt", "f32", "typical"]:
+            return float(f[3])
+    raise SystemExit("no sqrt f32 typical row in the judge benchmark's output:\n" + out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=100_000_000)
+    ap.add_argument("--judge", action="store_true", help="also run cargo bench --bench judge")
+    ap.add_argument("--check-only", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.check_only:
+        print(check_rate(args.check_only))
+        return
+
+    n = args.n - args.n % 3
+    rng = np.random.default_rng(1)
+    x = (rng.standard_normal(n, dtype=np.float32) * 1000).astype(np.float32)
+    print(f"{n} float32 values, {os.cpu_count()} cores, numpy {np.__version__}")
+
+    t_np = best(lambda: x.astype(np.float16))
+    t_rtz = best(lambda: d.encode(x, "f16", "rtz"))
+    t_rne = best(lambda: d.encode(x, "f16"))
+    rgb = np.abs(x).reshape(-1, 3)
+    t_pack = best(lambda: d.pack(rgb, "r11g11b10"))
+    rows = [
+        ("numpy astype(float16)", t_np, None),
+        ('encode(x, "f16", "rtz")', t_rtz, 1.5),
+        ('encode(x, "f16") (rne)', t_rne, None),
+        ('pack(rgb, "r11g11b10")', t_pack, 1.0),
+    ]
+    print(f"{'':28} {'seconds':>8} {'M values/s':>11} {'x numpy':>8} goal")
+    for name, t, goal in rows:
+        ratio = t_np / t
+        mark = "" if goal is None else (f">= {goal}x " + ("ok" if ratio >= goal else "MISSED"))
+        print(f"{name:28} {t:8.3f} {n / t / 1e6:11.1f} {ratio:8.2f} {mark}")
+
+    lines = 1 << 24
+    env = dict(os.environ, RAYON_NUM_THREADS="1")
+    one_core = float(
+        subprocess.run(
+            [sys.executable, __file__, "--check-only", str(lines)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    all_cores = check_rate(lines)
+    print(f'check("sqrt", [x], r), {lines} lines: {one_core:.1f} M lines/s on one core, '
+          f"{all_cores:.1f} on every core")
+    if args.judge:
+        judge = judge_rate()
+        ratio = judge / one_core
+        print(f"judge in process (cargo bench --bench judge, sqrt f32 typical, one core): "
+              f"{judge:.1f} M lines/s; check takes {ratio:.2f}x the judge's time (goal "
+              f"<= 2x: {'ok' if ratio <= 2 else 'MISSED'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,177 @@
+"""Direct3D floating-point formats, rounding and verdicts on numpy arrays.
+
+The Python face of the d3dfloat library (https://github.com/ -- this repository's
+``python/`` crate): every function runs the library's own code, so every bit and every
+verdict is the one the ``d3dfloat`` command line gives.
+
+Formats are named as on the command line: ``f64``, ``f32``, ``f16``, ``f11``, ``f10``
+(also ``half``, ``float``, ...), ``r11g11b10`` and ``rgb9e5`` (and their DXGI names).
+Rounding modes: ``rne`` (IEEE nearest-even, overflow to infinity), ``rtz`` (toward zero,
+overflow to the largest finite value; ``d3d`` is an alias: D3D's float-to-float conversion
+rule, spec 3.2.2), ``rtp`` and ``rtn`` (toward +/- infinity).
+
+Bit patterns travel in the format's unsigned type: uint16 for f16, f11 and f10 (in the
+low bits; a pattern wider than the format is refused), uint32 for f32 and the packed
+words, uint64 for f64.
+
+Functions:
+
+- :func:`encode`, :func:`decode`: values to a float format's patterns and back;
+- :func:`pack`, :func:`unpack`: RGB values to R11G11B10 / RGB9E5 words and back;
+- :func:`ulp_distance`: distances on a format's value line (the ``ulp-diff`` rules);
+- :func:`classify`: sign, exponent and fraction fields and the class of patterns;
+- :func:`read_image`, :func:`write_dds`: the DDS, EXR and HDR files ``convert`` handles;
+- :func:`check`, :func:`allowed`: a device's results judged against the D3D rules.
+
+Contiguous input arrays are read in place (not copied), the interpreter lock is released
+while the library runs, and large arrays use every core. The functions are plain
+functions of arrays, so they run inside ``dask.array.map_blocks`` or a Ray task unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _native
+
+__all__ = [
+    "CLASSES",
+    "DEFAULT_MAX_PIXELS",
+    "allowed",
+    "check",
+    "classify",
+    "decode",
+    "encode",
+    "pack",
+    "read_image",
+    "ulp_distance",
+    "unpack",
+    "write_dds",
+]
+
+__version__: str = _native.__version__
+
+#: Class names, indexed by the codes :func:`classify` returns.
+CLASSES: tuple = tuple(_native.CLASSES)
+#: The most pixels an .exr or .hdr header may declare by default (as ``convert --max-pixels``).
+DEFAULT_MAX_PIXELS: int = _native.DEFAULT_MAX_PIXELS
+
+
+def encode(values, fmt, rounding="rne", saturate=False, counts=False):
+    """Round float32 or float64 ``values`` into float format ``fmt``'s bit patterns.
+
+    Exactly what ``d3dfloat encode --fmt FMT --rounding R`` and ``d3dfloat convert`` give
+    each value. Returns an array of the same shape: uint16 for f16, f11 and f10, uint32
+    for f32, uint64 for f64. ``saturate=True`` keeps finite values finite (overflow gives
+    the largest finite value in every mode). With ``counts=True`` returns
+    ``(patterns, counts)``, where counts is a dict of the ``convert --json`` counts
+    (``saturated``, ``overflow_to_infinity``, ``flushed_to_zero``, ``nan_in``, ...).
+
+    >>> encode(np.array([1.0, 0.1, 70000.0], np.float32), "f16", "rtz")
+    array([15360, 11878, 31743], dtype=uint16)
+    """
+    return _native.encode(values, fmt, rounding, saturate, counts)
+
+
+def decode(bits, fmt, dtype=None):
+    """Decode float format ``fmt``'s bit patterns to values, exactly.
+
+    ``bits`` is uint16 (f16, f11, f10), uint32 (f32) or uint64 (f64). Returns float32
+    values (float64 for f64, or with ``dtype="float64"``). f32 subnormals are kept.
+    """
+    return _native.decode(bits, fmt, dtype)
+
+
+def pack(rgb, fmt, rounding="rne", saturate=False, counts=False):
+    """Pack a (..., 3) RGB array (or (..., 4) RGBA, alpha dropped) into uint32 words.
+
+    ``fmt`` is ``r11g11b10`` (each channel rounded into f11, f11, f10 as ``encode`` does;
+    ``saturate=True`` or ``rounding="d3d"`` keep out-of-range values finite) or ``rgb9e5``
+    (the shared exponent of spec 19.3.2; always saturates). Returns shape (...). With
+    ``counts=True`` returns ``(words, counts)``.
+    """
+    return _native.pack(rgb, fmt, rounding, saturate, counts)
+
+
+def unpack(words, fmt, dtype=None):
+    """Unpack uint32 ``r11g11b10`` or ``rgb9e5`` words to (..., 3) float32 RGB, exactly."""
+    return _native.unpack(words, fmt, dtype)
+
+
+def ulp_distance(a, b, fmt, flush_subnormals=True):
+    """The distance from ``a`` to ``b`` on ``fmt``'s value line, element by element.
+
+    The ``d3dfloat ulp-diff`` rules: the number of representable values between the two
+    (+0 and -0 are one point, infinity is one step past the largest finite value); f32
+    subnormals count as zero as D3D arithmetic reads them (``flush_subnormals=False``
+    keeps them); packed words give the largest channel distance. ``a`` and ``b`` are
+    patterns (the format's unsigned type, or for f16/f32/f64 the float array itself).
+
+    Returns ``(distance, nan)``: uint64 magnitudes, and a boolean mask of the elements
+    where either side is NaN (their distance is 0 and means nothing).
+    """
+    return _native.ulp_distance(a, b, fmt, flush_subnormals)
+
+
+def classify(bits, fmt):
+    """Sign, exponent and fraction fields and the class of every pattern of ``fmt``.
+
+    Returns a dict of arrays: ``sign`` (bool), ``exponent`` (uint16, the biased field),
+    ``fraction`` (uint64), ``class`` (uint8 codes into :data:`CLASSES`) and ``names``
+    (the class names as a string array).
+    """
+    out = _native.classify(bits, fmt)
+    out["names"] = np.asarray(CLASSES)[out["class"]]
+    return out
+
+
+def read_image(path, max_pixels=DEFAULT_MAX_PIXELS):
+    """Read a .dds, .exr or .hdr file as a (height, width, channels) array.
+
+    EXR (first RGB(A) layer) and HDR give float32 RGBA, as ``convert`` reads them, with the
+    same ``max_pixels`` limit. A DDS file gives its first layer's largest level: float32 or
+    float16 texels as stored, R11G11B10 and RGB9E5 unpacked exactly to float32 RGB. Errors
+    are ``convert``'s one-line messages prefixed with the file's name (``ValueError`` for
+    a file that cannot be read as asked, ``OSError`` for the operating system's).
+    """
+    return _native.read_image(path, max_pixels)
+
+
+def write_dds(path, array, fmt, rounding="rne", saturate=False, counts=False):
+    """Write a (height, width[, channels]) float32/float64 array as a DDS texture.
+
+    ``fmt`` is the texel format: ``f32``/``f16`` (1, 2, 3 or 4 channels as DXGI has them)
+    or ``r11g11b10``/``rgb9e5`` (3 or 4 channels, alpha dropped), rounded as ``encode`` and
+    ``pack`` do. The file is what ``d3dfloat convert X --to FMT -o out.dds`` writes. With
+    ``counts=True`` returns the conversion's counts.
+    """
+    return _native.write_dds(path, array, fmt, rounding, saturate, counts)
+
+
+def check(op, operands, result, fmt="f32", rules="d3d11"):
+    """Judge a device's results of instruction ``op`` against the D3D rules.
+
+    ``operands`` is one array per source operand (a single array for a unary instruction;
+    a vector operand of dp2-dp4 has a trailing axis of its components); ``result`` holds
+    the results as read back (sincos: a trailing axis of 2). Patterns or the float array of
+    the working format ``fmt`` (f32, f16 or f64). Judged by the library's judge over slices,
+    the ``d3dfloat op --check`` verdicts.
+
+    Returns ``(conforms, summary)``: a boolean array, one per line, and a dict with
+    ``lines``, ``conform``, ``violate``, ``max_ulps`` (largest distance of a conforming
+    result from the correctly rounded one), ``max_distance``, ``classes`` (each kind of
+    violation with its ``count``, ``first`` line and an ``example`` command line), and the
+    distance ``histogram``.
+    """
+    return _native.check(op, operands, result, fmt, rules)
+
+
+def allowed(op, operands, fmt="f32", rules="d3d11"):
+    """The correctly rounded result and the bounds of the allowed set, line by line.
+
+    Returns a dict of arrays in the result's pattern type: ``correct`` (what a strict
+    implementation returns), ``lo`` and ``hi`` (the lowest and highest allowed pattern, in
+    value order; the set may exclude values between them, such as flushed denormals), and
+    ``nan`` (bool: any NaN is allowed). Through the exact engine of ``d3dfloat op``.
+    """
+    return _native.allowed(op, operands, fmt, rules)

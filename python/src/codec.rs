@@ -1,0 +1,248 @@
+//! encode, decode, pack and unpack: numpy arrays through the library's bulk conversion
+//! (`convert::raw::convert_parallel`, the SIMD kernels on every core), so every element
+//! gets exactly the bits `d3dfloat encode` and `d3dfloat convert` give it.
+
+use d3dfloat::convert::raw::convert_parallel;
+use d3dfloat::convert::{Conversion, Stats};
+use d3dfloat::format::{F32, F64, Format, RoundOptions, Rounding};
+use numpy::{Element, PyArray1, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::args::{self, FloatArray, array_of, check_width, elements};
+
+/// A conversion error (only a channel count can go wrong here) as a `ValueError`.
+fn conversion(
+    from: Format,
+    to: Format,
+    channels: usize,
+    opts: RoundOptions,
+) -> PyResult<Conversion> {
+    Conversion::new(from, to, channels, opts).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Runs `conv` over `src` (whole source groups) into a new vector of `O`, with the
+/// interpreter released, on every core.
+fn convert_into<O: bytemuck::Pod + Send>(
+    py: Python<'_>,
+    conv: &Conversion,
+    src: &[u8],
+) -> (Vec<O>, Stats) {
+    let out_bytes = conv.dst_len(src.len());
+    let mut out: Vec<O> = vec![O::zeroed(); out_bytes / std::mem::size_of::<O>()];
+    let stats = py.detach(|| convert_parallel(conv, src, bytemuck::cast_slice_mut(&mut out)));
+    (out, stats)
+}
+
+/// A new array of `shape` from `v`'s storage (no copy).
+pub fn shaped<'py, T: Element>(
+    py: Python<'py>,
+    v: Vec<T>,
+    shape: Vec<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    Ok(PyArray1::from_vec(py, v).reshape(shape)?.into_any())
+}
+
+/// The counts of a conversion as a dict (the fields of `convert --json`).
+pub fn stats_dict<'py>(py: Python<'py>, s: &Stats) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("values", s.values)?;
+    d.set_item("inexact", s.inexact)?;
+    d.set_item("saturated", s.saturated)?;
+    d.set_item("overflow_to_infinity", s.overflow_to_infinity)?;
+    d.set_item("nan_in", s.nan_in)?;
+    d.set_item("nan_out", s.nan_out)?;
+    d.set_item("clamped_negative", s.clamped_negative)?;
+    d.set_item("subnormal_out", s.subnormal_out)?;
+    d.set_item("flushed_to_zero", s.flushed_to_zero)?;
+    d.set_item("max_ulp_error", s.max_ulp_error)?;
+    Ok(d)
+}
+
+/// The array, and with `counts` the pair (array, counts).
+fn with_counts<'py>(
+    py: Python<'py>,
+    array: Bound<'py, PyAny>,
+    stats: &Stats,
+    counts: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    if counts {
+        Ok((array, stats_dict(py, stats)?)
+            .into_pyobject(py)?
+            .into_any())
+    } else {
+        Ok(array)
+    }
+}
+
+/// Converts float values into float format `to`, one output element per value.
+fn encode_floats<'py>(
+    py: Python<'py>,
+    values: &FloatArray<'_>,
+    to: Format,
+    opts: RoundOptions,
+) -> PyResult<(Bound<'py, PyAny>, Stats)> {
+    let shape = values.shape();
+    let (from, src) = values.bytes();
+    let conv = conversion(from, to, 1, opts)?;
+    Ok(match to.element_bytes() {
+        2 => {
+            let (v, s) = convert_into::<u16>(py, &conv, &src);
+            (shaped(py, v, shape)?, s)
+        }
+        4 => {
+            let (v, s) = convert_into::<u32>(py, &conv, &src);
+            (shaped(py, v, shape)?, s)
+        }
+        _ => {
+            let (v, s) = convert_into::<u64>(py, &conv, &src);
+            (shaped(py, v, shape)?, s)
+        }
+    })
+}
+
+/// Rounds float32 or float64 values into a float format's bit patterns.
+#[pyfunction]
+#[pyo3(signature = (values, fmt, rounding = "rne", saturate = false, counts = false))]
+pub fn encode<'py>(
+    py: Python<'py>,
+    values: &Bound<'py, PyAny>,
+    fmt: &str,
+    rounding: &str,
+    saturate: bool,
+    counts: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let f = args::float_format(fmt, "encode")?;
+    let opts = args::round_options(rounding, saturate)?;
+    let values = FloatArray::extract(values, "encode's values")?;
+    let (array, stats) = encode_floats(py, &values, Format::Float(f), opts)?;
+    with_counts(py, array, &stats, counts)
+}
+
+/// The output float format of decode/unpack: float32 unless asked for float64.
+fn value_format(dtype: Option<&str>, default_f64: bool) -> PyResult<Format> {
+    match dtype {
+        None if default_f64 => Ok(Format::Float(F64)),
+        None => Ok(Format::Float(F32)),
+        Some("float32" | "f4") if default_f64 => Err(PyValueError::new_err(
+            "f64 values do not all fit float32: decode f64 patterns as float64",
+        )),
+        Some("float32" | "f4") => Ok(Format::Float(F32)),
+        Some("float64" | "f8") => Ok(Format::Float(F64)),
+        Some(other) => Err(PyValueError::new_err(format!(
+            "dtype must be 'float32' or 'float64', not '{other}'"
+        ))),
+    }
+}
+
+/// Widens `src` bytes of format `from` into values of `to` (float32 or float64).
+fn widen<'py>(
+    py: Python<'py>,
+    conv: &Conversion,
+    src: &[u8],
+    shape: Vec<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if conv.to == Format::Float(F64) {
+        let (v, _) = convert_into::<f64>(py, conv, src);
+        shaped(py, v, shape)
+    } else {
+        let (v, _) = convert_into::<f32>(py, conv, src);
+        shaped(py, v, shape)
+    }
+}
+
+/// Bit patterns of `T` (uint16 for f16/f11/f10, uint32 for f32 and the packed words,
+/// uint64 for f64), checked against the format's width and widened through `conv`, read
+/// in place where the array is contiguous. `extra` is a trailing axis of the output (the
+/// three channels of a packed word).
+fn widen_patterns<'py, T>(
+    py: Python<'py>,
+    bits: &Bound<'py, PyAny>,
+    conv: &Conversion,
+    (fmt, width): (&str, u32),
+    what: &str,
+    extra: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>>
+where
+    T: Element + args::DtypeName + bytemuck::Pod + Into<u64> + Sync,
+{
+    let a = array_of::<T>(bits, &format!("{what} ({fmt} patterns)"))?;
+    let e = elements(&a);
+    check_width(&e, width, fmt, what)?;
+    let mut shape = a.shape().to_vec();
+    shape.extend(extra);
+    widen(py, conv, bytemuck::cast_slice(&e), shape)
+}
+
+/// Bit patterns of a float format back to values, exactly.
+#[pyfunction]
+#[pyo3(signature = (bits, fmt, dtype = None))]
+pub fn decode<'py>(
+    py: Python<'py>,
+    bits: &Bound<'py, PyAny>,
+    fmt: &str,
+    dtype: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let f = args::float_format(fmt, "decode")?;
+    let to = value_format(dtype, f == F64)?;
+    let conv = conversion(
+        Format::Float(f),
+        to,
+        1,
+        RoundOptions::new(Rounding::NearestEven),
+    )?;
+    let named = (f.name, f.width());
+    match Format::Float(f).element_bytes() {
+        2 => widen_patterns::<u16>(py, bits, &conv, named, "decode's bits", None),
+        4 => widen_patterns::<u32>(py, bits, &conv, named, "decode's bits", None),
+        _ => widen_patterns::<u64>(py, bits, &conv, named, "decode's bits", None),
+    }
+}
+
+/// (..., 3) RGB values (or (..., 4) RGBA, alpha dropped) into packed words.
+#[pyfunction]
+#[pyo3(signature = (rgb, fmt, rounding = "rne", saturate = false, counts = false))]
+pub fn pack<'py>(
+    py: Python<'py>,
+    rgb: &Bound<'py, PyAny>,
+    fmt: &str,
+    rounding: &str,
+    saturate: bool,
+    counts: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let to = args::packed_format(fmt, "pack")?;
+    let opts = args::round_options(rounding, saturate)?;
+    let values = FloatArray::extract(rgb, "pack's rgb")?;
+    let mut shape = values.shape();
+    let channels = match shape.last() {
+        Some(&c @ (3 | 4)) => c,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "pack takes an array of shape (..., 3) (RGB) or (..., 4) (RGBA, alpha dropped), \
+                 not {shape:?}"
+            )));
+        }
+    };
+    shape.pop();
+    let (from, src) = values.bytes();
+    let conv = conversion(from, to, channels, opts)?;
+    let (words, stats) = convert_into::<u32>(py, &conv, &src);
+    with_counts(py, shaped(py, words, shape)?, &stats, counts)
+}
+
+/// Packed words back to (..., 3) RGB values, exactly.
+#[pyfunction]
+#[pyo3(signature = (words, fmt, dtype = None))]
+pub fn unpack<'py>(
+    py: Python<'py>,
+    words: &Bound<'py, PyAny>,
+    fmt: &str,
+    dtype: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let from = args::packed_format(fmt, "unpack")?;
+    let to = value_format(dtype, false)?;
+    let conv = conversion(from, to, 3, RoundOptions::new(Rounding::NearestEven))?;
+    let named = (from.name(), 32);
+    widen_patterns::<u32>(py, words, &conv, named, "unpack's words", Some(3))
+}

@@ -1,0 +1,228 @@
+//! check and allowed: a device's results judged through the library's judge over slices
+//! (`judge::Judge::run`, fast deciders with the exact engine behind them), and the allowed
+//! results of each line from the exact engine (`d3d::evaluate`).
+
+use d3dfloat::d3d::{Domain, OpRequest, evaluate};
+use d3dfloat::judge::{Buffer, Column, Elem, Judge, Options, Verdict};
+use numpy::PyUntypedArray;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use rayon::prelude::*;
+
+use crate::args;
+use crate::codec::shaped;
+use crate::inspect::Patterns;
+
+/// The instruction `op` in working format `fmt` under `rules`, as `d3dfloat op` reads them.
+fn judge(op: &str, fmt: &str, rules: &str) -> PyResult<Judge> {
+    let f = args::float_format(fmt, "an instruction")?;
+    let rules = args::rules(rules)?;
+    Judge::parse(op, &f, rules).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// One array for a unary instruction, or a sequence of arrays (one per source operand).
+fn operand_list<'py>(operands: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if operands.downcast::<PyUntypedArray>().is_ok() {
+        return Ok(vec![operands.clone()]);
+    }
+    let refuse = || {
+        pyo3::exceptions::PyTypeError::new_err(format!(
+            "operands must be a numpy array or a sequence of them (one per source operand), \
+             not {}",
+            args::type_name(operands)
+        ))
+    };
+    if operands.is_instance_of::<pyo3::types::PyString>() {
+        return Err(refuse());
+    }
+    let seq = operands.try_iter().map_err(|_| refuse())?;
+    seq.collect()
+}
+
+/// The patterns of a domain's element type: a float domain also takes the float array
+/// of its width (f16, f32, f64 values as read back from a buffer).
+fn patterns<'py>(obj: &Bound<'py, PyAny>, domain: &Domain, what: &str) -> PyResult<Patterns<'py>> {
+    let elem = Elem::of(domain);
+    let floats = matches!(domain, Domain::Float(_));
+    Patterns::read(obj, elem.bytes(), domain.name(), floats, what)
+}
+
+/// The operands' patterns, read in place where contiguous.
+fn operand_patterns<'py>(j: &Judge, operands: &Bound<'py, PyAny>) -> PyResult<Vec<Patterns<'py>>> {
+    let domain = j.operand_domain();
+    operand_list(operands)?
+        .iter()
+        .enumerate()
+        .map(|(i, o)| patterns(o, &domain, &format!("operand {}", i + 1)))
+        .collect()
+}
+
+/// The shape of the per-line outputs: the first operand's shape, less its trailing axis of
+/// components for a vector instruction (dp2-dp4).
+fn line_shape(first: &Patterns<'_>, width: usize, lines: usize) -> Vec<usize> {
+    let mut shape = first.shape();
+    if width > 1 {
+        if shape.last() == Some(&width) {
+            shape.pop();
+        } else {
+            shape = vec![lines];
+        }
+    }
+    shape
+}
+
+/// A judge error (counts, element types, lengths) as a `ValueError`.
+fn judge_error(e: d3dfloat::judge::JudgeError) -> PyErr {
+    match e {
+        d3dfloat::judge::JudgeError::Engine { .. } => PyRuntimeError::new_err(e.to_string()),
+        _ => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// The summary of a verdict as a dict.
+fn summary<'py>(py: Python<'py>, v: &Verdict) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("lines", v.lines)?;
+    d.set_item("conform", v.conform)?;
+    d.set_item("violate", v.violate)?;
+    d.set_item("max_ulps", v.max_ulps)?;
+    d.set_item("max_distance", v.max_distance)?;
+    d.set_item("nan_mismatches", v.histogram.nan)?;
+    d.set_item("histogram", v.histogram.buckets.to_vec())?;
+    let classes = PyList::empty(py);
+    for c in v.classes_by_count() {
+        let k = PyDict::new(py);
+        k.set_item("class", &c.class)?;
+        k.set_item("count", c.count)?;
+        k.set_item("first", c.first)?;
+        k.set_item("example", &c.example)?;
+        classes.append(k)?;
+    }
+    d.set_item("classes", classes)?;
+    d.set_item("exact_engine", v.exact_engine)?;
+    Ok(d)
+}
+
+/// Judges every line's result: a boolean array (conforms) and a summary.
+#[pyfunction]
+#[pyo3(signature = (op, operands, result, fmt = "f32", rules = "d3d11"))]
+pub fn check<'py>(
+    py: Python<'py>,
+    op: &str,
+    operands: &Bound<'py, PyAny>,
+    result: &Bound<'py, PyAny>,
+    fmt: &str,
+    rules: &str,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    let j = judge(op, fmt, rules)?;
+    let ops = operand_patterns(&j, operands)?;
+    let out_domain = j
+        .output_domains()
+        .next()
+        .expect("every instruction has an output");
+    let res = patterns(result, &out_domain, "result")?;
+    let op_slices: Vec<_> = ops.iter().map(|p| p.slice()).collect();
+    let columns: Vec<Column> = op_slices.iter().map(|s| s.column()).collect();
+    let res_slice = res.slice();
+    let results = res_slice.column();
+    let lines = j.lines(&columns, results).map_err(judge_error)?;
+    let opts = Options {
+        violation_limit: usize::MAX,
+        ..Options::default()
+    };
+    let verdict = py
+        .detach(|| j.run(&columns, results, &opts))
+        .map_err(judge_error)?;
+    let mut conforms = vec![true; lines];
+    for v in &verdict.violations {
+        conforms[v.index as usize] = false;
+    }
+    let shape = line_shape(&ops[0], j.arity().1, lines);
+    Ok((shaped(py, conforms, shape)?, summary(py, &verdict)?))
+}
+
+/// Per line and output: the correctly rounded result, the lowest and highest allowed
+/// pattern, whether NaN is allowed.
+struct Bounds {
+    correct: u64,
+    lo: u64,
+    hi: u64,
+    nan: bool,
+}
+
+/// The correctly rounded result and the bounds of the allowed set of every line.
+#[pyfunction]
+#[pyo3(signature = (op, operands, fmt = "f32", rules = "d3d11"))]
+pub fn allowed<'py>(
+    py: Python<'py>,
+    op: &str,
+    operands: &Bound<'py, PyAny>,
+    fmt: &str,
+    rules: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let j = judge(op, fmt, rules)?;
+    let ops = operand_patterns(&j, operands)?;
+    let op_slices: Vec<_> = ops.iter().map(|p| p.slice()).collect();
+    let columns: Vec<Column> = op_slices.iter().map(|s| s.column()).collect();
+    let (operand_count, width) = j.arity();
+    let outputs = j.outputs();
+    // The judge checks the operands' count, types and lengths against a result slice;
+    // hand it one of the right size to learn the number of lines.
+    let first_len = columns.first().map_or(0, |c| c.len());
+    let dummy = Buffer::zeroed(j.result_elem(), first_len / width.max(1) * outputs);
+    let lines = j.lines(&columns, dummy.column()).map_err(judge_error)?;
+    let bounds: Result<Vec<Bounds>, String> = py.detach(|| {
+        (0..lines)
+            .into_par_iter()
+            .flat_map_iter(|i| {
+                let args: Vec<Vec<u64>> = (0..operand_count)
+                    .map(|o| (0..width).map(|k| columns[o].get(i * width + k)).collect())
+                    .collect();
+                let refs: Vec<&[u64]> = args.iter().map(|a| a.as_slice()).collect();
+                let req = OpRequest::from_bits(j.op(), j.format(), j.rules(), &refs);
+                let per_output: Vec<Result<Bounds, String>> = match evaluate(&req) {
+                    Ok(eval) => eval
+                        .outputs
+                        .iter()
+                        .map(|out| {
+                            let (lo, hi) = match out.allowed.extremes() {
+                                Some((l, h)) => (out.domain.bits(l), out.domain.bits(h)),
+                                None => (out.preferred, out.preferred),
+                            };
+                            Ok(Bounds {
+                                correct: out.preferred,
+                                lo,
+                                hi,
+                                nan: out.allowed.nan,
+                            })
+                        })
+                        .collect(),
+                    Err(e) => vec![Err(format!("line {i}: {e}"))],
+                };
+                per_output
+            })
+            .collect()
+    });
+    let bounds = bounds.map_err(PyRuntimeError::new_err)?;
+    let mut shape = line_shape(&ops[0], width, lines);
+    if outputs > 1 {
+        shape.push(outputs);
+    }
+    let elem = j.result_elem();
+    let column = |f: &dyn Fn(&Bounds) -> u64| -> PyResult<Bound<'py, PyAny>> {
+        let b = Buffer::from_patterns(elem, bounds.iter().map(f));
+        match b {
+            Buffer::U16(v) => shaped(py, v, shape.clone()),
+            Buffer::U32(v) => shaped(py, v, shape.clone()),
+            Buffer::U64(v) => shaped(py, v, shape.clone()),
+        }
+    };
+    let d = PyDict::new(py);
+    d.set_item("correct", column(&|b| b.correct)?)?;
+    d.set_item("lo", column(&|b| b.lo)?)?;
+    d.set_item("hi", column(&|b| b.hi)?)?;
+    let nan: Vec<bool> = bounds.iter().map(|b| b.nan).collect();
+    d.set_item("nan", shaped(py, nan, shape.clone())?)?;
+    Ok(d)
+}
