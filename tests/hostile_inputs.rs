@@ -370,3 +370,56 @@ fn packing_a_one_channel_texture_says_the_input_has_one_channel() {
         assert!(!err.contains("--channels must"), "{err}");
     }
 }
+
+// ---- 9. A stdin line that never ends ----
+
+/// Runs `cmd` with `bytes` on stdin; its one-line error, within a time limit.
+fn endless_line(cmd: &[&str], bytes: Vec<u8>) -> String {
+    let started = Instant::now();
+    let out = d3dfloat()
+        .args(cmd)
+        .write_stdin(bytes)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = one_error_line(&out);
+    assert!(started.elapsed() < Duration::from_secs(30), "{err}");
+    err
+}
+
+#[test]
+fn a_line_longer_than_the_limit_is_refused_with_its_number() {
+    // 64 MiB and one byte without a newline, after a good line and a comment: the third
+    // line is refused once it passes the limit, whichever command reads it.
+    for (cmd, first) in [
+        (&["decode", "--fmt", "f16"][..], "0x3c00"),
+        (&["encode", "--fmt", "f16"], "1.5"),
+        (&["op", "--fmt", "f32"], "add 1 2"),
+        (&["ulp-diff", "--fmt", "f32"], "1 2"),
+    ] {
+        let mut input = format!("{first}\n# a comment\n").into_bytes();
+        input.resize(input.len() + (64 << 20) + 1, b'7');
+        let err = endless_line(cmd, input);
+        assert!(
+            err.contains("line 3: longer than 67108864 bytes"),
+            "{cmd:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn decode_and_op_from_dev_zero_end_with_an_error() {
+    for cmd in [&["decode", "--fmt", "f16"][..], &["op", "--fmt", "f32"]] {
+        let started = Instant::now();
+        // Handed over as the file itself (assert_cmd's pipe_stdin would read it whole).
+        let zero = std::fs::File::open("/dev/zero").unwrap();
+        let out = StdCommand::new(bin_path())
+            .args(cmd)
+            .stdin(Stdio::from(zero))
+            .output()
+            .unwrap();
+        let err = one_error_line(&out);
+        assert!(err.contains("line 1: longer than"), "{cmd:?}: {err}");
+        assert!(started.elapsed() < Duration::from_secs(30), "{err}");
+    }
+}
