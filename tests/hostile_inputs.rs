@@ -423,3 +423,28 @@ fn decode_and_op_from_dev_zero_end_with_an_error() {
         assert!(started.elapsed() < Duration::from_secs(30), "{err}");
     }
 }
+
+// ---- 12. ulp-diff --files with an endless stream against a file ----
+
+#[test]
+fn ulp_diff_of_dev_zero_against_a_file_ends_at_the_files_end() {
+    let dir = TempDir::new().unwrap();
+    let finite = write(dir.path(), "in.f32", &[0u8; 64]);
+    for (a, b) in [
+        (Path::new("/dev/zero"), finite.as_path()),
+        (&finite, Path::new("/dev/zero")),
+    ] {
+        let started = Instant::now();
+        let out = d3dfloat()
+            .args(["ulp-diff", "--files"])
+            .arg(a)
+            .arg(b)
+            .timeout(Duration::from_secs(20))
+            .output()
+            .unwrap();
+        let err = one_error_line(&out);
+        assert!(started.elapsed() < Duration::from_secs(10), "{err}");
+        assert!(err.contains("64 bytes"), "{err}");
+        assert!(err.contains("more than"), "{err}");
+    }
+}
