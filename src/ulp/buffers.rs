@@ -65,7 +65,7 @@ pub enum BufferError {
 }
 
 /// A stream's length as far as it was read: exact when it ended, a lower bound when it
-/// was still going (`more than N bytes`).
+/// was still going (`at least N bytes`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Size {
     /// Bytes read.
@@ -79,7 +79,7 @@ impl std::fmt::Display for Size {
         if self.exact {
             write!(f, "{} bytes", self.bytes)
         } else {
-            write!(f, "more than {} bytes", self.bytes)
+            write!(f, "at least {} bytes (still going)", self.bytes)
         }
     }
 }
