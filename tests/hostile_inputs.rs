@@ -448,3 +448,264 @@ fn ulp_diff_of_dev_zero_against_a_file_ends_at_the_files_end() {
         assert!(err.contains("at least"), "{err}");
     }
 }
+
+// ---- 6. DWAA/DWAB blocks whose counters claim terabytes ----
+
+/// A `w`x`h` RGBA f32 OpenEXR with a smooth gradient (which DWA really compresses, rather
+/// than storing raw), compressed as `compression`, in scanline blocks.
+fn exr_bytes(w: usize, h: usize, compression: exr::compression::Compression) -> Vec<u8> {
+    use exr::prelude::*;
+    let channels = SpecificChannels::rgba(|Vec2(x, y)| {
+        let (x, y) = (x as f32 / 8.0, y as f32 / 8.0);
+        (x.sin() + 1.0, y.cos() + 1.0, (x + y) * 0.25, 1.0f32)
+    });
+    let encoding = Encoding {
+        compression,
+        blocks: Blocks::ScanLines,
+        line_order: LineOrder::Increasing,
+    };
+    let mut out = std::io::Cursor::new(Vec::new());
+    Image::from_encoded_channels((w, h), encoding, channels)
+        .write()
+        .to_buffered(&mut out)
+        .unwrap();
+    out.into_inner()
+}
+
+/// Where the first chunk's compressed data starts in a single-part scanline file that the
+/// `exr` crate wrote: its offset table is followed at once by the first chunk (y, size,
+/// data), so the table is where a u64 points just past `chunks` entries.
+fn first_chunk_data(bytes: &[u8], chunks: usize) -> usize {
+    let at = |p: usize| u64::from_le_bytes(bytes[p..p + 8].try_into().unwrap()) as usize;
+    let table = (8..bytes.len() - 8 * chunks)
+        .find(|&p| at(p) == p + 8 * chunks)
+        .expect("an offset table");
+    at(table) + 8
+}
+
+/// The DWA counters of the first chunk of a 64-line file: byte offset of counter `i`
+/// (0 = version). DWAA blocks hold 32 lines, DWAB blocks 256.
+fn dwa_counter(bytes: &[u8], dwab: bool, i: usize) -> usize {
+    let chunks = if dwab { 1 } else { 2 };
+    let data = first_chunk_data(bytes, chunks);
+    assert_eq!(
+        bytes[data..data + 8],
+        2u64.to_le_bytes(),
+        "a DWA version 2 header"
+    );
+    data + 8 * i
+}
+
+fn dwaa_sample() -> Vec<u8> {
+    exr_bytes(64, 64, exr::compression::Compression::DWAA(None))
+}
+
+/// Runs convert on `bytes` as an .exr under an address-space cap; exit 0 or 2 with one
+/// line is fine, a crash (101, an abort, a signal) is not.
+fn convert_exr_capped(dir: &Path, bytes: &[u8], cap_mib: u64) -> std::process::Output {
+    let input = write(dir, "in.exr", bytes);
+    let out = StdCommand::new("prlimit")
+        .arg(format!("--as={}", cap_mib << 20))
+        .arg(bin_path())
+        .args(["convert", "--to", "f16", "-o", "-"])
+        .arg(&input)
+        .env("RAYON_NUM_THREADS", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    match out.status.code() {
+        Some(0) => {}
+        Some(2) => {
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(err.starts_with("d3dfloat: error: "), "{err}");
+            assert!(err.contains("in.exr: "), "{err}");
+        }
+        other => panic!("exit {other:?} (a crash): {err}"),
+    }
+    out
+}
+
+#[test]
+fn a_sample_dwaa_file_converts() {
+    let dir = TempDir::new().unwrap();
+    let out = convert_exr_capped(dir.path(), &dwaa_sample(), 2048);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout.len(), 64 * 64 * 4 * 2);
+}
+
+#[test]
+fn dwa_counters_claiming_huge_sizes_are_refused_without_allocating() {
+    let dir = TempDir::new().unwrap();
+    let sample = dwaa_sample();
+    for counter in 1..=9 {
+        for value in [1u64 << 62, 1 << 40, 3 << 30, u64::MAX] {
+            let mut bytes = sample.clone();
+            let at = dwa_counter(&bytes, false, counter);
+            bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+            let out = convert_exr_capped(dir.path(), &bytes, 2048);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "counter {counter} = {value}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+// ---- Property tests: mutated compressed EXRs never crash the reader ----
+
+mod mutated {
+    use super::*;
+    use exr::compression::Compression;
+    use proptest::prelude::*;
+
+    fn samples() -> &'static [Vec<u8>; 3] {
+        static SAMPLES: std::sync::OnceLock<[Vec<u8>; 3]> = std::sync::OnceLock::new();
+        SAMPLES.get_or_init(|| {
+            [
+                exr_bytes(64, 64, Compression::DWAA(None)),
+                exr_bytes(64, 64, Compression::DWAB(None)),
+                exr_bytes(64, 64, Compression::PIZ),
+            ]
+        })
+    }
+
+    /// Values that break size arithmetic: 0, 1, powers of two near the type limits.
+    fn extreme() -> impl Strategy<Value = u64> {
+        prop_oneof![
+            Just(0u64),
+            Just(1),
+            Just(1 << 31),
+            Just(u32::MAX as u64),
+            Just(1 << 40),
+            Just(1 << 62),
+            Just(u64::MAX),
+            any::<u64>(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// Bytes anywhere in the file replaced, and one 8-byte word (a DWA counter when it
+        /// lands in a block header) overwritten with an extreme value.
+        #[test]
+        fn mutated_compressed_exrs_convert_or_fail_in_one_line(
+            which in 0usize..3,
+            edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..8),
+            word in any::<prop::sample::Index>(),
+            value in extreme(),
+        ) {
+            let mut bytes = samples()[which].clone();
+            let len = bytes.len();
+            for (at, v) in edits {
+                bytes[at.index(len)] = v;
+            }
+            let at = word.index(len - 8);
+            bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+            let dir = TempDir::new().unwrap();
+            let started = Instant::now();
+            convert_exr_capped(dir.path(), &bytes, 1024);
+            prop_assert!(started.elapsed() < Duration::from_secs(10));
+        }
+
+        /// A DWA block's counters overwritten one by one with extreme values.
+        #[test]
+        fn dwa_counters_of_any_value_convert_or_fail_in_one_line(
+            dwab in any::<bool>(),
+            counter in 0usize..11,
+            value in extreme(),
+        ) {
+            let mut bytes = samples()[dwab as usize].clone();
+            let at = dwa_counter(&bytes, dwab, counter);
+            bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+            let dir = TempDir::new().unwrap();
+            convert_exr_capped(dir.path(), &bytes, 1024);
+        }
+    }
+}
+
+// ---- DDS headers with extreme counts, every combination, read in process ----
+
+mod extreme_dds {
+    use super::*;
+    use d3dfloat::convert::dds;
+    use proptest::prelude::*;
+
+    const EXTREMES: [u32; 4] = [0, 1, 1 << 31, u32::MAX];
+
+    /// Reads `h` with `data` bytes after it, as a stream and as a file of known length:
+    /// an error, or a texture whose data is exactly what its shape describes (and whose
+    /// DDS header can be built again); quickly either way.
+    fn read_cleanly(h: DdsHeader, data: usize) {
+        let file = h.file(data);
+        for len in [None, Some(file.len() as u64)] {
+            let started = Instant::now();
+            match dds::read(&mut file.as_slice(), len) {
+                Err(e) => assert!(!e.to_string().contains('\n'), "{e}"),
+                Ok(t) => {
+                    let size = t.shape.texel_count().unwrap() * t.texels.bytes() as u64;
+                    assert_eq!(size, t.data.len() as u64, "{h:?}");
+                    assert!(t.shape.mips <= t.shape.most_mips(), "{h:?}");
+                    let _ = dds::build(&t.shape, t.texels, size);
+                }
+            }
+            assert!(started.elapsed() < Duration::from_secs(1), "{h:?}");
+        }
+    }
+
+    #[test]
+    fn every_combination_of_extreme_counts_reads_or_refuses() {
+        for &width in &EXTREMES {
+            for &height in &EXTREMES {
+                for &depth in &EXTREMES {
+                    for &mips in &EXTREMES {
+                        for &array_size in &EXTREMES {
+                            for cube in [false, true] {
+                                let h = DdsHeader {
+                                    width,
+                                    height,
+                                    depth,
+                                    mips,
+                                    array_size,
+                                    pitch: width,
+                                    dxgi: R32_FLOAT,
+                                    cube,
+                                };
+                                read_cleanly(h, 64);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn count() -> impl Strategy<Value = u32> {
+        prop_oneof![
+            prop::sample::select(EXTREMES.to_vec()),
+            0u32..70,
+            any::<u32>()
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn random_counts_read_or_refuse(
+            width in count(), height in count(), depth in count(), mips in count(),
+            array_size in count(), pitch in count(), cube in any::<bool>(),
+            dxgi in prop::sample::select(vec![R32G32B32A32_FLOAT, R32_FLOAT, R16_FLOAT]),
+            data in 0usize..4096,
+        ) {
+            read_cleanly(
+                DdsHeader { width, height, depth, mips, array_size, pitch, dxgi, cube },
+                data,
+            );
+        }
+    }
+}
