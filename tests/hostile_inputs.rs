@@ -709,3 +709,193 @@ mod extreme_dds {
         }
     }
 }
+
+// ---- 18. An .exr through a FIFO; 19. RGB channels in a layer ----
+
+#[test]
+fn an_exr_through_a_fifo_converts_like_the_file() {
+    let dir = TempDir::new().unwrap();
+    let bytes = exr_bytes(16, 8, exr::compression::Compression::ZIP16);
+    let file = write(dir.path(), "file.exr", &bytes);
+    let from_file = convert(&file, &["--to", "f16", "-o", "-"]);
+    assert!(from_file.status.success());
+    let fifo = dir.path().join("pipe.exr");
+    assert!(
+        StdCommand::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let path = fifo.clone();
+    let feeder = std::thread::spawn(move || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .write_all(&bytes)
+            .unwrap();
+    });
+    let from_fifo = convert(&fifo, &["--to", "f16", "-o", "-"]);
+    feeder.join().unwrap();
+    assert!(
+        from_fifo.status.success(),
+        "{}",
+        String::from_utf8_lossy(&from_fifo.stderr)
+    );
+    assert_eq!(from_fifo.stdout, from_file.stdout);
+    assert_eq!(from_fifo.stdout.len(), 16 * 8 * 4 * 2);
+}
+
+/// A 2x1 OpenEXR whose f32 channels are the given names, channel i of pixel x holding
+/// `10 * i + x`.
+fn exr_with_channels(path: &Path, names: &[&str]) {
+    use exr::prelude::*;
+    let list = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let samples = vec![10.0 * i as f32, 10.0 * i as f32 + 1.0];
+            AnyChannel::new(*n, FlatSamples::F32(samples))
+        })
+        .collect();
+    Image::from_channels((2, 1), AnyChannels::sort(list))
+        .write()
+        .to_file(path)
+        .unwrap();
+}
+
+fn f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn rgb_channels_in_a_layer_are_read() {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("layered.exr");
+    // Sorted by name in the file: diffuse.B (0), diffuse.G (1), diffuse.R (2), then
+    // specular's B, G, R (3, 4, 5): the first layer with R, G and B is diffuse.
+    exr_with_channels(
+        &path,
+        &[
+            "diffuse.B",
+            "diffuse.G",
+            "diffuse.R",
+            "specular.B",
+            "specular.G",
+            "specular.R",
+        ],
+    );
+    let out = convert(&path, &["--to", "f32", "-o", "-"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // RGBA of pixel 0 then pixel 1; no A channel, so alpha 1.0.
+    assert_eq!(
+        f32s(&out.stdout),
+        [20.0, 10.0, 0.0, 1.0, 21.0, 11.0, 1.0, 1.0]
+    );
+    // Channels without a layer name win over a layer, and a layer's A is its alpha.
+    exr_with_channels(&path, &["A", "B", "G", "R", "a.A", "a.B", "a.G", "a.R"]);
+    let out = convert(&path, &["--to", "f32", "-o", "-"]);
+    assert_eq!(f32s(&out.stdout)[..4], [30.0, 20.0, 10.0, 0.0]);
+    exr_with_channels(&path, &["a.A", "a.B", "a.G", "a.R", "z"]);
+    let out = convert(&path, &["--to", "f32", "-o", "-"]);
+    assert_eq!(f32s(&out.stdout)[..4], [30.0, 20.0, 10.0, 0.0]);
+    // Without R, G and B anywhere: a one-line error naming the file.
+    exr_with_channels(&path, &["diffuse.R", "diffuse.G", "Y"]);
+    let err = convert_error(&path, &["--to", "f32", "-o", "-"]);
+    assert!(
+        err.contains("layered.exr: ") && err.contains("no layer with R, G and B"),
+        "{err}"
+    );
+}
+
+// ---- 13. Decompression bombs within --max-pixels: peak memory stays bounded ----
+
+/// A Radiance HDR file of `side`x`side` pixels of one colour, run-length encoded by hand
+/// (each scanline: the 4-byte new-RLE header, then per component runs of up to 127).
+fn hdr_bomb(side: usize) -> Vec<u8> {
+    let mut b = format!("#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y {side} +X {side}\n").into_bytes();
+    for _ in 0..side {
+        b.extend_from_slice(&[2, 2, (side >> 8) as u8, side as u8]);
+        for value in [128u8, 64, 32, 129] {
+            let mut left = side;
+            while left > 0 {
+                let run = left.min(127);
+                b.extend_from_slice(&[128 + run as u8, value]);
+                left -= run;
+            }
+        }
+    }
+    b
+}
+
+/// Runs `d3dfloat args` and returns its peak resident memory in MiB (VmHWM, read from
+/// /proc while it runs; the high-water mark only grows, so the last reading is the peak
+/// up to the last few milliseconds, when buffers are being freed).
+fn peak_mib(args: &[&std::ffi::OsStr]) -> (u64, std::process::ExitStatus) {
+    let mut child = StdCommand::new(bin_path())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0u64;
+    let started = Instant::now();
+    loop {
+        if let Ok(status) = std::fs::read_to_string(&status_path)
+            && let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:"))
+        {
+            let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+            peak_kib = peak_kib.max(kib);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            return (peak_kib >> 10, status);
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "still running"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+#[test]
+fn a_4096_square_bomb_stays_within_the_stated_memory_bound() {
+    let dir = TempDir::new().unwrap();
+    let hdr = write(dir.path(), "bomb.hdr", &hdr_bomb(4096));
+    let exr = write(
+        dir.path(),
+        "bomb.exr",
+        &exr_bytes(4096, 4096, exr::compression::Compression::ZIP16),
+    );
+    // docs/convert.md: the decoded image (16 bytes a pixel, 256 MiB here) and 128 MiB
+    // more (the file, conversion chunks and the decoder's working buffers).
+    let bound = 256 + 128;
+    // One run each (about 10 s in a debug build): the DDS output, whose header is written
+    // before the texels stream out.
+    for input in [&hdr, &exr] {
+        let out = "x.dds";
+        let output = dir.path().join(out);
+        let args = [
+            "convert".as_ref(),
+            input.as_os_str(),
+            "--to".as_ref(),
+            "f16".as_ref(),
+            "-o".as_ref(),
+            output.as_os_str(),
+        ];
+        let (peak, status) = peak_mib(&args);
+        assert!(status.success(), "{input:?} -> {out}");
+        eprintln!("{} -> {out}: peak {peak} MiB", input.display());
+        assert!(peak <= bound, "{input:?} -> {out}: {peak} MiB");
+    }
+}
