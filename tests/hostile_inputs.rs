@@ -899,3 +899,40 @@ fn a_4096_square_bomb_stays_within_the_stated_memory_bound() {
         assert!(peak <= bound, "{input:?} -> {out}: {peak} MiB");
     }
 }
+
+#[test]
+fn hdr_and_exr_images_under_tight_memory_limits_succeed_or_say_so() {
+    let dir = TempDir::new().unwrap();
+    // 2048 x 2048: 64 MiB as RGBA f32.
+    let hdr = write(dir.path(), "big.hdr", &hdr_bomb(2048));
+    let exr = write(
+        dir.path(),
+        "big.exr",
+        &exr_bytes(2048, 2048, exr::compression::Compression::ZIP16),
+    );
+    let output = dir.path().join("out.dds");
+    for input in [&hdr, &exr] {
+        for mib in [120u64, 150, 200, 250] {
+            let out = StdCommand::new("prlimit")
+                .arg(format!("--as={}", mib << 20))
+                .arg(bin_path())
+                .args(["convert", "--to", "f16"])
+                .arg(input)
+                .arg("-o")
+                .arg(&output)
+                .env("RAYON_NUM_THREADS", "1")
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            match out.status.code() {
+                Some(0) => {}
+                Some(2) => {
+                    assert_eq!(err.lines().count(), 1, "{input:?} {mib} MiB: {err}");
+                    assert!(err.contains("big."), "{input:?} {mib} MiB: {err}");
+                }
+                other => panic!("{input:?} {mib} MiB: exit {other:?} (a crash): {err}"),
+            }
+        }
+    }
+}

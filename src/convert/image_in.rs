@@ -104,6 +104,10 @@ fn open(path: &Path) -> Result<(File, Option<u64>), ConvertError> {
 /// real headers are kilobytes; a stream of attributes that never ends stops here.
 const EXR_HEADERS_LIMIT: u64 = 64 << 20;
 
+/// Memory the `exr` crate may need for its own buffers while it decodes, beyond the image:
+/// blocks in flight on each thread, measured at well under this for 4096 x 4096 ZIP files.
+const EXR_DECODER_HEADROOM: usize = 64 << 20;
+
 /// A reader that keeps a copy of what it hands out, up to a limit past which it fails:
 /// the `exr` crate parses a stream's headers through it, and the copy is the start of the
 /// file read into memory.
@@ -212,6 +216,21 @@ pub fn read_exr(path: &Path, limits: ImageLimits) -> Result<RgbaImage, ConvertEr
     let reserved = std::sync::Mutex::new(Some(
         zeroed_vec(image_bytes).map_err(|_| out_of_memory("OpenEXR", image_bytes))?,
     ));
+    // The `exr` crate's own buffers (compressed and decompressed blocks in flight) are
+    // allocated where a refusal aborts. Under an address-space limit (`ulimit -v`), ask
+    // for room for them first and give it back at once: a limit that leaves too little
+    // is then this error rather than an abort inside the decoder. (Without a limit,
+    // reserving address space costs nothing.)
+    let mut headroom = Vec::<u8>::new();
+    headroom
+        .try_reserve_exact(EXR_DECODER_HEADROOM)
+        .map_err(|_| {
+            ConvertError::Container(format!(
+                "not enough memory to decode the OpenEXR image ({image_bytes} bytes as RGBA \
+                 f32, and {EXR_DECODER_HEADROOM} for the decoder's buffers)"
+            ))
+        })?;
+    drop(headroom);
     struct Pixels {
         width: usize,
         data: Vec<u8>,
