@@ -79,6 +79,9 @@ pub fn zeroed_vec(len: usize) -> Result<Vec<u8>, MemoryReadError> {
     Ok(v)
 }
 
+/// The most [`read_at_most`] asks of one read.
+const READ_STEP: usize = 1 << 20;
+
 /// Appends to `buf` what `r` holds, up to `limit` more bytes, and returns whether the
 /// stream held more than that: then one byte past the limit was read to tell, and it is
 /// kept at the end of `buf` (so a caller that reads on has lost nothing). Memory grows
@@ -109,12 +112,19 @@ pub fn read_at_most<R: Read + ?Sized>(
             return Ok(true);
         }
         if buf.len() == buf.capacity() {
-            // Double what is there (at least 64 KiB), never past the most this may take.
-            let grow = (buf.len() as u64).max(1 << 16).min(most - appended);
-            reserve(buf, grow)?;
+            // Double what is there (at least 64 KiB), never past the most this may take;
+            // past a size hint, only a little, to see the end of the file.
+            let grow = match size_hint {
+                Some(_) => 1 << 16,
+                None => (buf.len() as u64).max(1 << 16),
+            };
+            reserve(buf, grow.min(most - appended))?;
         }
+        // Each read fills at most 1 MiB, so the zeroes written ahead of it stay within
+        // 1 MiB of the data: capacity never read into is never touched.
         let room = (buf.capacity() - buf.len())
-            .min(usize::try_from(most - appended).unwrap_or(usize::MAX));
+            .min(usize::try_from(most - appended).unwrap_or(usize::MAX))
+            .min(READ_STEP);
         let filled = buf.len();
         buf.resize(filled + room, 0);
         match r.read(&mut buf[filled..]) {

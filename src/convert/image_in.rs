@@ -131,24 +131,18 @@ impl std::io::Read for KeepCopy<'_> {
     }
 }
 
-/// Reads an OpenEXR file or stream into memory. A regular file is read whole (its size
-/// is known). A stream's headers are read first (at most [`EXR_HEADERS_LIMIT`] bytes) and
-/// each declared image checked against `limits`; then no more is read than those images
-/// can take: 28 bytes per chunk (offset-table entry and position header) and 8 bytes per
-/// byte of samples (all rip-map levels, and compression that expands). Bytes past that are
-/// never read, so an endless stream costs a bounded amount; a stream that ends sooner is
-/// left to the decoder to refuse.
+/// Reads an OpenEXR file or stream into memory: its headers first (at most
+/// [`EXR_HEADERS_LIMIT`] bytes), each declared image checked against `limits`; then no
+/// more than those images can take: 28 bytes per chunk (offset-table entry and position
+/// header) and 8 bytes per byte of samples (all rip-map levels, and compression that
+/// expands). Bytes past that are never read, so an endless stream, or a sparse file of a
+/// terabyte, costs a bounded amount; a file that ends sooner is left to the decoder to
+/// refuse. `len`, a regular file's size, is reserved at once where it is smaller.
 fn read_exr_bytes(
     file: &mut File,
     len: Option<u64>,
     limits: ImageLimits,
 ) -> Result<Vec<u8>, ConvertError> {
-    if let Some(len) = len {
-        // A regular file: its size is what it holds; reserve it once.
-        let mut bytes = Vec::new();
-        read_at_most(file, &mut bytes, len, Some(len)).map_err(|e| reading(e, "OpenEXR"))?;
-        return Ok(bytes);
-    }
     let mut keep = KeepCopy {
         inner: file,
         copy: Vec::new(),
@@ -169,7 +163,9 @@ fn read_exr_bytes(
             .saturating_add(chunks * 28)
             .saturating_add(samples.saturating_mul(8));
     }
-    read_at_most(file, &mut bytes, most, None).map_err(|e| reading(e, "OpenEXR"))?;
+    // A regular file's size, where it is smaller, is reserved at once.
+    let hint = len.map(|l| l.saturating_sub(bytes.len() as u64).min(most));
+    read_at_most(file, &mut bytes, most, hint).map_err(|e| reading(e, "OpenEXR"))?;
     Ok(bytes)
 }
 
