@@ -965,3 +965,17 @@ fn hdr_and_exr_images_under_tight_memory_limits_succeed_or_say_so() {
         }
     }
 }
+
+#[test]
+fn a_raised_pixel_limit_still_refuses_sizes_past_memory() {
+    let dir = TempDir::new().unwrap();
+    let side = u32::MAX;
+    let hdr = write(
+        dir.path(),
+        "huge.hdr",
+        format!("#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y {side} +X {side}\n\0\0\0\0").as_bytes(),
+    );
+    let max = u64::MAX.to_string();
+    let err = convert_error(&hdr, &["--to", "f16", "--max-pixels", &max, "-o", "x.f16"]);
+    assert!(err.contains("huge.hdr: "), "{err}");
+}

@@ -81,6 +81,22 @@ fn reading(e: MemoryReadError, what: &str) -> ConvertError {
     }
 }
 
+/// Bytes of a `width` x `height` RGBA f32 image, or an error where that is more than
+/// this machine can address (a `--max-pixels` raised past memory).
+fn rgba_bytes(width: u64, height: u64, what: &str) -> Result<usize, ConvertError> {
+    width
+        .checked_mul(height)
+        .and_then(|p| p.checked_mul(16))
+        .and_then(|b| usize::try_from(b).ok())
+        .filter(|&b| b <= isize::MAX as usize)
+        .ok_or_else(|| {
+            ConvertError::Container(format!(
+                "{what} file declares {width}x{height} pixels, more than memory can address \
+                 as RGBA f32"
+            ))
+        })
+}
+
 fn out_of_memory(what: &str, bytes: usize) -> ConvertError {
     ConvertError::Container(format!(
         "not enough memory for the {what} image ({bytes} bytes as RGBA f32)"
@@ -206,7 +222,8 @@ pub fn read_exr(path: &Path, limits: ImageLimits) -> Result<RgbaImage, ConvertEr
     })?;
     check_dwa_blocks(&bytes)?;
     let size = meta.headers[part].layer_size;
-    let image_bytes = size.width() * size.height() * 16;
+    // Within --max-pixels, which a user may raise past what memory can address.
+    let image_bytes = rgba_bytes(size.width() as u64, size.height() as u64, "OpenEXR")?;
     // The image's memory is reserved here, where a refusal can be an error; the `exr`
     // crate's callback that asks for it cannot fail.
     let reserved = std::sync::Mutex::new(Some(
@@ -245,6 +262,7 @@ pub fn read_exr(path: &Path, limits: ImageLimits) -> Result<RgbaImage, ConvertEr
         .optional(text(&names[3]), 1.0f32)
         .collect_pixels(
             |size: Vec2<usize>, _: &_| {
+                // The size checked above (the callback is only called for that layer).
                 let bytes = size.width() * size.height() * 16;
                 let data = match reserved.lock().expect("not poisoned").take() {
                     Some(v) if v.len() == bytes => v,
@@ -365,7 +383,9 @@ fn check_dwa_blocks(bytes: &[u8]) -> Result<(), ConvertError> {
             .map_err(|e| container("OpenEXR", e))?;
         let (w, h) = (bounds.size.width() as u64, bounds.size.height() as u64);
         let channels = header.channels.list.len() as u64;
-        let block_bytes = w * h * header.channels.bytes_per_pixel as u64;
+        let block_bytes = w
+            .saturating_mul(h)
+            .saturating_mul(header.channels.bytes_per_pixel as u64);
         check_dwa_header(data, w, h, channels, block_bytes)?;
     }
     Ok(())
@@ -386,7 +406,9 @@ fn check_dwa_header(
     }
     let counter =
         |i: usize| u64::from_le_bytes(data[8 * i..8 * i + 8].try_into().expect("8 bytes"));
-    let coefficients = (width + 7) * (height + 7) * channels;
+    let coefficients = (width.saturating_add(7))
+        .saturating_mul(height.saturating_add(7))
+        .saturating_mul(channels);
     let rle_tokens = block_bytes.saturating_mul(2).saturating_add(64);
     let bounds = [
         (1, "unknownUncompressedSize", block_bytes),
@@ -437,7 +459,8 @@ pub fn read_hdr(path: &Path, limits: ImageLimits) -> Result<RgbaImage, ConvertEr
     // The most pixel data any encoding of the image takes: per scanline a 4-byte
     // run-length header and each of the 4 components as literal runs of one byte (two
     // bytes per byte); flat pixels take less. Bytes past that are never read.
-    let most_data = height as u64 * (8 * width as u64 + 4);
+    let bytes_rgba = rgba_bytes(width as u64, height as u64, "Radiance HDR")?;
+    let most_data = (height as u64).saturating_mul(8 * width as u64 + 4);
     let have = bytes.len() as u64 - header_len;
     if have < most_data {
         read_at_most(
@@ -460,9 +483,8 @@ pub fn read_hdr(path: &Path, limits: ImageLimits) -> Result<RgbaImage, ConvertEr
     }
     let decoder = image::codecs::hdr::HdrDecoder::new(std::io::Cursor::new(bytes.as_slice()))
         .map_err(|e| container("Radiance HDR", e))?;
-    let pixels = width as usize * height as usize;
-    let mut data =
-        zeroed_vec(pixels * 16).map_err(|_| out_of_memory("Radiance HDR", pixels * 16))?;
+    let pixels = bytes_rgba / 16;
+    let mut data = zeroed_vec(bytes_rgba).map_err(|_| out_of_memory("Radiance HDR", bytes_rgba))?;
     let rgb_len = decoder.total_bytes() as usize;
     debug_assert_eq!(rgb_len, pixels * 12);
     decoder
