@@ -178,6 +178,34 @@ fn more_mip_levels_than_the_dimensions_allow_are_refused() {
     assert_eq!(out.stdout.len(), 2 * 37);
 }
 
+#[test]
+fn a_cube_array_with_mips_written_as_dds_reads_back() {
+    let dir = TempDir::new().unwrap();
+    // Two cubes of 2x2 with two levels: 12 faces of 4 + 1 texels.
+    let mut h = DdsHeader::new(2, 2, R32_FLOAT);
+    h.cube = true;
+    h.array_size = 2;
+    h.mips = 2;
+    let values: Vec<u8> = (0..60u32).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let mut file = h.bytes();
+    file.extend_from_slice(&values);
+    let input = write(dir.path(), "cubes.dds", &file);
+    let half = dir.path().join("half.dds");
+    let out = convert(&input, &["--to", "f16", "-o", half.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let back = convert(&half, &["--to", "f32", "-o", "-"]);
+    assert!(
+        back.status.success(),
+        "{}",
+        String::from_utf8_lossy(&back.stderr)
+    );
+    assert_eq!(back.stdout, values);
+}
+
 // ---- 10. A 1x1 texture declaring 2^32 - 1 mip levels ----
 
 #[test]

@@ -3,11 +3,11 @@
 //! DirectXTex write them, without a DX10 header), the size check that catches a header
 //! that lies, and the header of the converted texture.
 
+use std::io::Read;
+
 use ddsfile::{
     AlphaMode, Caps2, D3D10ResourceDimension, D3DFormat, Dds, DxgiFormat, PixelFormatFlags,
 };
-
-use std::io::Read;
 
 use super::{Conversion, ConvertError};
 use crate::format::{F16, F32, Format, RoundOptions};
