@@ -10,9 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Verdict;
 use crate::convert::dds::{self, Shape, Texels};
-use crate::convert::{
-    Container, Conversion, ConvertError, Report, Stats, image_in, raw, raw::convert_parallel,
-};
+use crate::convert::{Container, Conversion, ConvertError, Report, Stats, image_in, raw};
 use crate::format::{F32, Format, RoundOptions};
 use crate::output_file::{Input, OutputFile, WRITE_BUFFER, refuse_stdout_is_input};
 use crate::path_text;
@@ -147,15 +145,23 @@ pub fn run(
         }
         Container::Dds => {
             let path = input.expect("a container is a named file");
-            let bytes =
-                std::fs::read(path).with_context(|| format!("reading {}", input_name(input)))?;
-            let texture = dds::read(&bytes)?;
+            let mut file =
+                File::open(path).with_context(|| format!("opening {}", input_name(input)))?;
+            // A regular file's length settles a size mismatch before anything is read;
+            // a FIFO or device is read only as far as its header describes.
+            let len = file
+                .metadata()
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len());
+            let texture = dds::read(&mut file, len).with_context(|| input_name(input))?;
             if let Some(from) = req.from
                 && from != texture.texels.format
             {
                 bail!(
-                    "--from {} but the DDS file holds {}",
+                    "--from {} but the DDS file {} holds {}",
                     from.name(),
+                    path.display(),
                     texture.texels.format.name()
                 );
             }
@@ -164,6 +170,7 @@ pub fn run(
                 texture.shape,
                 texture.texels,
                 texture.data,
+                input,
                 output,
                 &inputs,
             )?
@@ -171,12 +178,11 @@ pub fn run(
         Container::Exr | Container::Hdr => {
             let path = input.expect("a container is a named file");
             let image = if in_container == Container::Exr {
-                image_in::read_exr(path, req.limits)?
+                image_in::read_exr(path, req.limits)
             } else {
-                let bytes = std::fs::read(path)
-                    .with_context(|| format!("reading {}", input_name(input)))?;
-                image_in::read_hdr(&bytes, req.limits)?
-            };
+                image_in::read_hdr(path, req.limits)
+            }
+            .with_context(|| input_name(input))?;
             let mut texels = Texels {
                 format: Format::Float(F32),
                 channels: 4,
@@ -184,14 +190,17 @@ pub fn run(
             let mut data = image.data;
             let packs = matches!(req.to, Format::R11G11B10 | Format::Rgb9e5);
             if req.channels == Some(3) && !packs {
-                data = data
-                    .chunks_exact(16)
-                    .flat_map(|t| t[..12].to_vec())
-                    .collect();
+                // RGBA to RGB in place: texel i moves down to 12 * i, never past a texel
+                // not yet moved.
+                let count = data.len() / 16;
+                for i in 0..count {
+                    data.copy_within(16 * i..16 * i + 12, 12 * i);
+                }
+                data.truncate(12 * count);
                 texels.channels = 3;
             }
             let shape = Shape::image(image.width, image.height);
-            convert_texture(req, shape, texels, data, output, &inputs)?
+            convert_texture(req, shape, texels, data, input, output, &inputs)?
         }
     };
     let report = Report {
@@ -252,12 +261,12 @@ fn convert_raw(
     if let Some(size) = size
         && size % group as u64 != 0
     {
-        return Err(ConvertError::Truncated {
+        return Err(anyhow::Error::new(ConvertError::Truncated {
             size,
             group,
             what: conv.src_group_name(),
-        }
-        .into());
+        })
+        .context(input_name(input)));
     }
     let bar = progress_bar(req.progress, size);
     let out_size = size
@@ -271,6 +280,11 @@ fn convert_raw(
         if let Some(b) = &bar {
             b.set_position(done)
         }
+    })
+    .map_err(|e| match e {
+        // The other errors name their file already (`reading X`, `writing Y`).
+        ConvertError::Truncated { .. } => anyhow::Error::new(e).context(names.0.to_string()),
+        e => e.into(),
     })?;
     sink.finish()?;
     if let Some(b) = bar {
@@ -320,28 +334,40 @@ fn progress_bar(enabled: bool, size: Option<u64>) -> Option<ProgressBar> {
     Some(bar)
 }
 
-/// A texture or image in memory, written as DDS or as raw data.
+/// A texture or image in memory, written as DDS or as raw data. The converted texels
+/// stream from the texture to the output in chunks ([`raw::convert_stream`]), so the
+/// conversion adds a constant amount of memory (under 64 MiB) to the texture's own.
 fn convert_texture(
     req: &ConvertRequest,
     shape: Shape,
     texels: Texels,
     data: Vec<u8>,
+    input: Option<&Path>,
     output: Option<&Path>,
     inputs: &[Input],
 ) -> anyhow::Result<(Conversion, u64, u64, Stats)> {
-    let (conv, target) = dds::plan(texels, req.to, req.channels, req.opts)?;
-    let mut converted = vec![0u8; conv.dst_len(data.len())];
-    let stats = convert_parallel(&conv, &data, &mut converted);
-    let bytes_out = converted.len() as u64;
-    let bytes = if container_of(output) == Container::Dds {
-        dds::to_bytes(&dds::build(&shape, target, converted)?)?
+    let (conv, target) =
+        dds::plan(texels, req.to, req.channels, req.opts).with_context(|| input_name(input))?;
+    let bytes_out = conv.dst_len(data.len()) as u64;
+    let header = if container_of(output) == Container::Dds {
+        dds::build(&shape, target, bytes_out)
+            .and_then(|h| dds::header_bytes(&h))
+            .with_context(|| format!("writing {}", output_name(output)))?
     } else {
-        converted
+        Vec::new()
     };
-    let mut sink = Sink::open(output, Some(bytes.len() as u64), inputs)?;
+    let mut sink = Sink::open(output, Some(header.len() as u64 + bytes_out), inputs)?;
     sink.writer()
-        .write_all(&bytes)
+        .write_all(&header)
         .map_err(|e| ConvertError::io(format!("writing {}", output_name(output)), e))?;
+    let names = (input_name(input), output_name(output));
+    let stats = raw::convert_stream(
+        &conv,
+        &mut data.as_slice(),
+        sink.writer(),
+        (&names.0, &names.1),
+        &|_| {},
+    )?;
     sink.finish()?;
     Ok((conv, data.len() as u64, bytes_out, stats))
 }

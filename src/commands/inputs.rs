@@ -106,9 +106,23 @@ pub fn one_line(message: &str) -> String {
     out
 }
 
+/// The longest stdin line read: 64 MiB. Far more than any input needs, yet above the
+/// 50 MB decimal literals that exact parsing promises to read in linear time (tests/
+/// hostile.rs); a stream without newlines (`decode < /dev/zero`) ends here with an error
+/// naming its line, after at most this much memory.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// The error for a line longer than [`MAX_LINE_BYTES`].
+fn line_too_long(line_no: usize) -> anyhow::Error {
+    anyhow::anyhow!(
+        "line {line_no}: longer than {MAX_LINE_BYTES} bytes (64 MiB), the most a line may hold"
+    )
+}
+
 /// Calls `each` with every stdin line that holds an input (blank lines and `#` comments
 /// skipped), reusing one buffer, and hands it `out` to write to. Stops at the first error; a
-/// line that is not UTF-8 is an error naming its line number.
+/// line that is not UTF-8, or longer than [`MAX_LINE_BYTES`], is an error naming its line
+/// number (a long line is refused as soon as it passes the limit, never gathered whole).
 ///
 /// `out` is flushed before every read of stdin that may wait: a live feed (`tail -f log |
 /// d3dfloat op`) gets each answer as its line arrives, while a batch still writes in large
@@ -173,7 +187,11 @@ pub fn for_each_stdin_line(
             }
             return Ok(count);
         }
-        let used = match available.iter().position(|&b| b == b'\n') {
+        let newline = available.iter().position(|&b| b == b'\n');
+        if partial.len() + newline.unwrap_or(available.len()) > MAX_LINE_BYTES {
+            return Err(line_too_long(line_no + 1));
+        }
+        let used = match newline {
             None => {
                 partial.extend_from_slice(available);
                 available.len()

@@ -255,8 +255,23 @@ fn compare_images(
     let load = |p: &PathBuf| -> anyhow::Result<ImageBuffer> {
         match (container, req.width) {
             (Container::Raw, Some((w, channels))) => {
-                let data = std::fs::read(p)
-                    .with_context(|| format!("reading {}", crate::path_text::one_line(p)))?;
+                // Read whole, but no further than the largest picture `convert` reads
+                // (its --max-pixels default): /dev/zero is not a picture.
+                let limit = crate::convert::image_in::DEFAULT_MAX_PIXELS
+                    * channels as u64
+                    * req.format.element_bytes() as u64;
+                let shown = crate::path_text::one_line(p);
+                let mut file = File::open(p).with_context(|| format!("opening {shown}"))?;
+                let mut data = Vec::new();
+                let more = crate::io::read_at_most(&mut file, &mut data, limit, None)
+                    .map_err(|e| anyhow::anyhow!("reading {shown}: {e}"))?;
+                if more {
+                    anyhow::bail!(
+                        "{shown} holds more than {limit} bytes, the largest picture --width \
+                         reads ({} pixels)",
+                        crate::convert::image_in::DEFAULT_MAX_PIXELS
+                    );
+                }
                 Ok(ImageBuffer::raw(
                     req.format,
                     w as u64,

@@ -3,13 +3,15 @@
 //! DirectXTex write them, without a DX10 header), the size check that catches a header
 //! that lies, and the header of the converted texture.
 
+use std::io::Read;
+
 use ddsfile::{
-    AlphaMode, Caps2, D3D10ResourceDimension, D3DFormat, Dds, DxgiFormat, NewDxgiParams,
-    PixelFormatFlags,
+    AlphaMode, Caps2, D3D10ResourceDimension, D3DFormat, Dds, DxgiFormat, PixelFormatFlags,
 };
 
 use super::{Conversion, ConvertError};
 use crate::format::{F16, F32, Format, RoundOptions};
+use crate::io::{MemoryReadError, read_at_most, read_full};
 
 /// What one texel of a texture is: `channels` elements of `format` (1 for a packed word).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,16 +147,25 @@ impl Shape {
         }
     }
 
+    /// The most mip levels the largest dimension allows: floor(log2(max(w, h, d))) + 1,
+    /// halving down to 1x1x1.
+    pub fn most_mips(&self) -> u32 {
+        let largest = self.width.max(self.height).max(self.depth).max(1);
+        u32::BITS - largest.leading_zeros()
+    }
+
     /// Texels in every level of every layer, or `None` if that overflows.
     pub fn texel_count(&self) -> Option<u64> {
         let mut per_layer: u64 = 0;
-        for level in 0..self.mips.min(64) {
-            let dim = |n: u32| (n as u64 >> level).max(1);
+        // From level 32 on every dimension is 1, so each further level is one texel.
+        for level in 0..self.mips.min(32) {
+            let dim = |n: u32| (n >> level).max(1) as u64;
             let texels = dim(self.width)
                 .checked_mul(dim(self.height))?
                 .checked_mul(dim(self.depth))?;
             per_layer = per_layer.checked_add(texels)?;
         }
+        per_layer = per_layer.checked_add(self.mips.saturating_sub(32) as u64)?;
         per_layer.checked_mul(self.layers as u64)
     }
 }
@@ -174,11 +185,84 @@ fn container(msg: String) -> ConvertError {
     ConvertError::Container(msg)
 }
 
-/// Parses a DDS file and checks that its data is exactly what the header describes.
-pub fn read(bytes: &[u8]) -> Result<Texture, ConvertError> {
-    let dds = Dds::read(bytes).map_err(|e| container(format!("not a readable DDS file: {e}")))?;
+/// Bytes of the DDS magic number and header, and of the DX10 header that may follow.
+const HEADER_BYTES: usize = 4 + 124;
+const HEADER10_BYTES: usize = 20;
+
+/// Reads a DDS file from `r` and checks that its data is exactly what the header
+/// describes. The header is read first (at most 148 bytes) and checked; then only the
+/// bytes it describes are read, plus one to tell a longer file, so a stream that never
+/// ends (`/dev/zero`) or a header that claims gigabytes costs no more memory than the
+/// texture the header describes and the file really holds. `file_len`, a regular file's
+/// size, lets a size mismatch be refused before any data is read.
+pub fn read(r: &mut dyn Read, file_len: Option<u64>) -> Result<Texture, ConvertError> {
+    let mut head = [0u8; HEADER_BYTES + HEADER10_BYTES];
+    let got = read_full(r, &mut head)
+        .map_err(|e| reading_error(MemoryReadError::Io(e), "the DDS header"))?;
+    let dds =
+        Dds::read(&head[..got]).map_err(|e| container(format!("not a readable DDS file: {e}")))?;
+    let header_len = if dds.header10.is_some() {
+        HEADER_BYTES + HEADER10_BYTES
+    } else {
+        HEADER_BYTES
+    };
+    let (shape, texels) = shape_of(&dds)?;
+    let expected = checked_size(&shape, texels)?;
+    let describe = describe(&shape, texels);
+    let holds = |n: String| {
+        container(format!(
+            "DDS header describes {expected} bytes of texels ({describe}) but the file holds {n}"
+        ))
+    };
+    if let Some(len) = file_len {
+        let data_len = len.saturating_sub(header_len as u64);
+        if data_len != expected {
+            return Err(holds(data_len.to_string()));
+        }
+    }
+    // The header's read took up to 20 bytes of data with it (a file without the DX10
+    // header); they are the data's first bytes.
+    let mut data = dds.data;
+    let rest = expected.saturating_sub(data.len() as u64);
+    if data.len() as u64 > expected {
+        return Err(holds(format!("more ({} bytes at least)", data.len())));
+    }
+    let hint = file_len.map(|_| rest);
+    let longer =
+        read_at_most(r, &mut data, rest, hint).map_err(|e| reading_error(e, "the DDS texels"))?;
+    if longer {
+        let shown = match file_len {
+            Some(len) => len.saturating_sub(header_len as u64).to_string(),
+            None => format!("more ({} bytes at least)", expected + 1),
+        };
+        return Err(holds(shown));
+    }
+    if data.len() as u64 != expected {
+        return Err(holds(data.len().to_string()));
+    }
+    Ok(Texture {
+        shape,
+        texels,
+        data,
+    })
+}
+
+fn reading_error(e: MemoryReadError, what: &str) -> ConvertError {
+    match e {
+        MemoryReadError::Io(source) => ConvertError::io(format!("reading {what}"), source),
+        MemoryReadError::OutOfMemory(n) => {
+            container(format!("not enough memory for {what} ({n} bytes)"))
+        }
+    }
+}
+
+/// The shape and texels a parsed header declares, once the counts are consistent: at
+/// least one texel, cube faces that fit a `u32` when counted one by one, and no more mip
+/// levels than the largest dimension has halvings (floor(log2(max(w, h, d))) + 1), so a
+/// 1x1 texture cannot declare 2^32 - 1 levels of one texel each.
+fn shape_of(dds: &Dds) -> Result<(Shape, Texels), ConvertError> {
     let depth = dds.header.depth.unwrap_or(1).max(1);
-    let (texels, cubemap, dimension, alpha_mode) = match dds.header10.as_ref() {
+    let (texels, cubemap, dimension, alpha_mode, layers) = match dds.header10.as_ref() {
         Some(h10) => {
             let texels = texels_of(h10.dxgi_format).ok_or_else(|| {
                 container(format!(
@@ -188,7 +272,19 @@ pub fn read(bytes: &[u8]) -> Result<Texture, ConvertError> {
                 ))
             })?;
             let cube = h10.misc_flag.contains(ddsfile::MiscFlag::TEXTURECUBE);
-            (texels, cube, h10.resource_dimension, h10.alpha_mode)
+            // ddsfile's own count multiplies by six in a u32 and wraps: 0x2AAAAAAB cubes
+            // would read as 2 faces.
+            let layers = if cube {
+                h10.array_size.checked_mul(6).ok_or_else(|| {
+                    container(format!(
+                        "DDS header declares {} cube maps, more faces than a DDS file can count",
+                        h10.array_size
+                    ))
+                })?
+            } else {
+                h10.array_size
+            };
+            (texels, cube, h10.resource_dimension, h10.alpha_mode, layers)
         }
         None => {
             let legacy = dds.get_d3d_format();
@@ -213,11 +309,13 @@ pub fn read(bytes: &[u8]) -> Result<Texture, ConvertError> {
             } else {
                 D3D10ResourceDimension::Texture2D
             };
+            let cube = caps2.contains(Caps2::CUBEMAP);
             (
                 texels,
-                caps2.contains(Caps2::CUBEMAP),
+                cube,
                 dimension,
                 AlphaMode::Unknown,
+                if cube { 6 } else { 1 },
             )
         }
     };
@@ -226,12 +324,30 @@ pub fn read(bytes: &[u8]) -> Result<Texture, ConvertError> {
         height: dds.header.height,
         depth,
         mips: dds.get_num_mipmap_levels().max(1),
-        layers: dds.get_num_array_layers(),
+        layers,
         cubemap,
         dimension,
         alpha_mode,
     };
-    let describe = format!(
+    if shape.width == 0 || shape.height == 0 || shape.layers == 0 {
+        return Err(container(format!(
+            "DDS header describes an empty texture ({})",
+            describe(&shape, texels)
+        )));
+    }
+    let most = shape.most_mips();
+    if shape.mips > most {
+        return Err(container(format!(
+            "DDS header declares {} mip levels, but a {}x{}x{} texture has at most {most}",
+            shape.mips, shape.width, shape.height, shape.depth
+        )));
+    }
+    Ok((shape, texels))
+}
+
+/// The shape as messages describe it.
+fn describe(shape: &Shape, texels: Texels) -> String {
+    format!(
         "{}x{}x{}, {} mip levels, {} layers of {}",
         shape.width,
         shape.height,
@@ -239,31 +355,21 @@ pub fn read(bytes: &[u8]) -> Result<Texture, ConvertError> {
         shape.mips,
         shape.layers,
         dxgi_of(texels).expect("listed").1
-    );
-    let expected = shape
+    )
+}
+
+/// Bytes of texels the shape holds, every level and layer, or an error where that
+/// overflows a `u64`.
+fn checked_size(shape: &Shape, texels: Texels) -> Result<u64, ConvertError> {
+    shape
         .texel_count()
         .and_then(|n| n.checked_mul(texels.bytes() as u64))
         .ok_or_else(|| {
             container(format!(
-                "DDS header describes an impossible size ({describe})"
+                "DDS header describes an impossible size ({})",
+                describe(shape, texels)
             ))
-        })?;
-    if shape.width == 0 || shape.height == 0 || shape.layers == 0 {
-        return Err(container(format!(
-            "DDS header describes an empty texture ({describe})"
-        )));
-    }
-    if expected != dds.data.len() as u64 {
-        return Err(container(format!(
-            "DDS header describes {expected} bytes of texels ({describe}) but the file holds {}",
-            dds.data.len()
-        )));
-    }
-    Ok(Texture {
-        shape,
-        texels,
-        data: dds.data,
-    })
+        })
 }
 
 /// The conversion that turns `src` texels into format `to`, and the texels that result.
@@ -277,6 +383,18 @@ pub fn plan(
 ) -> Result<(Conversion, Texels), ConvertError> {
     let packed = |f: Format| matches!(f, Format::R11G11B10 | Format::Rgb9e5);
     let (conv, target) = match (packed(src.format), packed(to)) {
+        // The channels come from the input, so a wrong count is the input's, whatever
+        // `--channels` says.
+        (false, true) if src.channels != 3 && src.channels != 4 => {
+            return Err(container(format!(
+                "the input holds {} channel(s) of {} per texel ({}), and {} packs 3 or 4 \
+                 (RGB or RGBA)",
+                src.channels,
+                src.format.name(),
+                dxgi_of(src).map_or("", |(_, name)| name),
+                to.name()
+            )));
+        }
         (false, true) => (
             Conversion::new(src.format, to, src.channels, opts)?,
             Texels {
@@ -312,8 +430,10 @@ pub fn plan(
     Ok((conv, target))
 }
 
-/// A DDS file (headers and data) for converted texels of the given shape.
-pub fn build(shape: &Shape, texels: Texels, data: Vec<u8>) -> Result<Dds, ConvertError> {
+/// The headers of a DDS file for `data_len` bytes of converted texels of the given
+/// shape: a [`Dds`] whose `data` is empty, for [`write_headers`]. The data is not copied
+/// into it, so a texture is in memory once, not twice, while it is written.
+pub fn build(shape: &Shape, texels: Texels, data_len: u64) -> Result<Dds, ConvertError> {
     let (format, _) = dxgi_of(texels).ok_or_else(|| {
         container(format!(
             "no DXGI format holds {} channel(s) of {} (DDS output takes {})",
@@ -322,19 +442,48 @@ pub fn build(shape: &Shape, texels: Texels, data: Vec<u8>) -> Result<Dds, Conver
             supported_names()
         ))
     })?;
-    let mut dds = Dds::new_dxgi(NewDxgiParams {
-        height: shape.height,
-        width: shape.width,
-        depth: (shape.depth > 1).then_some(shape.depth),
+    let needed = checked_size(shape, texels)?;
+    if data_len != needed {
+        return Err(container(format!(
+            "converted data is {data_len} bytes where the DDS layout ({}) needs {needed}",
+            describe(shape, texels)
+        )));
+    }
+    // The header's pitch is a u32 that ddsfile computes without a check.
+    if shape.width as u64 * texels.bytes() as u64 > u32::MAX as u64 {
+        return Err(container(format!(
+            "a row of {} texels of {} is more bytes than a DDS header's pitch can hold",
+            shape.width,
+            dxgi_of(texels).expect("listed").1
+        )));
+    }
+    let header = ddsfile::Header::new_dxgi(
+        shape.height,
+        shape.width,
+        (shape.depth > 1).then_some(shape.depth),
         format,
-        mipmap_levels: (shape.mips > 1).then_some(shape.mips),
-        array_layers: (shape.layers > 1).then_some(shape.layers),
-        caps2: None,
-        is_cubemap: shape.cubemap,
-        resource_dimension: shape.dimension,
-        alpha_mode: shape.alpha_mode,
-    })
+        (shape.mips > 1).then_some(shape.mips),
+        (shape.layers > 1).then_some(shape.layers),
+        None,
+    )
     .map_err(|e| container(format!("building the DDS header: {e}")))?;
+    let array_size = if shape.cubemap {
+        shape.layers / 6
+    } else {
+        shape.layers
+    };
+    let header10 = ddsfile::Header10::new(
+        format,
+        shape.cubemap,
+        shape.dimension,
+        array_size,
+        shape.alpha_mode,
+    );
+    let mut dds = Dds {
+        header,
+        header10: Some(header10),
+        data: Vec::new(),
+    };
     // With the DX10 FourCC the pixel format is the FourCC alone: no RGB flag, bit count or
     // masks (Microsoft's DDS_PIXELFORMAT documentation). A reader that trusts the RGB
     // fields over the FourCC (Pillow) would otherwise take the floats for 8-bit pixels.
@@ -345,21 +494,15 @@ pub fn build(shape: &Shape, texels: Texels, data: Vec<u8>) -> Result<Dds, Conver
     spf.g_bit_mask = None;
     spf.b_bit_mask = None;
     spf.a_bit_mask = None;
-    if dds.data.len() != data.len() {
-        return Err(container(format!(
-            "converted data is {} bytes where the DDS layout needs {}",
-            data.len(),
-            dds.data.len()
-        )));
-    }
-    dds.data = data;
     Ok(dds)
 }
 
-/// The bytes of a DDS file.
-pub fn to_bytes(dds: &Dds) -> Result<Vec<u8>, ConvertError> {
-    let mut out = Vec::with_capacity(dds.data.len() + 148);
+/// The bytes of a DDS file's headers (magic, header, DX10 header), for headers from
+/// [`build`]: the texels follow them in the file.
+pub fn header_bytes(dds: &Dds) -> Result<Vec<u8>, ConvertError> {
+    debug_assert!(dds.data.is_empty());
+    let mut out = Vec::with_capacity(HEADER_BYTES + HEADER10_BYTES);
     dds.write(&mut out)
-        .map_err(|e| container(format!("writing the DDS file: {e}")))?;
+        .map_err(|e| container(format!("writing the DDS header: {e}")))?;
     Ok(out)
 }

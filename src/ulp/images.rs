@@ -50,10 +50,6 @@ impl ImageBuffer {
     /// own element format; an EXR or HDR file's pixels as the RGBA f32 that `convert`
     /// reads (so their distances are in f32 ULPs).
     pub fn read(path: &Path, container: Container) -> Result<ImageBuffer, ConvertError> {
-        let bytes = || {
-            std::fs::read(path)
-                .map_err(|e| ConvertError::io(format!("reading {}", path.display()), e))
-        };
         let rgba = |img: crate::convert::image_in::RgbaImage, what: &str| ImageBuffer {
             format: Format::Float(F32),
             per_pixel: 4,
@@ -64,7 +60,16 @@ impl ImageBuffer {
         };
         match container {
             Container::Dds => {
-                let t = dds::read(&bytes()?)?;
+                // The header first, then only the data it describes (convert's reader).
+                let mut file = std::fs::File::open(path).map_err(|e| {
+                    ConvertError::io(format!("opening {}", crate::path_text::one_line(path)), e)
+                })?;
+                let len = file
+                    .metadata()
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len());
+                let t = dds::read(&mut file, len)?;
                 let (w, h) = (t.shape.width as u64, t.shape.height as u64);
                 let len = (w * h) as usize * t.texels.bytes();
                 let mut data = t.data;
@@ -80,7 +85,7 @@ impl ImageBuffer {
                 })
             }
             Container::Exr => Ok(rgba(read_exr(path, ImageLimits::default())?, "EXR")),
-            Container::Hdr => Ok(rgba(read_hdr(&bytes()?, ImageLimits::default())?, "HDR")),
+            Container::Hdr => Ok(rgba(read_hdr(path, ImageLimits::default())?, "HDR")),
             Container::Raw => unreachable!("raw buffers have no header to read"),
         }
     }

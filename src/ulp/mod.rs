@@ -30,7 +30,9 @@ pub mod pair;
 pub mod summary;
 pub mod value_line;
 
-pub use buffers::{BufferError, CHUNK_BYTES, compare_streams, compare_streams_listing};
+pub use buffers::{
+    BufferError, CHUNK_BYTES, DRAIN_LIMIT, Size, compare_streams, compare_streams_listing,
+};
 pub use pair::{ChannelDiff, PairDiff, PairReport, Resolved, diff_pair};
 pub use summary::{
     Compared, HISTOGRAM_BUCKETS, Sample, Summary, SummaryReport, WORST_KEPT, bucket, bucket_range,
