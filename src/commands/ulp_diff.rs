@@ -199,29 +199,59 @@ fn compare_files(
         compare_streams(&layout, fe, fa, &mut summary)
     }
     .with_context(|| format!("comparing {names}"))?;
+    finish(
+        req,
+        (expected, actual),
+        Compared::Files {
+            expected: expected.display().to_string(),
+            actual: actual.display().to_string(),
+            elements,
+        },
+        (format!("raw {} elements", req.format.name()), req.format),
+        &summary,
+        None,
+        report_file,
+        r,
+        out,
+    )
+}
+
+/// Writes the report page, when asked, and the summary; the verdict of `--max`.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    req: &UlpDiffRequest,
+    (expected, actual): (&PathBuf, &PathBuf),
+    compared: Compared,
+    (holds, format): (String, Format),
+    summary: &Summary,
+    picture: Option<Picture>,
+    report_file: Option<super::report::ReportFile>,
+    r: &mut dyn Renderer,
+    out: &mut dyn Write,
+) -> anyhow::Result<Verdict> {
+    let elements = match &compared {
+        Compared::Files { elements, .. } => *elements,
+        _ => 0,
+    };
     if let Some(f) = report_file {
         f.ulp(&UlpPage {
             expected: &expected.display().to_string(),
             actual: &actual.display().to_string(),
-            holds: format!("raw {} elements", req.format.name()),
-            format: req.format,
+            holds,
+            format,
             opts: req.opts,
             elements,
-            summary: &summary,
-            picture: None,
+            summary,
+            picture,
         })?;
     }
     r.ulp_summary(
         out,
         &SummaryReport {
-            format: req.format,
+            format,
             opts: req.opts,
-            compared: Compared::Files {
-                expected: expected.display().to_string(),
-                actual: actual.display().to_string(),
-                elements,
-            },
-            summary: &summary,
+            compared,
+            summary,
         },
     )?;
     Ok(verdict(summary.failed()))
@@ -320,30 +350,19 @@ fn compare_images(
     )
     .with_context(|| format!("comparing {names}"))?;
     picture.previews(&e, &a);
-    if let Some(f) = report_file {
-        f.ulp(&UlpPage {
-            expected: &expected.display().to_string(),
-            actual: &actual.display().to_string(),
-            holds: e.holds.clone(),
-            format: e.format,
-            opts: req.opts,
+    finish(
+        req,
+        (expected, actual),
+        Compared::Files {
+            expected: expected.display().to_string(),
+            actual: actual.display().to_string(),
             elements,
-            summary: &summary,
-            picture: Some(picture),
-        })?;
-    }
-    r.ulp_summary(
-        out,
-        &SummaryReport {
-            format: e.format,
-            opts: req.opts,
-            compared: Compared::Files {
-                expected: expected.display().to_string(),
-                actual: actual.display().to_string(),
-                elements,
-            },
-            summary: &summary,
         },
-    )?;
-    Ok(verdict(summary.failed()))
+        (e.holds.clone(), e.format),
+        &summary,
+        Some(picture),
+        report_file,
+        r,
+        out,
+    )
 }

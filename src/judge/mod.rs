@@ -670,9 +670,10 @@ impl Judge {
         self.judge_line(args, results, true)
     }
 
-    /// [`Judge::judge_patterns`], naming the class of a violation only when asked.
-    fn judge_line(&self, args: &[u64], results: &[u64], classify: bool) -> Result<Line, OpError> {
-        let request = OpRequest {
+    /// The engine's request for a line's operand patterns (every component in order),
+    /// claiming `check` when given.
+    fn request(&self, args: &[u64], check: Option<crate::d3d::PerOutput<Pattern>>) -> OpRequest {
+        OpRequest {
             op: self.op,
             format: self.format,
             rules: self.rules,
@@ -680,8 +681,16 @@ impl Judge {
                 .chunks(self.width)
                 .map(|c| c.iter().map(|&b| Pattern::bits(b)).collect())
                 .collect(),
-            check: Some(results.iter().map(|&b| Pattern::bits(b)).collect()),
-        };
+            check,
+        }
+    }
+
+    /// [`Judge::judge_patterns`], naming the class of a violation only when asked.
+    fn judge_line(&self, args: &[u64], results: &[u64], classify: bool) -> Result<Line, OpError> {
+        let request = self.request(
+            args,
+            Some(results.iter().map(|&b| Pattern::bits(b)).collect()),
+        );
         // The engine checks the results itself (the full-mask rule of §22.6 included).
         let eval = evaluate(&request)?;
         let verdicts = &eval.check.as_ref().expect("results were claimed").verdicts;
@@ -724,17 +733,7 @@ impl Judge {
     /// infinities are not counted as a reach): 0 where only that result is allowed. `None`
     /// when the engine refuses the line or the result must be NaN.
     pub fn allowed_reach(&self, args: &[u64]) -> Option<u64> {
-        let request = OpRequest {
-            op: self.op,
-            format: self.format,
-            rules: self.rules,
-            args: args
-                .chunks(self.width)
-                .map(|c| c.iter().map(|&b| Pattern::bits(b)).collect())
-                .collect(),
-            check: None,
-        };
-        let eval = evaluate(&request).ok()?;
+        let eval = evaluate(&self.request(args, None)).ok()?;
         let mut reach = None;
         for out in &eval.outputs {
             let Some(p) = out.domain.key(out.preferred) else {
