@@ -225,3 +225,34 @@ fn no_vulkan_device_is_one_line_naming_the_packages_and_exit_2() {
     );
     assert!(ours[0].contains("mesa-vulkan-drivers libvulkan1"), "{err}");
 }
+
+#[test]
+fn an_emit_log_onto_a_device_refuses_the_f16_companion_file() {
+    // A link to /dev/null: the f32 log may go there, but FILE.f16 beside it cannot.
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("null");
+    std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+    let out = probe("ieee")
+        .args(["--plain", "--ops", "f16:add", "--emit-log"])
+        .arg(&link)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a regular file"), "{err}");
+    assert!(out.stdout.is_empty(), "the probe ran");
+    assert!(!dir.path().join("null.f16").exists());
+    // Without f16 instructions the same target takes the log.
+    let ok = probe("ieee")
+        .args(["--plain", "--ops", "ftoi", "--emit-log"])
+        .arg(&link)
+        .output()
+        .unwrap();
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert!(!dir.path().join("null.f16").exists());
+}

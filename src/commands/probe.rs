@@ -147,6 +147,17 @@ struct Logs {
 impl Logs {
     fn create(path: &Path, halves: bool) -> anyhow::Result<Logs> {
         let main = OutputFile::create(path, None).context("--emit-log")?;
+        // The f16 lines go to a file beside the log; beside a device, a FIFO or a
+        // descriptor there is no such place (`/dev/null.f16` would be a new regular file
+        // in /dev), so the f16 instructions are refused there, before anything runs.
+        if halves && std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            anyhow::bail!(
+                "--emit-log {}: not a regular file, so there is no FILE.f16 beside it for the \
+                 f16 instructions' lines; log to a regular file, or leave the f16 \
+                 instructions out of --ops",
+                main.shown()
+            );
+        }
         let halves = if halves {
             let mut p = path.as_os_str().to_owned();
             p.push(".f16");
