@@ -340,8 +340,14 @@ fn an_existing_output_keeps_its_mode_and_a_new_one_follows_the_umask() {
 
 fn probe_fake() -> Command {
     let mut c = d3dfloat();
-    c.env("D3DFLOAT_TEST_FAKE_DEVICE", "no-flush")
-        .args(["probe", "--plain", "--ops", "f32:add,f32:mul", "--count", "200"]);
+    c.env("D3DFLOAT_TEST_FAKE_DEVICE", "no-flush").args([
+        "probe",
+        "--plain",
+        "--ops",
+        "f32:add,f32:mul",
+        "--count",
+        "200",
+    ]);
     c
 }
 
@@ -922,7 +928,14 @@ fn writer_command(writer: Writer, dir: &Path, target: &Path) -> StdCommand {
         }
         Writer::EmitLog => {
             c.env("D3DFLOAT_TEST_FAKE_DEVICE", "no-flush")
-                .args(["probe", "--plain", "--ops", "f32:add,f32:mul", "--count", "100"])
+                .args([
+                    "probe",
+                    "--plain",
+                    "--ops",
+                    "f32:add,f32:mul",
+                    "--count",
+                    "100",
+                ])
                 .arg("--emit-log")
                 .arg(target);
         }

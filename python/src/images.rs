@@ -51,8 +51,8 @@ pub fn read_image<'py>(
     max_pixels: u64,
 ) -> PyResult<Bound<'py, PyAny>> {
     let limits = ImageLimits { max_pixels };
-    let read = |p: &Path| {
-        std::fs::read(p).map_err(|e| io_error(&e, format!("reading {}: {e}", p.display())))
+    let open = |p: &Path| {
+        std::fs::File::open(p).map_err(|e| io_error(&e, format!("opening {}: {e}", p.display())))
     };
     match extension(&path).as_str() {
         "exr" | "hdr" => {
@@ -61,9 +61,7 @@ pub fn read_image<'py>(
                     if extension(&path) == "exr" {
                         image_in::read_exr(&path, limits)
                     } else {
-                        std::fs::read(&path)
-                            .map_err(|e| ConvertError::io(format!("reading {}", path.display()), e))
-                            .and_then(|bytes| image_in::read_hdr(&bytes, limits))
+                        image_in::read_hdr(&path, limits)
                     }
                 })
                 .map_err(|e| file_error(&path, e))?;
@@ -72,8 +70,14 @@ pub fn read_image<'py>(
             shaped(py, values, shape)
         }
         "dds" => {
-            let bytes = read(&path)?;
-            let texture = dds::read(&bytes).map_err(|e| file_error(&path, e))?;
+            // The header first, then only the data it describes (as `convert` reads).
+            let mut file = open(&path)?;
+            let len = file
+                .metadata()
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len());
+            let texture = dds::read(&mut file, len).map_err(|e| file_error(&path, e))?;
             let Shape { width, height, .. } = texture.shape;
             let (w, h) = (width as usize, height as usize);
             let texels = texture.texels;
@@ -146,18 +150,34 @@ pub fn write_dds<'py>(
         channels,
     };
     let (conv, target) = dds::plan(src_texels, to, None, opts).map_err(|e| file_error(&path, e))?;
-    let (bytes, stats) = py
+    let (header, data, stats) = py
         .detach(|| {
             let mut out = vec![0u8; conv.dst_len(src.len())];
             let stats = convert_parallel(&conv, &src, &mut out);
             let shape = Shape::image(w as u32, h as u32);
-            dds::build(&shape, target, out)
-                .and_then(|d| dds::to_bytes(&d))
-                .map(|b| (b, stats))
+            dds::build(&shape, target, out.len() as u64)
+                .and_then(|d| dds::header_bytes(&d))
+                .map(|header| (header, out, stats))
         })
         .map_err(|e| file_error(&path, e))?;
-    std::fs::write(&path, bytes)
-        .map_err(|e| io_error(&e, format!("writing {}: {e}", path.display())))?;
+    // By `convert -o`'s rules: a temporary file renamed into place, modes kept, a device or
+    // FIFO written in place (d3dfloat::output_file).
+    let write = || -> Result<(), d3dfloat::output_file::OutputError> {
+        use std::io::Write;
+        let mut f = d3dfloat::output_file::OutputFile::create(
+            &path,
+            Some((header.len() + data.len()) as u64),
+        )?;
+        let context = || format!("writing {}", path.display());
+        f.write_all(&header)
+            .and_then(|()| f.write_all(&data))
+            .map_err(|source| d3dfloat::output_file::OutputError::Io {
+                context: context(),
+                source,
+            })?;
+        f.commit()
+    };
+    write().map_err(|e| PyOSError::new_err(e.to_string()))?;
     if counts {
         Ok(Some(stats_dict(py, &stats)?.into_any()))
     } else {
