@@ -431,7 +431,7 @@ pub fn plan(
 }
 
 /// The headers of a DDS file for `data_len` bytes of converted texels of the given
-/// shape: a [`Dds`] whose `data` is empty, for [`write_headers`]. The data is not copied
+/// shape: a [`Dds`] whose `data` is empty, for [`header_bytes`]. The data is not copied
 /// into it, so a texture is in memory once, not twice, while it is written.
 pub fn build(shape: &Shape, texels: Texels, data_len: u64) -> Result<Dds, ConvertError> {
     let (format, _) = dxgi_of(texels).ok_or_else(|| {

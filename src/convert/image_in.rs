@@ -188,9 +188,9 @@ fn read_exr_bytes(
 /// Reads an OpenEXR file at its largest resolution level: the channels `R`, `G`, `B` (and
 /// `A`, else alpha 1.0) without a layer name, or else those of the first layer, in the
 /// file's channel order, that has `R`, `G` and `B` (`diffuse.R`, `diffuse.G`, ...). The
-/// file (a FIFO or device too) is read into memory ([`read_exr_bytes`]), its headers
+/// file (a FIFO or device too) is read into memory (`read_exr_bytes`), its headers
 /// checked against `limits` and the file's size, and every DWAA/DWAB block header
-/// checked against the block it belongs to ([`check_dwa_blocks`]) before the `exr` crate
+/// checked against the block it belongs to (`check_dwa_blocks`) before the `exr` crate
 /// decodes anything.
 pub fn read_exr(path: &Path, limits: ImageLimits) -> Result<RgbaImage, ConvertError> {
     let (mut file, len) = open(path)?;
