@@ -35,6 +35,24 @@ pub struct Axis {
     per_sign: usize,
     /// Whether the axis has a negative half.
     sided: bool,
+    /// How a pattern is read, copied out of the domain so that the per-line work touches
+    /// no format descriptor: a float's fraction width and sign bit position, or an integer.
+    read: Read,
+}
+
+/// How [`Axis::cell`] reads a pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Read {
+    /// A float: the exponent field above `frac_bits`, the sign at bit `sign_bit` (when the
+    /// format has one).
+    Float {
+        frac_bits: u32,
+        sign_bit: Option<u32>,
+    },
+    /// A signed 32-bit integer, by its magnitude's bit length.
+    Signed,
+    /// An unsigned 32-bit integer (or a mask), by its bit length.
+    Unsigned,
 }
 
 impl Axis {
@@ -56,6 +74,14 @@ impl Axis {
         while fields >> shift > most {
             shift += 1;
         }
+        let read = match domain {
+            Domain::Float(f) => Read::Float {
+                frac_bits: f.frac_bits,
+                sign_bit: f.signed.then(|| f.width() - 1),
+            },
+            Domain::I32 => Read::Signed,
+            Domain::U32 | Domain::Bool => Read::Unsigned,
+        };
         Axis {
             domain,
             signed,
@@ -63,6 +89,7 @@ impl Axis {
             cells: fields.div_ceil(1 << shift),
             per_sign,
             sided,
+            read,
         }
     }
 
@@ -74,16 +101,19 @@ impl Axis {
     /// The cell of a pattern.
     #[inline(always)]
     pub fn cell(&self, bits: u64) -> usize {
-        let (negative, field) = match self.domain {
-            Domain::Float(f) => (
-                f.signed && bits >> (f.width() - 1) & 1 != 0,
-                (bits >> f.frac_bits) as usize & (self.per_sign - 1),
+        let (negative, field) = match self.read {
+            Read::Float {
+                frac_bits,
+                sign_bit,
+            } => (
+                sign_bit.is_some_and(|s| bits >> s & 1 != 0),
+                (bits >> frac_bits) as usize & (self.per_sign - 1),
             ),
-            Domain::I32 => {
+            Read::Signed => {
                 let v = bits as u32 as i32;
                 (v < 0, (32 - v.unsigned_abs().leading_zeros()) as usize)
             }
-            Domain::U32 | Domain::Bool => (false, (32 - (bits as u32).leading_zeros()) as usize),
+            Read::Unsigned => (false, (32 - (bits as u32).leading_zeros()) as usize),
         };
         let position = if !self.sided {
             field
@@ -205,53 +235,28 @@ pub struct ErrorMap {
 }
 
 impl ErrorMap {
-    /// An empty map for a judge's operands.
-    pub fn for_judge(judge: &Judge) -> ErrorMap {
+    /// The axes of a judge's operands: a line of cells for one operand, a map for more.
+    fn axes_for(judge: &Judge) -> Vec<Axis> {
         let domain = judge.operand_domain();
-        let axes = if judge.arity().0 == 1 {
+        if judge.arity().0 == 1 {
             vec![Axis::new(domain, true, LINE_CELLS)]
         } else {
             vec![
                 Axis::new(domain, false, MAP_SIDE),
                 Axis::new(domain, false, MAP_SIDE),
             ]
-        };
+        }
+    }
+
+    /// An empty map for a judge's operands.
+    pub fn for_judge(judge: &Judge) -> ErrorMap {
+        let axes = Self::axes_for(judge);
         let n = axes.iter().map(|a| a.cells).product();
         ErrorMap {
             axes,
             cells: vec![Cell::EMPTY; n],
             examples: Vec::new(),
             bounds: Vec::new(),
-        }
-    }
-
-    /// The cells of lines `range`, for a task to count into.
-    pub(super) fn task(
-        &self,
-        operands: &[Column],
-        width: usize,
-        range: &std::ops::Range<usize>,
-    ) -> TaskMap {
-        let mut positions = vec![0u32; range.len()];
-        for (axis, column) in self.axes.iter().zip(operands) {
-            // One pass per operand over its typed slice: the cell index grows row-major.
-            macro_rules! fill {
-                ($s:expr) => {
-                    for (p, i) in positions.iter_mut().zip(range.clone()) {
-                        *p = *p * axis.cells as u32 + axis.cell($s[i * width] as u64) as u32;
-                    }
-                };
-            }
-            match column {
-                Column::U16(s) => fill!(s),
-                Column::U32(s) => fill!(s),
-                Column::U64(s) => fill!(s),
-            }
-        }
-        TaskMap {
-            start: range.start,
-            positions,
-            cells: vec![Cell::EMPTY; self.cells.len()],
         }
     }
 
@@ -314,12 +319,57 @@ impl ErrorMap {
 
 /// One task's counts, by the cell of each of its lines.
 pub(super) struct TaskMap {
+    axes: Vec<Axis>,
     start: usize,
     positions: Vec<u32>,
     cells: Vec<Cell>,
 }
 
+thread_local! {
+    /// The cell of each line of the task in hand, kept from task to task on each thread:
+    /// a fresh 64 KiB buffer per task cost page faults that showed in profiles.
+    static POSITIONS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl TaskMap {
+    /// The cells of lines `range` of the slices, for a task to count into.
+    pub(super) fn new(
+        judge: &Judge,
+        operands: &[Column],
+        width: usize,
+        range: &std::ops::Range<usize>,
+    ) -> TaskMap {
+        let axes = ErrorMap::axes_for(judge);
+        let mut positions = POSITIONS.with(|p| std::mem::take(&mut *p.borrow_mut()));
+        positions.clear();
+        positions.resize(range.len(), 0);
+        for (&axis, column) in axes.iter().zip(operands) {
+            // One pass per operand over its typed slice: the cell index grows row-major.
+            // The axis is a local copy, so its fields stay in registers through the loop.
+            let side = axis.cells as u32;
+            macro_rules! fill {
+                ($s:expr) => {{
+                    let lines = &$s[range.start * width..range.end * width];
+                    for (p, x) in positions.iter_mut().zip(lines.iter().step_by(width)) {
+                        *p = *p * side + axis.cell(*x as u64) as u32;
+                    }
+                }};
+            }
+            match column {
+                Column::U16(s) => fill!(s),
+                Column::U32(s) => fill!(s),
+                Column::U64(s) => fill!(s),
+            }
+        }
+        let cells = vec![Cell::EMPTY; axes.iter().map(|a| a.cells).product()];
+        TaskMap {
+            axes,
+            start: range.start,
+            positions,
+            cells,
+        }
+    }
+
     /// Counts line `i` (an index into the slices; `index` in the whole buffer).
     #[inline]
     pub(super) fn add(&mut self, i: usize, index: u64, distance: Option<u64>, violates: bool) {
@@ -328,10 +378,17 @@ impl TaskMap {
     }
 
     /// The task's counts as a map (without examples: the run reads those once, at its end).
-    pub(super) fn finish(self, axes: &[Axis]) -> ErrorMap {
+    pub(super) fn finish(self) -> ErrorMap {
+        let TaskMap {
+            axes,
+            positions,
+            cells,
+            ..
+        } = self;
+        POSITIONS.with(|p| *p.borrow_mut() = positions);
         ErrorMap {
-            axes: axes.to_vec(),
-            cells: self.cells,
+            axes,
+            cells,
             examples: Vec::new(),
             bounds: Vec::new(),
         }

@@ -550,17 +550,19 @@ impl Judge {
         opts: &Options,
     ) -> Result<Verdict, JudgeError> {
         let lines = self.lines(operands, results)?;
-        let tasks: Vec<Result<Verdict, JudgeError>> = (0..lines.div_ceil(TASK_LINES))
+        // Tasks merge as they finish, in index order (rayon's reduce keeps the order of
+        // its items; a merge is associative), so that at most a few tasks' verdicts and
+        // maps are alive at once.
+        let mut verdict = (0..lines.div_ceil(TASK_LINES))
             .into_par_iter()
             .map(|t| {
                 let range = t * TASK_LINES..((t + 1) * TASK_LINES).min(lines);
                 self.run_range(operands, results, range, opts)
             })
-            .collect();
-        let mut verdict = Verdict::default();
-        for t in tasks {
-            verdict.merge(t?, opts.violation_limit);
-        }
+            .try_reduce(Verdict::default, |mut a, b| {
+                a.merge(b, opts.violation_limit);
+                Ok(a)
+            })?;
         if let Some(m) = &mut verdict.map {
             m.read_examples(self, operands, results, opts.base, lines);
         }
@@ -575,13 +577,14 @@ impl Judge {
         range: std::ops::Range<usize>,
         opts: &Options,
     ) -> Result<Verdict, JudgeError> {
-        let map = opts.map.then(|| map::ErrorMap::for_judge(self));
         let mut tally = Tally {
             verdict: Verdict::default(),
             limit: opts.violation_limit,
             base: opts.base,
             classify: opts.classify,
-            map: map.as_ref().map(|m| m.task(operands, self.width, &range)),
+            map: opts
+                .map
+                .then(|| map::TaskMap::new(self, operands, self.width, &range)),
         };
         let mut slow = Vec::new();
         if opts.fast {
@@ -610,8 +613,8 @@ impl Judge {
         // violations back in index order.
         tally.verdict.violations.sort_by_key(|v| v.index);
         tally.verdict.lines = range.len() as u64;
-        if let (Some(task), Some(map)) = (tally.map.take(), map) {
-            tally.verdict.map = Some(task.finish(&map.axes));
+        if let Some(task) = tally.map.take() {
+            tally.verdict.map = Some(task.finish());
         }
         Ok(tally.verdict)
     }
