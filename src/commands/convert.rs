@@ -49,16 +49,7 @@ fn named(p: &Option<PathBuf>) -> Option<&Path> {
 }
 
 fn container_of(path: Option<&Path>) -> Container {
-    let ext = path
-        .and_then(|p| p.extension())
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("dds") => Container::Dds,
-        Some("exr") => Container::Exr,
-        Some("hdr") => Container::Hdr,
-        _ => Container::Raw,
-    }
+    path.map_or(Container::Raw, Container::of_path)
 }
 
 /// Where converted bytes go: a file (see [`OutputFile`] for the rules), or stdout.

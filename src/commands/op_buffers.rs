@@ -222,10 +222,7 @@ pub fn run(
         }
         None => None,
     };
-    let report_file = match &req.report {
-        Some((path, meta)) => Some(super::report::ReportFile::create(path, meta.clone())?),
-        None => None,
-    };
+    let report_file = super::report::ReportFile::create_if(&req.report)?;
     let map = report_file.is_some();
     let operand_names: Vec<String> = inputs.iter().map(|f| f.name.clone()).collect();
     let results_name = results.name.clone();

@@ -69,10 +69,7 @@ pub fn run(
         _ => None,
     };
     // So does the report's.
-    let report_file = match &req.report {
-        Some((path, meta)) => Some(ReportFile::create(path, meta.clone())?),
-        None => None,
-    };
+    let report_file = ReportFile::create_if(&req.report)?;
     let fake = std::env::var(FAKE_DEVICE_VAR)
         .ok()
         .filter(|v| !v.is_empty());

@@ -38,6 +38,14 @@ impl ReportFile {
         self.file.commit().with_context(context)
     }
 
+    /// Opens the report a command was asked for (`--report`), if it was.
+    pub fn create_if(report: &Option<(PathBuf, Meta)>) -> anyhow::Result<Option<ReportFile>> {
+        report
+            .as_ref()
+            .map(|(path, meta)| ReportFile::create(path, meta.clone()))
+            .transpose()
+    }
+
     /// Writes the page of a probe or a buffer verdict.
     pub fn probe(self, report: &ProbeReport) -> anyhow::Result<()> {
         let html = probe_page(report, &self.meta);

@@ -141,13 +141,10 @@ fn compare_files(
     r: &mut dyn Renderer,
     out: &mut dyn Write,
 ) -> anyhow::Result<Verdict> {
-    let report_file = match &req.report {
-        Some((path, meta)) => Some(super::report::ReportFile::create(path, meta.clone())?),
-        None => None,
-    };
+    let report_file = super::report::ReportFile::create_if(&req.report)?;
     let shown = |p: &PathBuf| crate::path_text::one_line(p);
     let names = format!("{} and {}", shown(expected), shown(actual));
-    let containers = (container_of(expected), container_of(actual));
+    let containers = (Container::of_path(expected), Container::of_path(actual));
     if containers.0 != containers.1 {
         anyhow::bail!(
             "{names}: one is {} and the other {}; compare two files of one kind",
@@ -159,7 +156,12 @@ fn compare_files(
         if req.list {
             anyhow::bail!("--list streams raw buffers; it does not go with images or --width");
         }
-        return compare_images(req, expected, actual, containers.0, report_file, r, out);
+        let files = Files {
+            expected,
+            actual,
+            names,
+        };
+        return compare_images(req, &files, containers.0, report_file, r, out);
     }
     let open = |p: &PathBuf| File::open(p).with_context(|| format!("opening {}", shown(p)));
     let (fe, fa) = (open(expected)?, open(actual)?);
@@ -199,84 +201,88 @@ fn compare_files(
         compare_streams(&layout, fe, fa, &mut summary)
     }
     .with_context(|| format!("comparing {names}"))?;
-    finish(
-        req,
-        (expected, actual),
-        Compared::Files {
-            expected: expected.display().to_string(),
-            actual: actual.display().to_string(),
-            elements,
-        },
-        (format!("raw {} elements", req.format.name()), req.format),
-        &summary,
-        None,
-        report_file,
-        r,
-        out,
-    )
+    let files = Files {
+        expected,
+        actual,
+        names,
+    };
+    let measured = Measured {
+        holds: format!("raw {} elements", req.format.name()),
+        format: req.format,
+        elements,
+        summary,
+        picture: None,
+    };
+    finish(req, &files, measured, report_file, r, out)
+}
+
+/// The two files compared, as named on the command line and in messages.
+struct Files<'a> {
+    expected: &'a PathBuf,
+    actual: &'a PathBuf,
+    /// `A and B`, each on one line.
+    names: String,
+}
+
+/// What a comparison of two files measured.
+struct Measured {
+    /// What the files hold, in words.
+    holds: String,
+    /// The element format compared.
+    format: Format,
+    /// Elements compared.
+    elements: u64,
+    summary: Summary,
+    /// The pictures, when the files are images.
+    picture: Option<Picture>,
 }
 
 /// Writes the report page, when asked, and the summary; the verdict of `--max`.
-#[allow(clippy::too_many_arguments)]
 fn finish(
     req: &UlpDiffRequest,
-    (expected, actual): (&PathBuf, &PathBuf),
-    compared: Compared,
-    (holds, format): (String, Format),
-    summary: &Summary,
-    picture: Option<Picture>,
+    files: &Files,
+    m: Measured,
     report_file: Option<super::report::ReportFile>,
     r: &mut dyn Renderer,
     out: &mut dyn Write,
 ) -> anyhow::Result<Verdict> {
-    let elements = match &compared {
-        Compared::Files { elements, .. } => *elements,
-        _ => 0,
-    };
+    let (expected, actual) = (
+        files.expected.display().to_string(),
+        files.actual.display().to_string(),
+    );
     if let Some(f) = report_file {
         f.ulp(&UlpPage {
-            expected: &expected.display().to_string(),
-            actual: &actual.display().to_string(),
-            holds,
-            format,
+            expected: &expected,
+            actual: &actual,
+            holds: m.holds,
+            format: m.format,
             opts: req.opts,
-            elements,
-            summary,
-            picture,
+            elements: m.elements,
+            summary: &m.summary,
+            picture: m.picture,
         })?;
     }
     r.ulp_summary(
         out,
         &SummaryReport {
-            format,
+            format: m.format,
             opts: req.opts,
-            compared,
-            summary,
+            compared: Compared::Files {
+                expected,
+                actual,
+                elements: m.elements,
+            },
+            summary: &m.summary,
         },
     )?;
-    Ok(verdict(summary.failed()))
-}
-
-/// The container a path names by its extension (as `convert` reads it).
-fn container_of(path: &std::path::Path) -> Container {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("dds") => Container::Dds,
-        Some("exr") => Container::Exr,
-        Some("hdr") => Container::Hdr,
-        _ => Container::Raw,
-    }
+    Ok(verdict(m.summary.failed()))
 }
 
 /// Two images (or raw buffers with `--width`), read whole, compared element by element,
 /// with the pictures for the report.
 fn compare_images(
     req: &UlpDiffRequest,
-    expected: &PathBuf,
-    actual: &PathBuf,
+    files: &Files,
     container: Container,
     report_file: Option<super::report::ReportFile>,
     r: &mut dyn Renderer,
@@ -312,12 +318,8 @@ fn compare_images(
             _ => ImageBuffer::read(p, container).with_context(|| crate::path_text::one_line(p)),
         }
     };
-    let (e, a) = (load(expected)?, load(actual)?);
-    let names = format!(
-        "{} and {}",
-        crate::path_text::one_line(expected),
-        crate::path_text::one_line(actual)
-    );
+    let (e, a) = (load(files.expected)?, load(files.actual)?);
+    let names = &files.names;
     if (e.format, e.per_pixel, e.width, e.height) != (a.format, a.per_pixel, a.width, a.height)
         || e.data.len() != a.data.len()
     {
@@ -350,19 +352,12 @@ fn compare_images(
     )
     .with_context(|| format!("comparing {names}"))?;
     picture.previews(&e, &a);
-    finish(
-        req,
-        (expected, actual),
-        Compared::Files {
-            expected: expected.display().to_string(),
-            actual: actual.display().to_string(),
-            elements,
-        },
-        (e.holds.clone(), e.format),
-        &summary,
-        Some(picture),
-        report_file,
-        r,
-        out,
-    )
+    let measured = Measured {
+        holds: e.holds.clone(),
+        format: e.format,
+        elements,
+        summary,
+        picture: Some(picture),
+    };
+    finish(req, files, measured, report_file, r, out)
 }

@@ -168,6 +168,20 @@ pub enum Container {
 }
 
 impl Container {
+    /// The container a path names by its extension (any case); `Raw` for any other.
+    pub fn of_path(path: &std::path::Path) -> Container {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("dds") => Container::Dds,
+            Some("exr") => Container::Exr,
+            Some("hdr") => Container::Hdr,
+            _ => Container::Raw,
+        }
+    }
+
     /// The name in the summary's `input_container` and `output_container` fields (`raw`,
     /// `dds`, `exr`, `hdr`), also the file extension it stands for.
     pub fn name(self) -> &'static str {
