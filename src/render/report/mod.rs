@@ -154,13 +154,6 @@ impl Page {
         if svg.is_empty() {
             return;
         }
-        // Plotters writes a standalone SVG document; inline, its XML declaration (if any)
-        // must go.
-        let svg = svg.trim_start_matches(|c| c != '<');
-        let svg = match svg.strip_prefix("<?xml") {
-            Some(rest) => &rest[rest.find("?>").map_or(0, |i| i + 2)..],
-            None => svg,
-        };
         let _ = writeln!(
             self.html,
             "<figure class=\"{}\" data-points=\"{points}\">{svg}<figcaption>{}</figcaption></figure>",

@@ -16,8 +16,8 @@ pub fn probe_page(report: &ProbeReport, meta: &Meta) -> std::io::Result<String> 
     let mut page = Page::new(&title, meta);
     source(&mut page, report);
     summary(&mut page, report);
-    for op in &report.ops {
-        instruction(&mut page, op, report)?;
+    for (i, op) in report.ops.iter().enumerate() {
+        instruction(&mut page, i, op)?;
     }
     Ok(page.finish())
 }
@@ -126,12 +126,8 @@ fn summary(page: &mut Page, report: &ProbeReport) {
     page.raw(&html);
 }
 
-fn instruction(page: &mut Page, op: &OpReport, report: &ProbeReport) -> std::io::Result<()> {
-    let i = report
-        .ops
-        .iter()
-        .position(|o| std::ptr::eq(o, op))
-        .unwrap_or(0);
+/// Instruction `i` of the report: its facts, classes and charts.
+fn instruction(page: &mut Page, i: usize, op: &OpReport) -> std::io::Result<()> {
     page.heading(
         2,
         &format!("op-{i}"),
