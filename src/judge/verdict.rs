@@ -1,0 +1,239 @@
+//! What a run reports: its options, the verdict on its lines (counts, distances, classes,
+//! violations, the map of where the error lies), and the tally a task keeps as it judges.
+
+use super::class::ClassCount;
+use super::{Column, Judge, map};
+
+/// How a run reports.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// The index of the slices' first line in the whole buffer (for streams judged in
+    /// blocks: violations and examples carry whole-buffer indexes).
+    pub base: u64,
+    /// Violations listed by index (every one is counted).
+    pub violation_limit: usize,
+    /// Use the fast deciders (off: every element through the exact engine, the reference
+    /// the tests and benchmarks compare with).
+    pub fast: bool,
+    /// Name each violation's class and keep an example of each (off: violations are
+    /// counted and listed with an empty class, for a caller that needs only the verdicts).
+    pub classify: bool,
+    /// Count every line by where its operands lie ([`Verdict::map`], for reports).
+    pub map: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            base: 0,
+            violation_limit: 1000,
+            fast: true,
+            classify: true,
+            map: false,
+        }
+    }
+}
+
+/// Distances from the correctly rounded result in representable values, in powers of two:
+/// bucket 0 counts distance 0, bucket `k` (1 to 64) distances in `[2^(k-1), 2^k)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Histogram {
+    /// The counts.
+    pub buckets: [u64; 65],
+    /// Lines where a NaN stands against a number (no distance).
+    pub nan: u64,
+}
+
+impl Default for Histogram {
+    fn default() -> Histogram {
+        Histogram {
+            buckets: [0; 65],
+            nan: 0,
+        }
+    }
+}
+
+impl Histogram {
+    /// The bucket of a distance.
+    #[inline]
+    pub fn bucket(d: u64) -> usize {
+        (64 - d.leading_zeros()) as usize
+    }
+
+    /// The smallest and largest distance of bucket `k`.
+    pub fn range(k: usize) -> (u64, u64) {
+        match k {
+            0 => (0, 0),
+            64 => (1 << 63, u64::MAX),
+            _ => (1 << (k - 1), (1 << k) - 1),
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, d: Option<u64>) {
+        match d {
+            Some(d) => self.buckets[Self::bucket(d)] += 1,
+            None => self.nan += 1,
+        }
+    }
+
+    fn merge(&mut self, other: &Histogram) {
+        for (a, b) in self.buckets.iter_mut().zip(other.buckets.iter()) {
+            *a += b;
+        }
+        self.nan += other.nan;
+    }
+}
+
+/// One violating line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// Its index in the whole buffer.
+    pub index: u64,
+    /// What it got wrong (one of [`Verdict::classes`]).
+    pub class: String,
+}
+
+/// The verdict on a run of lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// Lines judged.
+    pub lines: u64,
+    /// Lines whose results conform.
+    pub conform: u64,
+    /// Lines whose results break the rules.
+    pub violate: u64,
+    /// The largest distance, in representable values of the result, of a conforming result
+    /// from the correctly rounded one.
+    pub max_ulps: u64,
+    /// The largest distance of any result from the correctly rounded one (violations
+    /// included; a NaN against a number has none).
+    pub max_distance: u64,
+    /// Every line's distance from the correctly rounded result.
+    pub histogram: Histogram,
+    /// Each kind of violation with its count and first line, in the order first seen.
+    pub classes: Vec<ClassCount>,
+    /// The first violations by index, up to [`Options::violation_limit`].
+    pub violations: Vec<Violation>,
+    /// Lines the fast deciders handed to the exact engine.
+    pub exact_engine: u64,
+    /// Where the error lies in the input range, when [`Options::map`] asked for it.
+    pub map: Option<map::ErrorMap>,
+}
+
+impl Verdict {
+    /// Adds the verdict on the lines that follow these.
+    pub fn merge(&mut self, later: Verdict, violation_limit: usize) {
+        self.lines += later.lines;
+        self.conform += later.conform;
+        self.violate += later.violate;
+        self.max_ulps = self.max_ulps.max(later.max_ulps);
+        self.max_distance = self.max_distance.max(later.max_distance);
+        self.histogram.merge(&later.histogram);
+        self.exact_engine += later.exact_engine;
+        for c in later.classes {
+            match self.classes.iter_mut().find(|k| k.class == c.class) {
+                Some(k) => k.count += c.count,
+                None => self.classes.push(c),
+            }
+        }
+        match (&mut self.map, later.map) {
+            (Some(m), Some(l)) => m.merge(l),
+            (m @ None, l) => *m = l,
+            _ => {}
+        }
+        let room = violation_limit.saturating_sub(self.violations.len());
+        self.violations
+            .extend(later.violations.into_iter().take(room));
+    }
+
+    /// The classes, most frequent first (first seen first among equals).
+    pub fn classes_by_count(&self) -> Vec<ClassCount> {
+        let mut v = self.classes.clone();
+        v.sort_by_key(|c| std::cmp::Reverse(c.count));
+        v
+    }
+}
+
+/// The verdict on one line from the exact engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// Every result conforms.
+    pub conforms: bool,
+    /// The largest distance of a result from the correctly rounded one (`None`: a NaN
+    /// against a number).
+    pub distance: Option<u64>,
+    /// What a violating line got wrong.
+    pub class: Option<String>,
+}
+
+/// What one task has seen.
+pub(super) struct Tally {
+    pub(super) verdict: Verdict,
+    pub(super) limit: usize,
+    pub(super) base: u64,
+    pub(super) classify: bool,
+    pub(super) map: Option<map::TaskMap>,
+}
+
+impl Tally {
+    /// Line `i`, which the fast decider proved conforming, at distance `d`.
+    #[inline]
+    pub(super) fn conform(&mut self, i: usize, d: u64) {
+        if let Some(m) = &mut self.map {
+            m.add(i, self.base + i as u64, Some(d), false);
+        }
+        let v = &mut self.verdict;
+        v.conform += 1;
+        v.max_ulps = v.max_ulps.max(d);
+        v.max_distance = v.max_distance.max(d);
+        v.histogram.buckets[Histogram::bucket(d)] += 1;
+    }
+
+    /// A line the exact engine judged.
+    pub(super) fn exact(
+        &mut self,
+        judge: &Judge,
+        operands: &[Column],
+        results: Column,
+        i: usize,
+        l: Line,
+    ) {
+        if let Some(m) = &mut self.map {
+            m.add(i, self.base + i as u64, l.distance, !l.conforms);
+        }
+        let v = &mut self.verdict;
+        v.exact_engine += 1;
+        v.histogram.add(l.distance);
+        if let Some(d) = l.distance {
+            v.max_distance = v.max_distance.max(d);
+        }
+        if l.conforms {
+            v.conform += 1;
+            v.max_ulps = v.max_ulps.max(l.distance.unwrap_or(0));
+            return;
+        }
+        v.violate += 1;
+        let class = l.class.unwrap_or_default();
+        let index = self.base + i as u64;
+        if !self.classify {
+            if v.violations.len() < self.limit {
+                v.violations.push(Violation { index, class });
+            }
+            return;
+        }
+        match v.classes.iter_mut().find(|c| c.class == class) {
+            // A task hands its lines over in index order: the first one keeps the example.
+            Some(c) => c.count += 1,
+            None => v.classes.push(ClassCount {
+                class: class.clone(),
+                count: 1,
+                example: judge.example(operands, results, i),
+                first: index,
+            }),
+        }
+        if v.violations.len() < self.limit {
+            v.violations.push(Violation { index, class });
+        }
+    }
+}
