@@ -93,11 +93,6 @@ impl Axis {
         }
     }
 
-    /// Whether the axis has a negative half (cells below [`Axis::cells`] / 2).
-    pub fn sided(&self) -> bool {
-        self.sided
-    }
-
     /// The cell of a pattern.
     #[inline(always)]
     pub fn cell(&self, bits: u64) -> usize {
