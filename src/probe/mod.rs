@@ -4,9 +4,11 @@
 //! A [`Device`] runs one [`Kernel`] over a buffer of operands and hands back the raw result
 //! words; [`run`] generates the inputs, asks the device, and judges each line through
 //! [`crate::d3d::evaluate`]. The Vulkan device lives in [`vulkan`], an in-process IEEE
-//! device for tests in [`fake`]. Pure apart from the device: no printing.
+//! device for tests in [`fake`]; [`dxbc`] writes the same kernels as DXBC for a real
+//! translator. Pure apart from the device: no printing.
 
 pub mod catalog;
+pub mod dxbc;
 pub mod fake;
 pub mod inputs;
 pub mod judge;
