@@ -235,6 +235,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                 report: a
                     .report
                     .map(|path| (path, crate::render::report::Meta::of_this_run())),
+                via: a.via,
+                translator_lib: a.translator_lib,
+                dump_dxbc: a.dump_dxbc,
                 style,
             },
             crate::render::probe::probe_renderer(style, use_color(cli.output.color)).as_mut(),

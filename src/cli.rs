@@ -340,6 +340,25 @@ pub struct ProbeArgs {
     /// instruction's error against its input
     #[arg(long, value_name = "FILE.html", conflicts_with = "list_devices")]
     pub report: Option<std::path::PathBuf>,
+    /// Path of each shader to the device, comma-separated: direct (SPIR-V written by
+    /// d3dfloat), vkd3d-shader or dxbc-spirv (DXBC written by d3dfloat, translated by
+    /// that translator); with several, every instruction runs through each and the report
+    /// compares them
+    #[arg(
+        long,
+        value_name = "PATHS",
+        value_delimiter = ',',
+        default_value = "direct"
+    )]
+    pub via: Vec<String>,
+    /// With --via vkd3d-shader: the vkd3d-shader library to load [default:
+    /// libvkd3d-shader.so.1 from the system]
+    #[arg(long, value_name = "PATH")]
+    pub translator_lib: Option<std::path::PathBuf>,
+    /// Write each selected instruction's DXBC compute shader (sampled and exhaustive
+    /// forms) into DIR as NAME.FORMAT[.indexed].dxbc, then exit; no device is needed
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["list_devices", "report", "emit_log"])]
+    pub dump_dxbc: Option<std::path::PathBuf>,
 }
 
 /// `--rules`: which Direct3D version's arithmetic rules `op` and `probe` apply.

@@ -180,7 +180,7 @@ fn csv_plain_and_device_list() {
         .assert()
         .success()
         .stdout(predicate::str::starts_with(
-            "op,format,lines,conform,violate,max_ulps,classes,top_class,top_count,example,skipped\nadd,f32,64,64,0,",
+            "op,format,lines,conform,violate,max_ulps,classes,top_class,top_count,example,skipped,via\nadd,f32,64,64,0,",
         ));
     probe("ieee")
         .args(["--list-devices", "--plain"])

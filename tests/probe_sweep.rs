@@ -41,7 +41,9 @@ fn json_lines(out: &[u8]) -> Vec<Value> {
 #[test]
 fn operands_made_on_the_device_are_the_ones_the_host_makes() {
     let vulkan = Vulkan::open().expect(INSTALL);
-    let mut device = vulkan.open_device(None, Vec::new()).expect(INSTALL);
+    let mut device = vulkan
+        .open_device(None, Vec::new(), Vec::new())
+        .expect(INSTALL);
     let kernels: Vec<_> = all_kernels()
         .into_iter()
         .filter(|k| k.sweep().is_some())
@@ -70,7 +72,9 @@ fn operands_made_on_the_device_are_the_ones_the_host_makes() {
 #[test]
 fn f16_unary_sweeps_run_whole_and_agree_with_the_judge_on_the_cpu() {
     let vulkan = Vulkan::open().expect(INSTALL);
-    let mut device = vulkan.open_device(None, Vec::new()).expect(INSTALL);
+    let mut device = vulkan
+        .open_device(None, Vec::new(), Vec::new())
+        .expect(INSTALL);
     let out = d3dfloat()
         .args(["probe", "--exhaustive", "--json", "--ops"])
         .arg("f16:sqrt,f16:rsq,f16:rcp,f16:exp,f16:log,f16:frc,f16:round_ne,f16tof32")
@@ -133,7 +137,9 @@ fn a_slice_of_an_f32_sweep_and_a_wrong_shader() {
     // The same inputs uploaded (the buffer shader), judged here through the library: the
     // same counts and the same distances.
     let vulkan = Vulkan::open().expect(INSTALL);
-    let mut device = vulkan.open_device(None, Vec::new()).expect(INSTALL);
+    let mut device = vulkan
+        .open_device(None, Vec::new(), Vec::new())
+        .expect(INSTALL);
     let k = all_kernels()
         .into_iter()
         .find(|k| k.name == "sqrt" && k.family == Family::F32)

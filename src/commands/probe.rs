@@ -11,8 +11,9 @@ use super::report::ReportFile;
 use crate::d3d::RuleSet;
 use crate::output_file::OutputFile;
 use crate::probe::fake::Fake;
+use crate::probe::translate::{self, Translator, Via};
 use crate::probe::vulkan::Vulkan;
-use crate::probe::{self, Device, Family, ProbeError, ProbeReport, ProbeRequest, catalog};
+use crate::probe::{self, Device, Family, ProbeError, ProbeReport, ProbeRequest, catalog, dxbc};
 use crate::render::Style;
 use crate::render::probe::ProbeRenderer;
 use crate::render::report::Meta;
@@ -37,6 +38,12 @@ pub struct ProbeCommand {
     pub exhaustive: Option<Option<u64>>,
     /// `--report FILE.html`, with what the page says of the run.
     pub report: Option<(PathBuf, Meta)>,
+    /// `--via`: the paths of the shaders (direct, vkd3d-shader, dxbc-spirv), as given.
+    pub via: Vec<String>,
+    /// `--translator-lib PATH`: the vkd3d-shader library to load.
+    pub translator_lib: Option<PathBuf>,
+    /// `--dump-dxbc DIR`: write the DXBC shaders instead of probing.
+    pub dump_dxbc: Option<PathBuf>,
     /// The output style.
     pub style: Style,
 }
@@ -59,6 +66,21 @@ pub fn run(
 ) -> anyhow::Result<Verdict> {
     // Usage errors first, so they do not wait for (or need) a device.
     let kernels = catalog::select(&req.ops).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let paths = Via::parse_list(&req.via).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if req.translator_lib.is_some() && !paths.contains(&Via::Vkd3dShader) {
+        anyhow::bail!("--translator-lib: only --via vkd3d-shader loads a library");
+    }
+    if let Some(dir) = &req.dump_dxbc {
+        return dump_dxbc(&kernels, dir, req.style, out);
+    }
+    // Translators load before anything else runs: a missing library fails at once.
+    let translators: Vec<Box<dyn Translator>> = paths
+        .iter()
+        .filter(|v| v.translated())
+        .map(|&v| translate::open(v, req.translator_lib.as_deref()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let kernels = catalog::through_each(&kernels, &paths);
     // The log files are opened (and refused) now, before any device is touched: a log that
     // cannot be written fails in a moment, not after the run.
     let mut logs = match &req.emit_log {
@@ -88,7 +110,7 @@ pub fn run(
                 .unwrap_or_default();
             Box::new(
                 vulkan
-                    .open_device(req.device.as_deref(), wrong)
+                    .open_device(req.device.as_deref(), wrong, translators)
                     .map_err(probe_error)?,
             )
         }
@@ -129,6 +151,62 @@ pub fn run(
     } else {
         Verdict::Success
     })
+}
+
+/// `--dump-dxbc DIR`: each selected instruction's DXBC blob, and its exhaustive form where
+/// it has a sweep, written into `DIR` (made when missing) through [`OutputFile`]; one line
+/// (or JSON object) per file, and one per instruction Shader Model 5 cannot express.
+fn dump_dxbc(
+    kernels: &[catalog::Kernel],
+    dir: &Path,
+    style: Style,
+    out: &mut dyn Write,
+) -> anyhow::Result<Verdict> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("--dump-dxbc {}", crate::path_text::one_line(dir)))?;
+    for k in kernels {
+        let k = k.through(Via::Vkd3dShader);
+        if let Some(why) = dxbc::unsupported(&k) {
+            match style {
+                Style::Json => writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({"schema": crate::render::SCHEMA, "kind": "dxbc",
+                        "op": k.name, "format": k.format_label(), "skipped": why})
+                )?,
+                _ => writeln!(out, "skipped {} {}: {why}", k.family.name(), k.name)?,
+            }
+            continue;
+        }
+        let forms = [false, true]
+            .into_iter()
+            .filter(|&i| !i || k.sweep().is_some());
+        for indexed in forms {
+            let blob = if indexed {
+                dxbc::build_indexed(&k, false)
+            } else {
+                dxbc::build(&k, false)
+            }
+            .map_err(|e| anyhow::anyhow!("--dump-dxbc: {e}"))?;
+            let path = dir.join(dxbc::file_name(&k, indexed));
+            let mut file = OutputFile::create(&path, None).context("--dump-dxbc")?;
+            file.write_all(&blob)
+                .with_context(|| format!("--dump-dxbc: writing {}", file.shown()))?;
+            let shown = file.shown().to_string();
+            file.commit().context("--dump-dxbc")?;
+            match style {
+                Style::Json => writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({"schema": crate::render::SCHEMA, "kind": "dxbc",
+                        "op": k.name, "format": k.format_label(), "indexed": indexed,
+                        "path": path.to_string_lossy(), "bytes": blob.len()})
+                )?,
+                _ => writeln!(out, "{shown}")?,
+            }
+        }
+    }
+    Ok(Verdict::Success)
 }
 
 /// `--emit-log FILE`: the log for `op` (f32 and double lines) and, when 16-bit arithmetic

@@ -1,6 +1,7 @@
 //! The instructions a probe runs: each `op` instruction with the buffer layout of its
 //! operands and results.
 
+use super::translate::Via;
 use crate::d3d::{Domain, INSTRUCTIONS, Op};
 use crate::format::{Arithmetic, F16, F32, F64, FloatFormat};
 
@@ -86,6 +87,9 @@ pub struct Kernel {
     pub input: Lane,
     /// One lane per result (sincos has two).
     pub outputs: Vec<Lane>,
+    /// The path its shader takes to the device: SPIR-V written here, or DXBC through a
+    /// translator (`probe --via`).
+    pub via: Via,
 }
 
 impl Kernel {
@@ -102,6 +106,15 @@ impl Kernel {
             width,
             input: Lane::of(&input),
             outputs: outputs.iter().map(|(_, d)| Lane::of(d)).collect(),
+            via: Via::Direct,
+        }
+    }
+
+    /// The same instruction with its shader taking `via` to the device.
+    pub fn through(&self, via: Via) -> Kernel {
+        Kernel {
+            via,
+            ..self.clone()
         }
     }
 
@@ -156,6 +169,14 @@ impl Kernel {
             _ => "",
         }
     }
+}
+
+/// Each kernel once per path, the paths of one instruction side by side (`--via`).
+pub fn through_each(kernels: &[Kernel], paths: &[Via]) -> Vec<Kernel> {
+    kernels
+        .iter()
+        .flat_map(|k| paths.iter().map(|&via| k.through(via)))
+        .collect()
 }
 
 /// The format label of reports for an instruction in a working format: the format, or

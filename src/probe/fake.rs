@@ -35,6 +35,7 @@ impl Fake {
                     rounding_rtz_f16: true,
                     independence: "all".to_string(),
                 },
+                translators: Vec::new(),
             },
             flush,
         }

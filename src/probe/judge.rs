@@ -17,6 +17,8 @@ pub struct OpReport {
     pub format: String,
     /// The family, for the device feature it needs.
     pub family: super::Family,
+    /// The path its shader took to the device (`direct` for buffers judged by `op`).
+    pub via: super::translate::Via,
     /// Lines run.
     pub lines: u64,
     /// Lines whose result conforms.
@@ -67,6 +69,7 @@ impl OpReport {
             name,
             format,
             family,
+            via: super::translate::Via::Direct,
             lines: v.lines,
             conform: v.conform,
             violate: v.violate,
@@ -85,6 +88,7 @@ impl OpReport {
             name: k.name,
             format: k.format_label(),
             family: k.family,
+            via: k.via,
             lines: 0,
             conform: 0,
             violate: 0,
@@ -158,6 +162,7 @@ pub fn judge(
         Vec::new()
     };
     Ok(OpReport {
+        via: k.via,
         log,
         ..OpReport::judged(k.name, k.format_label(), k.family, &verdict)
     })

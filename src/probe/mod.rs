@@ -12,8 +12,11 @@ pub mod dxbc;
 pub mod fake;
 pub mod inputs;
 pub mod judge;
+pub mod layout;
+pub mod paths;
 pub mod shader;
 pub mod sweep;
+pub mod translate;
 pub mod vulkan;
 
 pub use catalog::{Family, Kernel, Lane};
@@ -30,6 +33,10 @@ pub enum ProbeError {
     /// A Vulkan call failed while running an instruction.
     #[error("{0}")]
     Device(String),
+    /// A translator refused an instruction's DXBC, or wrote SPIR-V the probe cannot bind:
+    /// that instruction is reported skipped through that path, with the translator's words.
+    #[error("{0}")]
+    Translator(String),
 }
 
 /// The float controls D3D asks of a device, each as the device reports it; a control the
@@ -91,6 +98,9 @@ pub struct DeviceInfo {
     pub float64: bool,
     /// Every float control D3D wants, as supported; all supported ones are requested.
     pub float_controls: FloatControls,
+    /// The translators the device runs DXBC through (`--via`), each with its version and
+    /// the options set on it; empty for the direct path alone.
+    pub translators: Vec<translate::TranslatorInfo>,
 }
 
 /// Runs kernels. `run` gets `lines` lines of operands (the kernel's input words per line)
@@ -101,6 +111,11 @@ pub trait Device {
     /// Why this device cannot run the kernel, if it cannot (a missing feature).
     fn unsupported(&self, k: &Kernel) -> Option<String> {
         let info = self.info();
+        if k.via.translated()
+            && let Some(why) = dxbc::unsupported(k)
+        {
+            return Some(format!("not through {}: {why}", k.via));
+        }
         match k.family {
             Family::F16 if !info.float16 => Some("device has no shaderFloat16".into()),
             Family::F64 if !info.float64 => Some("device has no shaderFloat64".into()),
@@ -207,7 +222,15 @@ pub fn run(device: &mut dyn Device, req: &ProbeRequest) -> Result<ProbeReport, P
         let operands = inputs::generate(k, req.count, req.seed);
         let lines = operands.len() / k.input_components();
         let words = pack(k.input, &operands);
-        let results = device.run(k, &words, lines)?;
+        let results = match device.run(k, &words, lines) {
+            // A translator that cannot take the instruction is a finding about that path,
+            // not the end of the run.
+            Err(ProbeError::Translator(why)) => {
+                ops.push(OpReport::skipped(k, why));
+                continue;
+            }
+            r => r?,
+        };
         if results.len() != lines * k.output_words() {
             return Err(ProbeError::Device(format!(
                 "{}: the device returned {} words for {lines} lines",

@@ -111,7 +111,7 @@ pub fn run_exhaustive(
             Ok((v, t.elapsed().as_secs_f64()))
         };
         let (tx, rx) = sync_channel::<(u64, Vec<u32>)>(1);
-        let (verdict, ran, device_seconds, judge_seconds) = std::thread::scope(|s| {
+        let swept = std::thread::scope(|s| {
             // A judge thread beside the device when the system allows one; otherwise each
             // chunk is judged here, between dispatches.
             let judging = threads::side_threads_allowed()
@@ -181,7 +181,14 @@ pub fn run_exhaustive(
                 Some(e) => Err(e),
                 None => judged.map(|(v, judge_time)| (v, base, device_time, judge_time)),
             }
-        })?;
+        });
+        let (verdict, ran, device_seconds, judge_seconds) = match swept {
+            Err(ProbeError::Translator(why)) => {
+                ops.push(OpReport::skipped(k, why));
+                continue;
+            }
+            r => r?,
+        };
         done += ran;
         partial = ran < lines;
         let mut verdict = verdict;
@@ -189,6 +196,7 @@ pub fn run_exhaustive(
             m.fill_bounds(&judge);
         }
         let report = OpReport {
+            via: k.via,
             exhaustive: Some(super::judge::Sweep {
                 histogram: verdict.histogram.clone(),
                 max_distance: verdict.max_distance,

@@ -10,8 +10,10 @@ use std::ffi::CStr;
 use ash::vk;
 
 use super::catalog::Kernel;
+use super::layout::{self, Binding, Layout};
 use super::shader::{self, WORKGROUP};
-use super::{Device, DeviceInfo, FloatControls, ProbeError};
+use super::translate::{Translator, Via};
+use super::{Device, DeviceInfo, FloatControls, ProbeError, dxbc};
 
 /// The packages that give a Debian machine a Vulkan loader and a software device.
 pub const INSTALL_HINT: &str = "on Debian: apt-get install mesa-vulkan-drivers libvulkan1";
@@ -90,11 +92,13 @@ impl Vulkan {
     }
 
     /// Opens the device named by `--device` (an index, or a part of the name), else the
-    /// first. `wrong` names kernels whose shaders are deliberately broken (a test hook).
+    /// first. `wrong` names kernels whose shaders are deliberately broken (a test hook);
+    /// `translators` turn the DXBC of the kernels that go through them into SPIR-V.
     pub fn open_device(
         self,
         choice: Option<&str>,
         wrong: Vec<String>,
+        translators: Vec<Box<dyn Translator>>,
     ) -> Result<VulkanDevice, ProbeError> {
         let at = match choice {
             None => 0,
@@ -126,7 +130,7 @@ impl Vulkan {
                 self.physical[at].1.name
             )));
         }
-        VulkanDevice::new(self, at, wrong)
+        VulkanDevice::new(self, at, wrong, translators)
     }
 }
 
@@ -222,6 +226,7 @@ fn describe(instance: &ash::Instance, pd: vk::PhysicalDevice, index: usize) -> D
                 rounding_rtz_f16: controls.shader_rounding_mode_rtz_float16 == vk::TRUE,
                 independence: independence.to_string(),
             },
+            translators: Vec::new(),
         }
     }
 }
@@ -233,10 +238,20 @@ struct Buffer {
     bytes: usize,
 }
 
+/// A compute pipeline with the descriptor set its shader declares ([`Layout`]).
+struct Pipe {
+    pipeline: vk::Pipeline,
+    pipeline_layout: vk::PipelineLayout,
+    set_layout: vk::DescriptorSetLayout,
+    pool: vk::DescriptorPool,
+    set: vk::DescriptorSet,
+    layout: Layout,
+}
+
 /// What an exhaustive sweep keeps between dispatches: its kernel, pipeline and buffers.
 struct Sweep {
-    kernel: (&'static str, super::Family),
-    pipeline: vk::Pipeline,
+    kernel: (&'static str, super::Family, Via),
+    pipe: Pipe,
     input: Buffer,
     output: Buffer,
 }
@@ -247,13 +262,13 @@ pub struct VulkanDevice {
     device: ash::Device,
     memory_props: vk::PhysicalDeviceMemoryProperties,
     queue: vk::Queue,
-    set_layout: vk::DescriptorSetLayout,
-    pipeline_layout: vk::PipelineLayout,
-    pool: vk::DescriptorPool,
-    set: vk::DescriptorSet,
+    /// `maxTexelBufferElements`: the longest texel buffer a translated shader may read.
+    max_texels: u32,
     commands: vk::CommandPool,
     fence: vk::Fence,
     wrong: Vec<String>,
+    /// One per translated path asked for, configured for this device's float controls.
+    translators: Vec<(Via, Box<dyn Translator>)>,
     /// The exhaustive sweep's pipeline and buffers, kept across its dispatches.
     sweep: Option<Sweep>,
     // Dropped last: the instance outlives the device.
@@ -261,8 +276,22 @@ pub struct VulkanDevice {
 }
 
 impl VulkanDevice {
-    fn new(vulkan: Vulkan, at: usize, wrong: Vec<String>) -> Result<VulkanDevice, ProbeError> {
-        let (pd, info) = vulkan.physical[at].clone();
+    fn new(
+        vulkan: Vulkan,
+        at: usize,
+        wrong: Vec<String>,
+        translators: Vec<Box<dyn Translator>>,
+    ) -> Result<VulkanDevice, ProbeError> {
+        let (pd, mut info) = vulkan.physical[at].clone();
+        let translators: Vec<(Via, Box<dyn Translator>)> = translators
+            .into_iter()
+            .map(|mut t| {
+                t.configure(&info.float_controls);
+                info.translators.push(t.info().clone());
+                let via = Via::parse(&t.info().via).expect("translators name their path");
+                (via, t)
+            })
+            .collect();
         let instance = &vulkan.instance;
         // SAFETY: pd comes from this instance; every create info lives across its call, and
         // the objects made here are destroyed in Drop in reverse order.
@@ -302,46 +331,6 @@ impl VulkanDevice {
                 .create_device(pd, &create, None)
                 .map_err(vk_error("creating the device"))?;
             let queue = device.get_device_queue(family, 0);
-            let bindings: Vec<_> = (0..2)
-                .map(|b| {
-                    vk::DescriptorSetLayoutBinding::default()
-                        .binding(b)
-                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                        .descriptor_count(1)
-                        .stage_flags(vk::ShaderStageFlags::COMPUTE)
-                })
-                .collect();
-            let set_layout = device
-                .create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                    None,
-                )
-                .map_err(vk_error("creating the descriptor set layout"))?;
-            let layouts = [set_layout];
-            let pipeline_layout = device
-                .create_pipeline_layout(
-                    &vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts),
-                    None,
-                )
-                .map_err(vk_error("creating the pipeline layout"))?;
-            let sizes = [vk::DescriptorPoolSize::default()
-                .ty(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(2)];
-            let pool = device
-                .create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::default()
-                        .max_sets(1)
-                        .pool_sizes(&sizes),
-                    None,
-                )
-                .map_err(vk_error("creating the descriptor pool"))?;
-            let set = device
-                .allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default()
-                        .descriptor_pool(pool)
-                        .set_layouts(&layouts),
-                )
-                .map_err(vk_error("allocating the descriptor set"))?[0];
             let commands = device
                 .create_command_pool(
                     &vk::CommandPoolCreateInfo::default()
@@ -354,18 +343,20 @@ impl VulkanDevice {
                 .create_fence(&vk::FenceCreateInfo::default(), None)
                 .map_err(vk_error("creating a fence"))?;
             let memory_props = instance.get_physical_device_memory_properties(pd);
+            let max_texels = instance
+                .get_physical_device_properties(pd)
+                .limits
+                .max_texel_buffer_elements;
             Ok(VulkanDevice {
                 info,
                 device,
                 memory_props,
                 queue,
-                set_layout,
-                pipeline_layout,
-                pool,
-                set,
+                max_texels,
                 commands,
                 fence,
                 wrong,
+                translators,
                 sweep: None,
                 vulkan,
             })
@@ -381,7 +372,13 @@ impl VulkanDevice {
                 .create_buffer(
                     &vk::BufferCreateInfo::default()
                         .size(bytes)
-                        .usage(vk::BufferUsageFlags::STORAGE_BUFFER)
+                        // Storage buffers for SPIR-V that declares them, texel buffers for
+                        // SPIR-V that declares those (vkd3d-shader's UAVs).
+                        .usage(
+                            vk::BufferUsageFlags::STORAGE_BUFFER
+                                | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
+                                | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER,
+                        )
                         .sharing_mode(vk::SharingMode::EXCLUSIVE),
                     None,
                 )
@@ -465,73 +462,258 @@ impl VulkanDevice {
         output: &Buffer,
         groups: u32,
     ) -> Result<(), ProbeError> {
-        let pipeline = self.pipeline(k, false)?;
-        let run = self.submit(pipeline, input, output, groups);
-        // SAFETY: submit waited for the dispatch; nothing uses the pipeline any more.
-        unsafe { self.device.destroy_pipeline(pipeline, None) };
+        let pipe = self.pipeline(k, false)?;
+        let run = self.submit(&pipe, input, output, groups);
+        self.destroy_pipe(pipe);
         run
     }
 
-    /// The compute pipeline of `k`'s shader (`indexed`: the exhaustive sweep's).
-    fn pipeline(&self, k: &Kernel, indexed: bool) -> Result<vk::Pipeline, ProbeError> {
+    /// The SPIR-V of `k`'s shader (`indexed`: the exhaustive sweep's): written here for
+    /// the direct path, else DXBC written here and translated.
+    fn spirv(&self, k: &Kernel, indexed: bool) -> Result<Vec<u32>, ProbeError> {
         let wrong = self.wrong.iter().any(|w| w == k.name);
-        let code = if indexed {
-            shader::build_indexed(k, &self.info.float_controls, wrong)
+        if k.via == Via::Direct {
+            return Ok(if indexed {
+                shader::build_indexed(k, &self.info.float_controls, wrong)
+            } else {
+                shader::build(k, &self.info.float_controls, wrong)
+            });
+        }
+        let blob = if indexed {
+            dxbc::build_indexed(k, wrong)
         } else {
-            shader::build(k, &self.info.float_controls, wrong)
+            dxbc::build(k, wrong)
+        }
+        .map_err(|e| ProbeError::Translator(format!("no DXBC: {e}")))?;
+        let (_, translator) = self
+            .translators
+            .iter()
+            .find(|(v, _)| *v == k.via)
+            .ok_or_else(|| ProbeError::Device(format!("{}: no translator was opened", k.via)))?;
+        translator.translate(&blob).map_err(ProbeError::Translator)
+    }
+
+    /// The compute pipeline of `k`'s shader (`indexed`: the exhaustive sweep's), with the
+    /// descriptor set layout its SPIR-V declares.
+    fn pipeline(&self, k: &Kernel, indexed: bool) -> Result<Pipe, ProbeError> {
+        let code = self.spirv(k, indexed)?;
+        let layout = layout::reflect(&code).map_err(|e| {
+            ProbeError::Translator(format!(
+                "{}: the SPIR-V of {} cannot run: {e}",
+                k.via, k.name
+            ))
+        })?;
+        let kind = |b: Binding| match b {
+            Binding::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
+            Binding::StorageTexelBuffer => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+            Binding::UniformTexelBuffer => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
         };
-        // SAFETY: the code is a complete SPIR-V module; the module is destroyed once the
-        // pipeline is made, and the caller destroys the pipeline.
+        let declared: Vec<(u32, vk::DescriptorType)> = layout
+            .input
+            .map(|b| (0, kind(b)))
+            .into_iter()
+            .chain([(1, kind(layout.output))])
+            .collect();
+        // SAFETY: every create info lives across its call; each object made here is owned by
+        // the returned Pipe and destroyed in destroy_pipe (or here when a later step fails).
         unsafe {
-            let module = self
+            let bindings: Vec<_> = declared
+                .iter()
+                .map(|&(b, t)| {
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(b)
+                        .descriptor_type(t)
+                        .descriptor_count(1)
+                        .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                })
+                .collect();
+            let set_layout = self
                 .device
-                .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None)
-                .map_err(vk_error("creating the shader module"))?;
-            let stage = vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::COMPUTE)
-                .module(module)
-                .name(c"main");
-            let created = self.device.create_compute_pipelines(
-                vk::PipelineCache::null(),
-                &[vk::ComputePipelineCreateInfo::default()
-                    .stage(stage)
-                    .layout(self.pipeline_layout)],
+                .create_descriptor_set_layout(
+                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                    None,
+                )
+                .map_err(vk_error("creating the descriptor set layout"))?;
+            let layouts = [set_layout];
+            let pipeline_layout = match self.device.create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts),
+                None,
+            ) {
+                Ok(l) => l,
+                Err(e) => {
+                    self.device.destroy_descriptor_set_layout(set_layout, None);
+                    return Err(vk_error("creating the pipeline layout")(e));
+                }
+            };
+            let sizes: Vec<_> = declared
+                .iter()
+                .map(|&(_, t)| vk::DescriptorPoolSize::default().ty(t).descriptor_count(1))
+                .collect();
+            let pool = self.device.create_descriptor_pool(
+                &vk::DescriptorPoolCreateInfo::default()
+                    .max_sets(1)
+                    .pool_sizes(&sizes),
                 None,
             );
-            self.device.destroy_shader_module(module, None);
-            Ok(created.map_err(|(_, e)| vk_error("creating the compute pipeline")(e))?[0])
+            let module = self
+                .device
+                .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None);
+            let made = (|| -> Result<Pipe, ProbeError> {
+                let pool = pool.map_err(vk_error("creating the descriptor pool"))?;
+                let set = self
+                    .device
+                    .allocate_descriptor_sets(
+                        &vk::DescriptorSetAllocateInfo::default()
+                            .descriptor_pool(pool)
+                            .set_layouts(&layouts),
+                    )
+                    .map_err(vk_error("allocating the descriptor set"))?[0];
+                let module = module.map_err(vk_error("creating the shader module"))?;
+                let stage = vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::COMPUTE)
+                    .module(module)
+                    .name(c"main");
+                let created = self.device.create_compute_pipelines(
+                    vk::PipelineCache::null(),
+                    &[vk::ComputePipelineCreateInfo::default()
+                        .stage(stage)
+                        .layout(pipeline_layout)],
+                    None,
+                );
+                let pipeline =
+                    created.map_err(|(_, e)| vk_error("creating the compute pipeline")(e))?[0];
+                Ok(Pipe {
+                    pipeline,
+                    pipeline_layout,
+                    set_layout,
+                    pool,
+                    set,
+                    layout,
+                })
+            })();
+            if let Ok(m) = module {
+                self.device.destroy_shader_module(m, None);
+            }
+            if made.is_err() {
+                if let Ok(p) = pool {
+                    self.device.destroy_descriptor_pool(p, None);
+                }
+                self.device.destroy_pipeline_layout(pipeline_layout, None);
+                self.device.destroy_descriptor_set_layout(set_layout, None);
+            }
+            made
         }
     }
 
-    /// Runs one dispatch of `pipeline` over the two buffers and waits for it.
+    fn destroy_pipe(&self, p: Pipe) {
+        // SAFETY: every dispatch of the pipeline waited on its fence; each object is
+        // destroyed once, the pool (and its set) before the layouts.
+        unsafe {
+            self.device.destroy_pipeline(p.pipeline, None);
+            self.device.destroy_descriptor_pool(p.pool, None);
+            self.device.destroy_pipeline_layout(p.pipeline_layout, None);
+            self.device
+                .destroy_descriptor_set_layout(p.set_layout, None);
+        }
+    }
+
+    /// Runs one dispatch of `pipe` over the two buffers and waits for it.
     fn submit(
         &self,
-        pipeline: vk::Pipeline,
+        pipe: &Pipe,
         input: &Buffer,
         output: &Buffer,
         groups: u32,
     ) -> Result<(), ProbeError> {
-        // SAFETY: the buffers and the pipeline are alive; the command buffer is freed after
-        // the fence says the GPU is done with it.
+        let slots: Vec<(u32, Binding, &Buffer)> = pipe
+            .layout
+            .input
+            .map(|b| (0, b, input))
+            .into_iter()
+            .chain([(1, pipe.layout.output, output)])
+            .collect();
+        for &(_, b, buf) in &slots {
+            if b.texel() && buf.bytes / 4 > self.max_texels as usize {
+                return Err(ProbeError::Device(format!(
+                    "Vulkan: a texel buffer of {} words is past the device's \
+                     maxTexelBufferElements ({}); probe fewer lines (--count)",
+                    buf.bytes / 4,
+                    self.max_texels
+                )));
+            }
+        }
+        // SAFETY: the buffers and the pipeline are alive; the views live until the fence
+        // says the GPU is done, and the command buffer is freed after it.
         unsafe {
-            let infos = [
-                vk::DescriptorBufferInfo::default()
-                    .buffer(input.buffer)
-                    .range(vk::WHOLE_SIZE),
-                vk::DescriptorBufferInfo::default()
-                    .buffer(output.buffer)
-                    .range(vk::WHOLE_SIZE),
-            ];
-            let writes: Vec<_> = (0..2)
-                .map(|i| {
-                    vk::WriteDescriptorSet::default()
-                        .dst_set(self.set)
-                        .dst_binding(i as u32)
-                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                        .buffer_info(&infos[i..i + 1])
+            let mut views = Vec::new();
+            for &(_, b, buf) in &slots {
+                if b.texel() {
+                    let view = self
+                        .device
+                        .create_buffer_view(
+                            &vk::BufferViewCreateInfo::default()
+                                .buffer(buf.buffer)
+                                .format(vk::Format::R32_UINT)
+                                .range(vk::WHOLE_SIZE),
+                            None,
+                        )
+                        .map_err(vk_error("creating a buffer view"));
+                    match view {
+                        Ok(v) => views.push(v),
+                        Err(e) => {
+                            for v in views {
+                                self.device.destroy_buffer_view(v, None);
+                            }
+                            return Err(e);
+                        }
+                    }
+                } else {
+                    views.push(vk::BufferView::null());
+                }
+            }
+            let infos: Vec<[vk::DescriptorBufferInfo; 1]> = slots
+                .iter()
+                .map(|&(_, _, buf)| {
+                    [vk::DescriptorBufferInfo::default()
+                        .buffer(buf.buffer)
+                        .range(vk::WHOLE_SIZE)]
+                })
+                .collect();
+            let view_arrays: Vec<[vk::BufferView; 1]> = views.iter().map(|&v| [v]).collect();
+            let writes: Vec<_> = slots
+                .iter()
+                .enumerate()
+                .map(|(i, &(binding, b, _))| {
+                    let w = vk::WriteDescriptorSet::default()
+                        .dst_set(pipe.set)
+                        .dst_binding(binding);
+                    match b {
+                        Binding::StorageBuffer => w
+                            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                            .buffer_info(&infos[i]),
+                        Binding::StorageTexelBuffer => w
+                            .descriptor_type(vk::DescriptorType::STORAGE_TEXEL_BUFFER)
+                            .texel_buffer_view(&view_arrays[i]),
+                        Binding::UniformTexelBuffer => w
+                            .descriptor_type(vk::DescriptorType::UNIFORM_TEXEL_BUFFER)
+                            .texel_buffer_view(&view_arrays[i]),
+                    }
                 })
                 .collect();
             self.device.update_descriptor_sets(&writes, &[]);
+            let ran = self.record_and_wait(pipe, groups);
+            for v in views.into_iter().filter(|v| *v != vk::BufferView::null()) {
+                self.device.destroy_buffer_view(v, None);
+            }
+            ran
+        }
+    }
+
+    /// Records the dispatch, submits it and waits for its fence.
+    fn record_and_wait(&self, pipe: &Pipe, groups: u32) -> Result<(), ProbeError> {
+        // SAFETY: the pipeline and its set are alive and written; the command buffer is
+        // freed after the fence says the GPU is done with it.
+        unsafe {
             let cmd = self
                 .device
                 .allocate_command_buffers(
@@ -548,13 +730,13 @@ impl VulkanDevice {
                         .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
                 )?;
                 self.device
-                    .cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
+                    .cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipe.pipeline);
                 self.device.cmd_bind_descriptor_sets(
                     cmd,
                     vk::PipelineBindPoint::COMPUTE,
-                    self.pipeline_layout,
+                    pipe.pipeline_layout,
                     0,
-                    &[self.set],
+                    &[pipe.set],
                     &[],
                 );
                 self.device.cmd_dispatch(cmd, groups, 1, 1);
@@ -611,19 +793,19 @@ impl Device for VulkanDevice {
     fn run_indexed(&mut self, k: &Kernel, base: u64, lines: usize) -> Result<Vec<u32>, ProbeError> {
         let groups = lines.div_ceil(WORKGROUP);
         let padded = groups * WORKGROUP;
-        let key = (k.name, k.family);
+        let key = (k.name, k.family, k.via);
         let fits = self
             .sweep
             .as_ref()
             .is_some_and(|sw| sw.kernel == key && sw.output.bytes >= padded * k.output_words() * 4);
         if !fits {
             self.end_sweep();
-            let pipeline = self.pipeline(k, true)?;
+            let pipe = self.pipeline(k, true)?;
             let input = self.buffer(1)?;
             let output = self.buffer(padded * k.output_words())?;
             self.sweep = Some(Sweep {
                 kernel: key,
-                pipeline,
+                pipe,
                 input,
                 output,
             });
@@ -631,7 +813,7 @@ impl Device for VulkanDevice {
         let sw = self.sweep.as_ref().expect("made above");
         // Sweeps have at most 2^32 lines: the first index of every dispatch fits a word.
         self.write(&sw.input, &[base as u32])?;
-        self.submit(sw.pipeline, &sw.input, &sw.output, groups as u32)?;
+        self.submit(&sw.pipe, &sw.input, &sw.output, groups as u32)?;
         self.read(&sw.output, lines * k.output_words())
     }
 }
@@ -640,8 +822,7 @@ impl VulkanDevice {
     /// Destroys the sweep's pipeline and buffers.
     fn end_sweep(&mut self) {
         if let Some(sw) = self.sweep.take() {
-            // SAFETY: every dispatch waited on its fence; nothing uses the pipeline now.
-            unsafe { self.device.destroy_pipeline(sw.pipeline, None) };
+            self.destroy_pipe(sw.pipe);
             self.free(sw.input);
             self.free(sw.output);
         }
@@ -657,11 +838,6 @@ impl Drop for VulkanDevice {
             let _ = self.device.device_wait_idle();
             self.device.destroy_fence(self.fence, None);
             self.device.destroy_command_pool(self.commands, None);
-            self.device.destroy_descriptor_pool(self.pool, None);
-            self.device
-                .destroy_pipeline_layout(self.pipeline_layout, None);
-            self.device
-                .destroy_descriptor_set_layout(self.set_layout, None);
             self.device.destroy_device(None);
         }
         let _ = &self.vulkan;

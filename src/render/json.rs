@@ -19,6 +19,7 @@ use crate::format::encoded::{Encoded, EncodedChannel};
 use crate::format::{Format, hex_bits};
 use crate::ulp::{ChannelDiff, Compared, PairReport, Sample, SummaryReport};
 
+/// The version of the JSON objects' layout; it changes only when a key changes meaning.
 pub const SCHEMA: u32 = 1;
 
 pub struct Json;

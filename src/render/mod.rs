@@ -21,6 +21,9 @@ pub mod probe;
 pub mod report;
 mod ulp_text;
 
+/// The `"schema"` version every JSON object carries.
+pub use json::SCHEMA;
+
 pub use human::Palette;
 
 /// The output style a run uses.

@@ -43,13 +43,13 @@ impl ProbeRenderer for Csv {
     fn report(&mut self, out: &mut dyn Write, r: &ProbeReport) -> io::Result<()> {
         writeln!(
             out,
-            "op,format,lines,conform,violate,max_ulps,classes,top_class,top_count,example,skipped"
+            "op,format,lines,conform,violate,max_ulps,classes,top_class,top_count,example,skipped,via"
         )?;
         for op in &r.ops {
             let top = op.classes.first();
             writeln!(
                 out,
-                "{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{}",
                 op.name,
                 field(&op.format),
                 op.lines,
@@ -61,6 +61,7 @@ impl ProbeRenderer for Csv {
                 top.map_or(String::new(), |c| c.count.to_string()),
                 field(top.map_or("", |c| &c.example)),
                 field(op.skipped.as_deref().unwrap_or("")),
+                op.via,
             )?;
         }
         Ok(())
@@ -82,8 +83,8 @@ mod tests {
         assert!(rows[0].starts_with("op,format,lines"));
         assert_eq!(
             rows[2],
-            "add,f32,10,7,3,1,1,f32 denormal operand not flushed,3,d3dfloat op add 0x00000001 0x00000001 --check 0x00000002,"
+            "add,f32,10,7,3,1,1,f32 denormal operand not flushed,3,d3dfloat op add 0x00000001 0x00000001 --check 0x00000002,,direct"
         );
-        assert!(rows[3].ends_with(",device has no shaderFloat64"));
+        assert!(rows[3].ends_with(",device has no shaderFloat64,direct"));
     }
 }

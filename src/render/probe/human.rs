@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use super::ProbeRenderer;
+use crate::probe::paths::{self, PathClass};
 use crate::probe::{DeviceInfo, ProbeReport, Source};
 use crate::render::Palette;
 
@@ -55,6 +56,62 @@ impl Human {
                 self.yes_no(on, "granted", "not supported")
             )?;
         }
+        for t in &d.translators {
+            writeln!(
+                out,
+                "{} {}: {} ({})",
+                l("translator"),
+                t.via,
+                self.p.value(&t.version),
+                t.source
+            )?;
+            for (k, v) in &t.options {
+                writeln!(out, "  {k:<24} {v}")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// With several paths: each class's count per path, marked where a translator
+    /// introduced it or works around it.
+    fn compare(&self, out: &mut dyn Write, r: &ProbeReport, rows: &[PathClass]) -> io::Result<()> {
+        let paths = paths::paths(r);
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}",
+            self.p
+                .value("violation classes per path (-: did not run that way):")
+        )?;
+        let mut head = format!("  {:<10} {:<9}", "op", "format");
+        for v in &paths {
+            head.push_str(&format!(" {:>14}", v.name()));
+        }
+        writeln!(out, "{}  {}", self.p.label(&head), self.p.label("class"))?;
+        for row in rows {
+            let mut line = format!("  {:<10} {:<9}", row.op, row.format);
+            for (_, n) in &row.counts {
+                line.push_str(&match n {
+                    Some(n) => format!(" {n:>14}"),
+                    None => format!(" {:>14}", "-"),
+                });
+            }
+            let marks: Vec<String> = row
+                .changes
+                .iter()
+                .map(|(v, c)| format!("{} by {v}", c.name()))
+                .collect();
+            writeln!(
+                out,
+                "{line}  {}{}",
+                self.p.bad(&row.class),
+                if marks.is_empty() {
+                    String::new()
+                } else {
+                    format!("  [{}]", self.p.warn(&marks.join(", ")))
+                }
+            )?;
+        }
         Ok(())
     }
 }
@@ -96,21 +153,37 @@ impl ProbeRenderer for Human {
             .max()
             .unwrap_or(0)
             .max(7);
+        // The path column only when a translator ran: a direct probe reads as it always has.
+        let named = paths::translated(r);
+        let via = |v: &str| {
+            if named {
+                format!("{v:<13}")
+            } else {
+                String::new()
+            }
+        };
         writeln!(
             out,
             "{}",
             self.p.label(&format!(
-                "{:<10} {:<9} {:>w$} {:>w$} {:>w$} {:>8}",
-                "op", "format", "lines", "conform", "violate", "max ulps"
+                "{:<10} {:<9} {}{:>w$} {:>w$} {:>w$} {:>8}",
+                "op",
+                "format",
+                via("via"),
+                "lines",
+                "conform",
+                "violate",
+                "max ulps"
             ))
         )?;
         for op in &r.ops {
             if let Some(reason) = &op.skipped {
                 writeln!(
                     out,
-                    "{:<10} {:<9} {}",
+                    "{:<10} {:<9} {}{}",
                     op.name,
                     op.format,
+                    via(op.via.name()),
                     self.p.warn(&format!("skipped: {reason}"))
                 )?;
                 continue;
@@ -118,9 +191,10 @@ impl ProbeRenderer for Human {
             let violate = format!("{:>w$}", op.violate);
             writeln!(
                 out,
-                "{:<10} {:<9} {:>w$} {:>w$} {} {:>8}",
+                "{:<10} {:<9} {}{:>w$} {:>w$} {} {:>8}",
                 op.name,
                 op.format,
+                via(op.via.name()),
                 op.lines,
                 op.conform,
                 if op.violate > 0 {
@@ -146,13 +220,22 @@ impl ProbeRenderer for Human {
             for (op, c) in classes {
                 writeln!(
                     out,
-                    "  {} {} {}",
+                    "  {} {}{} {}",
                     self.p.label(&format!("{:<10}", op.name)),
+                    if named {
+                        format!("[{}] ", op.via)
+                    } else {
+                        String::new()
+                    },
                     self.p.bad(&c.class),
                     c.count
                 )?;
                 writeln!(out, "    {}", c.example)?;
             }
+        }
+        let rows = paths::compare(r);
+        if !rows.is_empty() {
+            self.compare(out, r, &rows)?;
         }
         let sweeps: Vec<_> = r
             .ops

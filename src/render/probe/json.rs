@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use serde_json::{Map, Value, json};
 
 use super::ProbeRenderer;
-use crate::probe::{DeviceInfo, ProbeReport, Source};
+use crate::probe::{DeviceInfo, ProbeReport, Source, paths};
 use crate::render::json::SCHEMA;
 
 pub struct Json;
@@ -34,6 +34,14 @@ fn device(d: &DeviceInfo) -> Value {
         "float64": d.float64,
         "float_controls": controls,
         "float_controls_independence": d.float_controls.independence,
+        "translators": d.translators.iter().map(|t| {
+            let options: Map<String, Value> = t
+                .options
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect();
+            json!({"via": t.via, "version": t.version, "source": t.source, "options": options})
+        }).collect::<Vec<_>>(),
     })
 }
 
@@ -82,6 +90,7 @@ impl ProbeRenderer for Json {
                 "kind": "op",
                 "op": op.name,
                 "format": op.format,
+                "via": op.via.name(),
             });
             match &op.skipped {
                 Some(reason) => v["skipped"] = json!(reason),
@@ -93,7 +102,19 @@ impl ProbeRenderer for Json {
                     v["classes"] = op
                         .classes
                         .iter()
-                        .map(|c| json!({"class": c.class, "count": c.count, "example": c.example}))
+                        .map(|c| {
+                            let mut o =
+                                json!({"class": c.class, "count": c.count, "example": c.example});
+                            if paths::introduced(r, op, &c.class) {
+                                o["introduced"] = json!(true);
+                            }
+                            let around = paths::worked_around_by(r, op, &c.class);
+                            if !around.is_empty() {
+                                o["worked_around_by"] =
+                                    around.iter().map(|v| v.name()).collect::<Vec<_>>().into();
+                            }
+                            o
+                        })
                         .collect();
                     if let Some(sweep) = &op.exhaustive {
                         v["exhaustive"] = json!(true);

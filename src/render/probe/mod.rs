@@ -41,6 +41,7 @@ pub(crate) mod sample {
             name,
             format: "f32".into(),
             family: Family::F32,
+            via: crate::probe::translate::Via::Direct,
             lines: 10,
             conform: 10 - violate,
             violate,
@@ -80,6 +81,7 @@ pub(crate) mod sample {
                     independence: "all".into(),
                     ..FloatControls::default()
                 },
+                translators: Vec::new(),
             }),
             rules: RuleSet::D3D11,
             ops: vec![op("mul", 0), op("add", 3), skipped],

@@ -1,10 +1,12 @@
 //! `probe --plain`: one line per instruction, `OP FORMAT LINES CONFORM VIOLATE MAX_ULPS`
-//! (or `OP FORMAT skipped`), then `total LINES VIOLATE`.
+//! (or `OP FORMAT skipped`), then `total LINES VIOLATE`. When the report holds a translated
+//! path (`--via`), every instruction line ends with its path (`direct`, `vkd3d-shader`,
+//! `dxbc-spirv`).
 
 use std::io::{self, Write};
 
 use super::ProbeRenderer;
-use crate::probe::{DeviceInfo, ProbeReport};
+use crate::probe::{DeviceInfo, ProbeReport, paths};
 
 pub struct Plain;
 
@@ -17,15 +19,20 @@ impl ProbeRenderer for Plain {
     }
 
     fn report(&mut self, out: &mut dyn Write, r: &ProbeReport) -> io::Result<()> {
+        let named = paths::translated(r);
         for op in &r.ops {
             match op.skipped {
-                Some(_) => writeln!(out, "{} {} skipped", op.name, op.format)?,
-                None => writeln!(
+                Some(_) => write!(out, "{} {} skipped", op.name, op.format)?,
+                None => write!(
                     out,
                     "{} {} {} {} {} {}",
                     op.name, op.format, op.lines, op.conform, op.violate, op.max_ulps
                 )?,
             }
+            if named {
+                write!(out, " {}", op.via)?;
+            }
+            writeln!(out)?;
         }
         writeln!(out, "total {} {}", r.lines(), r.violate())
     }

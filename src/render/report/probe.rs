@@ -16,6 +16,7 @@ pub fn probe_page(report: &ProbeReport, meta: &Meta) -> std::io::Result<String> 
     let mut page = Page::new(&title, meta);
     source(&mut page, report);
     summary(&mut page, report);
+    paths_table(&mut page, report);
     for (i, op) in report.ops.iter().enumerate() {
         instruction(&mut page, i, op)?;
     }
@@ -59,6 +60,23 @@ fn source(page: &mut Page, report: &ProbeReport) {
                 })
                 .collect();
             rows.push(("Float controls requested", controls.join("<br>")));
+            for t in &d.translators {
+                let options: Vec<String> = t
+                    .options
+                    .iter()
+                    .map(|(k, v)| format!("<code>{}</code> {}", escape(k), escape(v)))
+                    .collect();
+                rows.push((
+                    "Translator",
+                    format!(
+                        "<b>{}</b>: {} ({})<br>{}",
+                        escape(&t.via),
+                        escape(&t.version),
+                        escape(&t.source),
+                        options.join("<br>")
+                    ),
+                ));
+            }
         }
         Source::Buffers { operands, results } => {
             rows.push((
@@ -91,8 +109,8 @@ fn yes_no(b: bool) -> &'static str {
 /// as well (what the browser test compares with `--json`).
 fn summary(page: &mut Page, report: &ProbeReport) {
     let mut html = String::from(
-        "<table class=\"summary\"><tr><th>instruction</th><th>format</th><th>lines</th>\
-         <th>conform</th><th>violate</th><th>max ULPs</th><th>verdict</th></tr>",
+        "<table class=\"summary\"><tr><th>instruction</th><th>format</th><th>via</th>\
+         <th>lines</th><th>conform</th><th>violate</th><th>max ULPs</th><th>verdict</th></tr>",
     );
     for (i, op) in report.ops.iter().enumerate() {
         let verdict = match (&op.skipped, op.violate) {
@@ -101,9 +119,9 @@ fn summary(page: &mut Page, report: &ProbeReport) {
             (None, _) => "<span class=\"bad\">violates</span>".into(),
         };
         html.push_str(&format!(
-            "<tr class=\"op\" data-op=\"{name}\" data-format=\"{fmt}\" data-lines=\"{}\" \
-             data-conform=\"{}\" data-violate=\"{}\" data-max-ulps=\"{}\">\
-             <td><a href=\"#op-{i}\">{name}</a></td><td>{fmt}</td><td class=\"n\">{}</td>\
+            "<tr class=\"op\" data-op=\"{name}\" data-format=\"{fmt}\" data-via=\"{via}\" \
+             data-lines=\"{}\" data-conform=\"{}\" data-violate=\"{}\" data-max-ulps=\"{}\">\
+             <td><a href=\"#op-{i}\">{name}</a></td><td>{fmt}</td><td>{via}</td><td class=\"n\">{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{verdict}</td></tr>",
             op.lines,
             op.conform,
@@ -115,10 +133,11 @@ fn summary(page: &mut Page, report: &ProbeReport) {
             count(op.max_ulps),
             name = escape(op.name),
             fmt = escape(&op.format),
+            via = op.via.name(),
         ));
     }
     html.push_str(&format!(
-        "<tr><th>all</th><th></th><th class=\"n\">{}</th><th></th><th class=\"n\">{}</th>\
+        "<tr><th>all</th><th></th><th></th><th class=\"n\">{}</th><th></th><th class=\"n\">{}</th>\
          <th></th><th></th></tr></table>\n",
         count(report.lines()),
         count(report.violate())
@@ -126,12 +145,64 @@ fn summary(page: &mut Page, report: &ProbeReport) {
     page.raw(&html);
 }
 
+/// With several paths: each class's count per path, with the translators' changes.
+fn paths_table(page: &mut Page, report: &ProbeReport) {
+    let rows = crate::probe::paths::compare(report);
+    if rows.is_empty() {
+        return;
+    }
+    let paths = crate::probe::paths::paths(report);
+    let mut html = String::from(
+        "<h2 id=\"paths\">Violation classes per path</h2>\n<table class=\"paths\"><tr>\
+         <th>instruction</th><th>format</th>",
+    );
+    for v in &paths {
+        html.push_str(&format!("<th>{}</th>", v.name()));
+    }
+    html.push_str("<th>class</th><th>translation</th></tr>");
+    for row in &rows {
+        html.push_str(&format!(
+            "<tr class=\"path-class\"><td>{}</td><td>{}</td>",
+            escape(row.op),
+            escape(&row.format)
+        ));
+        for (v, n) in &row.counts {
+            html.push_str(&match n {
+                Some(n) => format!(
+                    "<td class=\"n\" data-via=\"{v}\" data-count=\"{n}\">{}</td>",
+                    count(*n)
+                ),
+                None => format!("<td class=\"n\" data-via=\"{v}\">-</td>"),
+            });
+        }
+        let marks: Vec<String> = row
+            .changes
+            .iter()
+            .map(|(v, c)| format!("{} by {v}", c.name()))
+            .collect();
+        html.push_str(&format!(
+            "<td>{}</td><td class=\"bad\">{}</td></tr>",
+            escape(&row.class),
+            escape(&marks.join(", "))
+        ));
+    }
+    html.push_str(
+        "</table>\n<p>-: the instruction did not run that way (see its row above).</p>\n",
+    );
+    page.raw(&html);
+}
+
 /// Instruction `i` of the report: its facts, classes and charts.
 fn instruction(page: &mut Page, i: usize, op: &OpReport) -> std::io::Result<()> {
+    let via = if op.via.translated() {
+        format!(" through {}", op.via)
+    } else {
+        String::new()
+    };
     page.heading(
         2,
         &format!("op-{i}"),
-        &format!("{} ({})", op.name, op.format),
+        &format!("{} ({}){via}", op.name, op.format),
     );
     if let Some(why) = &op.skipped {
         page.text(&format!("Not run: {why}."));
@@ -300,6 +371,7 @@ mod tests {
             name: k.name,
             format: k.format_label(),
             family: k.family,
+            via: k.via,
             lines: 1 << 32,
             conform: (1 << 32) - 12345,
             violate: 12345,
