@@ -68,14 +68,14 @@ fn old_vkd3d_without_doubles(t: &dyn Translator, k: &Kernel) -> bool {
         && k.family == Family::F64
 }
 
-/// spirv-val's verdict on `words` (Vulkan 1.1 environment), `None` when it is missing.
+/// spirv-val's verdict on `words` (Vulkan 1.3 environment: dxbc-spirv writes SPIR-V 1.6), `None` when it is missing.
 fn spirv_val(words: &[u32], name: &str) -> Option<Result<(), String>> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(format!("{name}.spv"));
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&path, bytes).unwrap();
     let out = Process::new("spirv-val")
-        .args(["--target-env", "vulkan1.1"])
+        .args(["--target-env", "vulkan1.3"])
         .arg(&path)
         .output()
         .ok()?;

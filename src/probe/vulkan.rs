@@ -601,7 +601,16 @@ impl VulkanDevice {
                 self.device.destroy_pipeline_layout(pipeline_layout, None);
                 self.device.destroy_descriptor_set_layout(set_layout, None);
             }
-            made
+            // A translator's module the device will not take (a SPIR-V version past the
+            // device's, a capability it lacks) is a finding about that path, not the end
+            // of the run.
+            made.map_err(|e| match e {
+                ProbeError::Device(m) if k.via.translated() => ProbeError::Translator(format!(
+                    "the device refused {}'s SPIR-V of {}: {m}",
+                    k.via, k.name
+                )),
+                other => other,
+            })
         }
     }
 
