@@ -2,7 +2,9 @@
 //! with the results a conforming device returns, on typical data (moderate values) and on
 //! random bit patterns, against memcpy of the same bytes (operands and results) in the same
 //! run. Prints results per second, the ratio to memcpy's bytes/s turned into lines/s, and the
-//! share of lines the fast deciders settled. Run with `cargo bench --bench judge`
+//! share of lines the fast deciders settled. Then devices that get an instruction wrong
+//! ("careless": f32tof16 rounded to nearest, sqrt of unflushed denorms), where most lines
+//! violate and the deciders must name them. Run with `cargo bench --bench judge`
 //! (`JUDGE_BENCH_LINES` changes the slice length).
 
 use std::time::{Duration, Instant};
@@ -176,6 +178,46 @@ fn cases(n: usize, random_bits: bool) -> Vec<Case> {
     ]
 }
 
+/// Devices that get an instruction systematically wrong (#36): f32tof16 rounded to nearest
+/// (the `half` crate's conversion, as lavapipe does) on any bit pattern, most lines
+/// violating; sqrt of 32-bit denorms not flushed (the CPU's root of the denorm's value,
+/// NaN for a negative one), every line violating.
+fn careless(n: usize) -> Vec<Case> {
+    let mut rng = Rng(0x5eed_1e55);
+    let x: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+    let nearest = Buffer::U16(
+        x.iter()
+            .map(|&b| half::f16::from_f32(f32::from_bits(b)).to_bits())
+            .collect(),
+    );
+    let denorms: Vec<u32> = (0..n)
+        .map(|_| {
+            let b = rng.next() as u32;
+            (b & 0x8000_0000) | (b & 0x7f_ffff).max(1)
+        })
+        .collect();
+    let roots = Buffer::U32(
+        denorms
+            .iter()
+            .map(|&b| f32::from_bits(b).sqrt().to_bits())
+            .collect(),
+    );
+    vec![
+        Case {
+            name: "f32tof16",
+            format: F32,
+            operands: vec![Buffer::U32(x)],
+            results: nearest,
+        },
+        Case {
+            name: "sqrt",
+            format: F32,
+            operands: vec![Buffer::U32(denorms)],
+            results: roots,
+        },
+    ]
+}
+
 fn bytes(b: &Buffer) -> usize {
     match b {
         Buffer::U16(v) => v.len() * 2,
@@ -195,11 +237,17 @@ fn main() {
         .unwrap();
     println!("one core, {n} lines per slice; memcpy baseline of the same bytes in this run");
     println!(
-        "{:<10} {:<4} {:<7} {:>10} {:>10} {:>8} {:>7} {:>9}",
+        "{:<10} {:<4} {:<8} {:>10} {:>10} {:>8} {:>7} {:>9}",
         "op", "fmt", "data", "Mlines/s", "memcpy", "ratio", "fast", "with map"
     );
-    for random in [false, true] {
-        for case in cases(n, random) {
+    let runs = [("typical", false), ("random", true), ("careless", true)];
+    for (data, random) in runs {
+        let cases = if data == "careless" {
+            careless(n)
+        } else {
+            cases(n, random)
+        };
+        for case in cases {
             let judge = Judge::parse(case.name, &case.format, RuleSet::D3D11).unwrap();
             let cols: Vec<_> = case.operands.iter().map(Buffer::column).collect();
             let total: usize =
@@ -231,10 +279,10 @@ fn main() {
             let rate = n as f64 / t.as_secs_f64() / 1e6;
             let copy_rate = n as f64 / copy.as_secs_f64() / 1e6;
             println!(
-                "{:<10} {:<4} {:<7} {:>10.1} {:>10.1} {:>8.3} {:>6.1}% {:>8.2}x{}",
+                "{:<10} {:<4} {:<8} {:>10.1} {:>10.1} {:>8.3} {:>6.1}% {:>8.2}x{}",
                 case.name,
                 case.format.name,
-                if random { "random" } else { "typical" },
+                data,
                 rate,
                 copy_rate,
                 rate / copy_rate,

@@ -246,15 +246,13 @@ impl Judge {
         range: std::ops::Range<usize>,
         opts: &Options,
     ) -> Result<Verdict, JudgeError> {
-        let mut tally = Tally {
-            verdict: Verdict::default(),
-            limit: opts.violation_limit,
-            base: opts.base,
-            classify: opts.classify,
-            map: opts
-                .map
+        let mut tally = Tally::new(
+            opts.violation_limit,
+            opts.base,
+            opts.classify,
+            opts.map
                 .then(|| map::TaskMap::new(self, operands, self.width, &range)),
-        };
+        );
         let mut slow = Vec::new();
         if opts.fast {
             fast::decide(
@@ -278,8 +276,9 @@ impl Judge {
                 })?;
             tally.exact(self, operands, results, i, line);
         }
-        // The fast deciders count as they go and hand the rest over afterwards: put the
-        // violations back in index order.
+        // The fast deciders count as they go and hand the rest over afterwards: name their
+        // violations and put every violation back in index order.
+        tally.name_fast(self, operands, results);
         tally.verdict.violations.sort_by_key(|v| v.index);
         tally.verdict.lines = range.len() as u64;
         if let Some(task) = tally.map.take() {
@@ -289,19 +288,32 @@ impl Judge {
     }
 
     /// The fast decider's answer on line `i`: `Some(distance)` when it proves the line
-    /// conforms, `None` when it leaves the line to the exact engine (every violation, and
-    /// whatever it cannot prove). For tests and diagnostics; [`Judge::run`] does this in bulk.
+    /// conforms, `None` when it leaves the line to the exact engine or proves a violation.
+    /// For tests and diagnostics; [`Judge::run`] does this in bulk.
     pub fn fast_line(&self, operands: &[Column], results: Column, i: usize) -> Option<u64> {
-        let mut tally = Tally {
-            verdict: Verdict::default(),
-            limit: 0,
-            base: 0,
-            classify: false,
-            map: None,
-        };
+        self.fast_verdict(operands, results, i)
+            .filter(|l| l.conforms)
+            .and_then(|l| l.distance)
+    }
+
+    /// The fast decider's whole verdict on line `i`, as [`Judge::exact_line`] would give
+    /// it (conforms or not, the distance, a violation's class), when it can prove one;
+    /// `None` when it leaves the line to the exact engine. For tests and diagnostics.
+    pub fn fast_verdict(&self, operands: &[Column], results: Column, i: usize) -> Option<Line> {
+        let mut tally = Tally::new(1, 0, true, None);
         let mut slow = Vec::new();
         fast::decide(self, operands, results, i..i + 1, &mut tally, &mut slow);
-        slow.is_empty().then_some(tally.verdict.max_ulps)
+        if !slow.is_empty() {
+            return None;
+        }
+        tally.name_fast(self, operands, results);
+        let v = &tally.verdict;
+        let distance = (v.histogram.nan == 0).then_some(v.max_distance);
+        Some(Line {
+            conforms: v.violate == 0,
+            distance,
+            class: v.classes.first().map(|c| c.class.clone()),
+        })
     }
 
     /// The operand patterns of line `i` (every component of every operand, in order) and
@@ -375,7 +387,7 @@ impl Judge {
                     .iter()
                     .zip(verdicts)
                     .find(|(_, v)| !v.conforms)?;
-                Some(class::classify(self, &eval, out, v.result))
+                Some(class::classify(self, &eval, out, v.result).text(self.name()))
             })
             .flatten();
         for (out, &bits) in eval.outputs.iter().zip(results) {

@@ -1,7 +1,7 @@
 //! What a run reports: its options, the verdict on its lines (counts, distances, classes,
 //! violations, the map of where the error lies), and the tally a task keeps as it judges.
 
-use super::class::ClassCount;
+use super::class::{ClassCount, Kind};
 use super::{Column, Judge, map};
 
 /// How a run reports.
@@ -174,9 +174,26 @@ pub(super) struct Tally {
     pub(super) base: u64,
     pub(super) classify: bool,
     pub(super) map: Option<map::TaskMap>,
+    /// The violations the fast deciders named, per [`Kind`]: how many, and the first line
+    /// (an index into the slices).
+    kinds: [(u64, usize); Kind::ALL.len()],
+    /// The first of them by index (whole-buffer index, kind), up to `limit`.
+    fast_violations: Vec<(u64, Kind)>,
 }
 
 impl Tally {
+    pub(super) fn new(limit: usize, base: u64, classify: bool, map: Option<map::TaskMap>) -> Tally {
+        Tally {
+            verdict: Verdict::default(),
+            limit,
+            base,
+            classify,
+            map,
+            kinds: [(0, 0); Kind::ALL.len()],
+            fast_violations: Vec::new(),
+        }
+    }
+
     /// Line `i`, which the fast decider proved conforming, at distance `d`.
     #[inline]
     pub(super) fn conform(&mut self, i: usize, d: u64) {
@@ -188,6 +205,32 @@ impl Tally {
         v.max_ulps = v.max_ulps.max(d);
         v.max_distance = v.max_distance.max(d);
         v.histogram.buckets[Histogram::bucket(d)] += 1;
+    }
+
+    /// Line `i`, which the fast decider proved violating, in class `kind`, at distance `d`
+    /// from the correctly rounded result (`None`: a NaN against a number). Counted as the
+    /// exact engine counts its violations; the names are given once, in
+    /// [`Tally::name_fast`].
+    #[inline]
+    pub(super) fn violate(&mut self, i: usize, kind: Kind, d: Option<u64>) {
+        let index = self.base + i as u64;
+        if let Some(m) = &mut self.map {
+            m.add(i, index, d, true);
+        }
+        let v = &mut self.verdict;
+        v.violate += 1;
+        v.histogram.add(d);
+        if let Some(d) = d {
+            v.max_distance = v.max_distance.max(d);
+        }
+        let k = &mut self.kinds[kind.index()];
+        if k.0 == 0 {
+            k.1 = i;
+        }
+        k.0 += 1;
+        if self.fast_violations.len() < self.limit {
+            self.fast_violations.push((index, kind));
+        }
     }
 
     /// A line the exact engine judged.
@@ -234,6 +277,66 @@ impl Tally {
         }
         if v.violations.len() < self.limit {
             v.violations.push(Violation { index, class });
+        }
+    }
+
+    /// Names the violations the fast deciders found and puts them among the exact
+    /// engine's, after both have counted: classes in the order of their first line (the
+    /// order a run through the engine alone meets them), violations by index, the first
+    /// `limit` kept.
+    pub(super) fn name_fast(&mut self, judge: &Judge, operands: &[Column], results: Column) {
+        if self.fast_violations.is_empty() && self.kinds.iter().all(|k| k.0 == 0) {
+            return;
+        }
+        let v = &mut self.verdict;
+        // The names of the kinds met (a violation listed is always counted too).
+        let texts: Vec<String> = Kind::ALL
+            .iter()
+            .zip(&self.kinds)
+            .map(|(k, &(count, _))| {
+                if self.classify && count > 0 {
+                    k.text(judge.name())
+                } else {
+                    String::new()
+                }
+            })
+            .collect();
+        if self.classify && self.kinds.iter().any(|k| k.0 > 0) {
+            for (kind, &(count, i)) in Kind::ALL.iter().zip(&self.kinds) {
+                if count == 0 {
+                    continue;
+                }
+                let first = self.base + i as u64;
+                let class = &texts[kind.index()];
+                match v.classes.iter_mut().find(|c| &c.class == class) {
+                    Some(c) => {
+                        c.count += count;
+                        if first < c.first {
+                            c.first = first;
+                            c.example = judge.example(operands, results, i);
+                        }
+                    }
+                    None => v.classes.push(ClassCount {
+                        class: class.clone(),
+                        count,
+                        example: judge.example(operands, results, i),
+                        first,
+                    }),
+                }
+            }
+            v.classes.sort_by_key(|c| c.first);
+        }
+        if !self.fast_violations.is_empty() {
+            v.violations.extend(
+                self.fast_violations
+                    .drain(..)
+                    .map(|(index, kind)| Violation {
+                        index,
+                        class: texts[kind.index()].clone(),
+                    }),
+            );
+            v.violations.sort_by_key(|x| x.index);
+            v.violations.truncate(self.limit);
         }
     }
 }

@@ -82,7 +82,7 @@ impl Fmt for F16 {
 /// round twice). Written without branches on the value: the normal and the subnormal
 /// steps are one formula (the exponent held at float16's smallest, -14), and NaN and
 /// overflow are selected at the end.
-fn f16_nearest(v: f64) -> u32 {
+pub(super) fn f16_nearest(v: f64) -> u32 {
     let sign = ((v.to_bits() >> 48) & 0x8000) as u32;
     let a = v.abs();
     let e = (((a.to_bits() >> 52) as i32) - 1023).max(-14);

@@ -25,11 +25,13 @@ use crate::d3d::{Op, RuleSet, two_sum};
 use crate::format::Arithmetic;
 
 mod bits; // the formats' patterns, values and roundings
+mod miss; // the violations they prove and name
 
 use bits::{
     F16, F32, Fmt, dist, finite_nonzero, floor, is_nan, normal, ordinal, pow2, read, step, trunc,
     written,
 };
+use miss::{Settled, outside_number, subnormal};
 
 /// The margin kept to every tolerance and to every rounding boundary, relative.
 const MARGIN: f64 = 1.0 / (1u64 << 40) as f64;
@@ -410,6 +412,12 @@ fn min_max<F: Fmt>(a: u32, b: u32, r: u32, is_min: bool) -> Option<u64> {
 
 /// eq, ne, lt, ge and the conveniences gt, le (§22.6): a full mask, decided completely.
 fn compare<F: Fmt>(a: u32, b: u32, r: u32, op: Op) -> Option<u64> {
+    exactly(r, mask::<F>(a, b, op))
+}
+
+/// The full mask a comparison writes.
+#[inline]
+fn mask<F: Fmt>(a: u32, b: u32, op: Op) -> u32 {
     let (x, y) = (read::<F>(a), read::<F>(b));
     let t = match op {
         Op::Eq => x == y,
@@ -419,17 +427,10 @@ fn compare<F: Fmt>(a: u32, b: u32, r: u32, op: Op) -> Option<u64> {
         Op::Gt => x > y,
         _ => x <= y,
     };
-    exactly(r, if t { u32::MAX } else { 0 })
+    if t { u32::MAX } else { 0 }
 }
 
 // ----- conversions -----
-
-/// ftoi and ftou (§22.13.3-4): truncation, NaN gives 0, saturation, a denorm read as 0; the
-/// float-to-integer casts of Rust do exactly this.
-fn to_int(x: u32, r: u32, signed: bool) -> Option<u64> {
-    let v = read::<F32>(x);
-    exactly(r, if signed { v as i32 as u32 } else { v as u32 })
-}
 
 /// itof and utof (§22.13.5-6): exact within 24 bits, else either neighbour.
 fn to_float(x: u32, r: u32, signed: bool) -> Option<u64> {
@@ -442,38 +443,77 @@ fn to_float(x: u32, r: u32, signed: bool) -> Option<u64> {
     (ev != exact && r == step::<F32>(e, ev < exact)).then_some(1)
 }
 
-/// f16tof32 (§22.13.1): exact; NaN stays NaN.
-fn f16_to_f32(x: u32, r: u32) -> Option<u64> {
-    if is_nan::<F16>(x) {
-        return nan_result::<F32>(r);
-    }
-    exactly(r, F32::rne(F16::to_f64(x)))
+// ----- second passes: the violations the deciders prove -----
+
+/// The quiet NaN pattern of a format (any NaN stands for every NaN, §3.1.3.2).
+#[inline]
+fn qnan<F: Fmt>() -> u32 {
+    F::EXP | 1 << (F::FRAC - 1)
 }
 
-/// f32tof16 (§22.13.2, §3.2.2): toward zero, ±65504 beyond the range, inf and NaN kept.
-/// A denorm operand goes to the engine (its reading is the engine's to give).
-fn f32_to_f16(x: u32, r: u32) -> Option<u64> {
-    if is_nan::<F32>(x) {
-        return nan_result::<F16>(r);
+/// sqrt beyond the first pass: a denorm operand (its zero's root, that zero, §22.10.21),
+/// or a positive number's root (a tolerance set: neither NaN nor, for 32 bits, a denorm).
+#[inline]
+fn sqrt_then<F: Fmt>(x: u32, r: u32) -> Option<Settled> {
+    if let Some(s) = denorm_unary::<F>(x, r, |v| F::rne(v.sqrt())) {
+        return Some(s);
     }
-    let m = x & F32::MAG;
-    if m != 0 && m < 1 << F32::FRAC {
-        return None;
+    if finite_nonzero::<F>(x) && x & F::SIGN == 0 {
+        return outside_number::<F>(r, F::rne(read::<F>(x).sqrt()));
     }
-    let sign = (x >> 16) & 0x8000;
-    let exp = m >> F32::FRAC;
-    // Truncation is a shift of the f32 bits: a normal half keeps the top 10 fraction bits
-    // under the rebiased exponent (127 to 15), a subnormal one counts 2^-24 steps.
-    let e = if m >= F32::EXP {
-        0x7c00
-    } else if m >= 0x477f_e000 {
-        0x7bff // 65504 and beyond: saturated, not infinity
-    } else if exp >= 113 {
-        (m >> 13) - (112 << 10)
+    None
+}
+
+/// add and sub beyond the first pass: where an operand is zero (a flushed denorm
+/// included), infinite or NaN, or the sum cancels, the one IEEE answer (`add_basic`);
+/// otherwise a tolerance set around the sum.
+#[inline]
+fn add_then<F: Fmt>(a: u32, b: u32, r: u32, negate_b: bool) -> Option<Settled> {
+    let y = read::<F>(b);
+    let s = read::<F>(a) + if negate_b { -y } else { y };
+    if !(finite_nonzero::<F>(a) && finite_nonzero::<F>(b)) || s == 0.0 {
+        return Some(one_answer::<F, 2>([a, b], r, s));
+    }
+    outside_number::<F>(r, written::<F>(F::rne(s)))
+}
+
+/// mul beyond the first pass, as [`add_then`] (`mul_basic`).
+#[inline]
+fn mul_then<F: Fmt>(a: u32, b: u32, r: u32) -> Option<Settled> {
+    let p = read::<F>(a) * read::<F>(b);
+    if !(finite_nonzero::<F>(a) && finite_nonzero::<F>(b)) {
+        return Some(one_answer::<F, 2>([a, b], r, p));
+    }
+    outside_number::<F>(r, written::<F>(F::rne(p)))
+}
+
+/// div beyond the first pass, as [`add_then`] (`div_basic`), except where the 32-bit
+/// two-step divide adds its own results to a zero or infinite quotient (1/b within
+/// its tolerance of the flushed denorms, |b| > 2^126 and a little below; kept clear from 2^125,
+/// §22.10.2): those are the engine's.
+#[inline]
+fn div_then<F: Fmt>(a: u32, b: u32, r: u32) -> Option<Settled> {
+    let (x, y) = (read::<F>(a), read::<F>(b));
+    let q = x / y;
+    if !(finite_nonzero::<F>(a) && finite_nonzero::<F>(b)) {
+        if F::WIDE && y.abs() >= pow2(125) && y.is_finite() {
+            return None;
+        }
+        return Some(one_answer::<F, 2>([a, b], r, q));
+    }
+    outside_number::<F>(r, written::<F>(F::rne(q)))
+}
+
+/// The verdict where IEEE's answer `v` on the operands as read (32-bit denorms as zeros)
+/// is the one allowed result (any NaN for NaN).
+#[inline]
+fn one_answer<F: Fmt, const N: usize>(xs: [u32; N], r: u32, v: f64) -> Settled {
+    let e = if v.is_nan() {
+        qnan::<F>()
     } else {
-        ((m & 0x7f_ffff) | 0x80_0000) >> (126 - exp).min(31)
+        written::<F>(F::rne(v))
     };
-    exactly(r, sign | e)
+    miss::single::<F>(r, e, miss::Seen::of::<F, N>(xs), false)
 }
 
 // ----- the loops -----
@@ -484,21 +524,49 @@ fn word<T: Into<u32>>(x: T) -> u32 {
     x.into()
 }
 
-/// Runs `f` over lines `range` of typed slices, counting what it proves and handing the
-/// rest to the exact engine.
+/// Runs `f` over lines `range` of typed slices, counting what it proves; a line it cannot
+/// prove conforming goes to `then`, which may settle it (a violation it proves and names,
+/// or a conforming line the first pass leaves), and the rest to the exact engine. The
+/// first pass stays the whole cost of conforming data.
 #[inline]
 fn lines(
     range: Range<usize>,
     t: &mut Tally,
     slow: &mut Vec<usize>,
     mut f: impl FnMut(usize) -> Option<u64>,
+    mut then: impl FnMut(usize) -> Option<Settled>,
 ) {
     for i in range {
         match f(i) {
             Some(d) => t.conform(i, d),
-            None => slow.push(i),
+            None => match then(i) {
+                Some(Settled::Conforms(d)) => t.conform(i, d),
+                Some(Settled::Violates(k, d)) => t.violate(i, k, d),
+                None => slow.push(i),
+            },
         }
     }
+}
+
+/// Runs `f`, which settles every line, over lines `range`.
+#[inline]
+fn settled(range: Range<usize>, t: &mut Tally, mut f: impl FnMut(usize) -> Settled) {
+    for i in range {
+        match f(i) {
+            Settled::Conforms(d) => t.conform(i, d),
+            Settled::Violates(k, d) => t.violate(i, k, d),
+        }
+    }
+}
+
+/// The second pass of a one-operand 32-bit decider: a denorm operand, read as the zero
+/// `v` of its sign, where the instruction at `v` has the one allowed pattern `at(v)`.
+#[inline]
+fn denorm_unary<F: Fmt>(x: u32, r: u32, at: impl Fn(f64) -> u32) -> Option<Settled> {
+    if !(F::WIDE && subnormal::<F>(x)) {
+        return None;
+    }
+    miss::flushed::<F, 1>([x], r, at(read::<F>(x)))
 }
 
 /// Binds `$s` to the typed slice of a 16- or 32-bit column (no decider reads doubles).
@@ -538,52 +606,117 @@ fn by_format<F: Fmt>(
 ) {
     let rules = j.rules();
     let op = j.op();
+    // Each with a first pass (conforms at a distance, or not proved) and optionally a
+    // second on the lines the first leaves.
     macro_rules! unary {
         ($f:expr) => {
+            unary!($f, |_: u32, _: u32| None)
+        };
+        ($f:expr, $then:expr) => {
             typed!(ops[0], x => typed!(res, r => {
-                lines(range, t, slow, |i| $f(word(x[i]), word(r[i])))
+                lines(
+                    range,
+                    t,
+                    slow,
+                    |i| $f(word(x[i]), word(r[i])),
+                    |i| $then(word(x[i]), word(r[i])),
+                )
             }))
         };
     }
     macro_rules! binary {
         ($f:expr) => {
+            binary!($f, |_: u32, _: u32, _: u32| None)
+        };
+        ($f:expr, $then:expr) => {
             typed!(ops[0], a => typed!(ops[1], b => typed!(res, r => {
-                lines(range, t, slow, |i| $f(word(a[i]), word(b[i]), word(r[i])))
+                lines(
+                    range,
+                    t,
+                    slow,
+                    |i| $f(word(a[i]), word(b[i]), word(r[i])),
+                    |i| $then(word(a[i]), word(b[i]), word(r[i])),
+                )
             })))
         };
     }
+    macro_rules! settle {
+        ($f:expr) => {
+            typed!(ops[0], x => typed!(res, r => {
+                settled(range, t, |i| $f(word(x[i]), word(r[i])))
+            }))
+        };
+    }
     match op {
-        Op::Sqrt => unary!(sqrt::<F>),
-        Op::Rcp => unary!(rcp::<F>),
-        Op::Rsq => unary!(rsq::<F>),
-        Op::Exp => unary!(exp::<F>),
-        Op::Log => unary!(log::<F>),
-        Op::Frc => unary!(frc::<F>),
-        Op::RoundNe | Op::RoundNi | Op::RoundPi | Op::RoundZ => {
-            unary!(|x, r| round::<F>(x, r, op))
-        }
-        Op::Sin | Op::Cos => unary!(|x, r| sin_cos::<F>(x, r, op == Op::Sin)),
+        // A 32-bit denorm operand reads as the zero of its sign (§3.1.3.2); at a zero each
+        // of these has one allowed result, the table's (§22.10).
+        Op::Sqrt => unary!(sqrt::<F>, sqrt_then::<F>),
+        Op::Rcp => unary!(rcp::<F>, |x, r| denorm_unary::<F>(x, r, |v| {
+            written::<F>(F::rne(1.0 / v))
+        })),
+        Op::Rsq => unary!(rsq::<F>, |x, r| denorm_unary::<F>(x, r, |v| {
+            F::rne(1.0 / v.sqrt())
+        })),
+        Op::Exp => unary!(exp::<F>, |x, r| denorm_unary::<F>(x, r, |_| F::rne(1.0))),
+        Op::Log => unary!(log::<F>, |x, r| denorm_unary::<F>(x, r, |_| {
+            F::SIGN | F::EXP
+        })),
+        Op::Frc => unary!(frc::<F>, |x, r| denorm_unary::<F>(x, r, |_| 0)),
+        Op::RoundNe | Op::RoundNi | Op::RoundPi | Op::RoundZ => unary!(
+            |x, r| round::<F>(x, r, op),
+            |x, r| denorm_unary::<F>(x, r, F::rne)
+        ),
+        Op::Sin | Op::Cos => unary!(|x, r| sin_cos::<F>(x, r, op == Op::Sin), |x, r| {
+            denorm_unary::<F>(x, r, |v| F::rne(if op == Op::Sin { v } else { 1.0 }))
+        }),
         Op::Sincos => typed!(ops[0], x => typed!(res, r => {
             lines(range, t, slow, |i| {
                 let v = read::<F>(word(x[i]));
                 let s = sin_cos_of::<F>(v, v.sin(), word(r[2 * i]), true)?;
                 let c = sin_cos_of::<F>(v, v.cos(), word(r[2 * i + 1]), false)?;
                 Some(s.max(c))
+            }, |i| {
+                // A denorm: sin(±0) = ±0 and cos(±0) = 1, each the one allowed result.
+                let x = word(x[i]);
+                let s = denorm_unary::<F>(x, word(r[2 * i]), |v| F::rne(v))?;
+                let c = denorm_unary::<F>(x, word(r[2 * i + 1]), |_| F::rne(1.0))?;
+                Some(match (s, c) {
+                    (Settled::Conforms(a), Settled::Conforms(b)) => Settled::Conforms(a.max(b)),
+                    (Settled::Violates(k, a), Settled::Conforms(b))
+                    | (Settled::Conforms(b), Settled::Violates(k, a)) => {
+                        Settled::Violates(k, a.map(|a| a.max(b)))
+                    }
+                    (Settled::Violates(k, a), Settled::Violates(_, b)) => {
+                        Settled::Violates(k, a.zip(b).map(|(a, b)| a.max(b)))
+                    }
+                })
             })
         })),
-        Op::Ftoi | Op::Ftou => unary!(|x, r| to_int(x, r, op == Op::Ftoi)),
+        Op::Ftoi | Op::Ftou => settle!(|x, r| miss::to_int(x, r, op == Op::Ftoi)),
         Op::Itof | Op::Utof => unary!(|x, r| to_float(x, r, op == Op::Itof)),
-        Op::F16ToF32 => unary!(f16_to_f32),
-        Op::F32ToF16 => unary!(f32_to_f16),
-        Op::Add | Op::Sub => binary!(|a, b, r| add::<F>(a, b, r, op == Op::Sub)),
-        Op::Mul => binary!(mul::<F>),
-        Op::Div => binary!(|a, b, r| div::<F>(a, b, r, rules)),
-        Op::Min | Op::Max => binary!(|a, b, r| min_max::<F>(a, b, r, op == Op::Min)),
+        Op::F16ToF32 => settle!(miss::f16_to_f32),
+        Op::F32ToF16 => settle!(miss::f32_to_f16),
+        Op::Add | Op::Sub => binary!(|a, b, r| add::<F>(a, b, r, op == Op::Sub), |a, b, r| {
+            add_then::<F>(a, b, r, op == Op::Sub)
+        }),
+        Op::Mul => binary!(mul::<F>, mul_then::<F>),
+        Op::Div => binary!(|a, b, r| div::<F>(a, b, r, rules), div_then::<F>),
+        Op::Min | Op::Max => binary!(|a, b, r| min_max::<F>(a, b, r, op == Op::Min), |a, b, r| {
+            Some(miss::min_max::<F>(a, b, r, op == Op::Min))
+        }),
         Op::Eq | Op::Ne | Op::Lt | Op::Ge | Op::Gt | Op::Le => {
-            binary!(|a, b, r| compare::<F>(a, b, r, op))
+            binary!(|a, b, r| compare::<F>(a, b, r, op), |a, b, r| Some(
+                miss::mask::<F>(a, b, r, mask::<F>(a, b, op))
+            ))
         }
         Op::Mad => typed!(ops[0], a => typed!(ops[1], b => typed!(ops[2], c => typed!(res, r => {
-            lines(range, t, slow, |i| mad::<F>(word(a[i]), word(b[i]), word(c[i]), word(r[i])))
+            lines(
+                range,
+                t,
+                slow,
+                |i| mad::<F>(word(a[i]), word(b[i]), word(c[i]), word(r[i])),
+                |_| None,
+            )
         })))),
         Op::Dp2 | Op::Dp3 | Op::Dp4 | Op::Dtof | Op::Ftod => slow.extend(range),
     }
@@ -621,8 +754,62 @@ mod tests {
                 continue;
             }
             let want = round_f64(&F16_FORMAT, F32::to_f64(x), opts).bits as u32;
-            assert_eq!(f32_to_f16(x, want), Some(0), "{x:#010x} -> {want:#06x}");
-            assert_eq!(f32_to_f16(x, want ^ 1), None, "{x:#010x}");
+            let got = miss::f32_to_f16(x, want);
+            assert_eq!(got, Settled::Conforms(0), "{x:#010x} -> {want:#06x}");
+            let off = miss::f32_to_f16(x, want ^ 1);
+            assert!(matches!(off, Settled::Violates(..)), "{x:#010x}");
         }
+    }
+
+    #[test]
+    fn arithmetic_violations_at_the_denorm_boundary() {
+        use crate::judge::class::Kind;
+        let v = |k, d| Some(Settled::Violates(k, d));
+        // 2^-126 * 0.5: a denorm, which D3D flushes; unflushed, 2^22 steps from +0.
+        assert_eq!(mul::<F32>(0x0080_0000, 0x3f00_0000, 0), Some(0));
+        assert_eq!(
+            mul_then::<F32>(0x0080_0000, 0x3f00_0000, 0x0040_0000),
+            v(Kind::DenormResult, Some(1 << 22))
+        );
+        // The last normal product stays: 2^-126 * 1.0.
+        assert_eq!(mul::<F32>(0x0080_0000, 0x3f80_0000, 0x0080_0000), Some(0));
+        // (2^-126 + 1 step) - 2^-126: the smallest denorm, flushed to +0.
+        assert_eq!(add::<F32>(0x0080_0001, 0x8080_0000, 0, false), Some(0));
+        assert_eq!(
+            add_then::<F32>(0x0080_0001, 0x8080_0000, 1, false),
+            v(Kind::DenormResult, Some(1))
+        );
+        // A denorm operand reads as zero: 2^-126 - denorm is 2^-126 exactly.
+        assert_eq!(
+            add_then::<F32>(0x0080_0000, 0x8000_0001, 0x007f_ffff, false),
+            v(Kind::DenormOperand, Some(1))
+        );
+        assert_eq!(
+            add::<F32>(0x0080_0000, 0x0000_0001, 0x0080_0000, true),
+            Some(0)
+        );
+        // sqrt of a denorm: the zero of its sign; the unflushed root is far from it, and a
+        // negative denorm's NaN has no distance.
+        let root = (f32::from_bits(1).sqrt()).to_bits();
+        assert_eq!(
+            sqrt_then::<F32>(1, root),
+            v(Kind::DenormOperand, Some(root as u64))
+        );
+        assert_eq!(
+            sqrt_then::<F32>(0x8000_0001, 0x7fc0_0000),
+            v(Kind::DenormOperand, None)
+        );
+        assert_eq!(
+            sqrt_then::<F32>(0x3f80_0000, 0x7fc0_0000),
+            v(Kind::NanResult, None)
+        );
+        // A 1-step miss of a tolerance is the engine's to measure.
+        assert_eq!(sqrt_then::<F32>(0x4000_0000, 0x3fb5_04f5), None);
+        // Near 2^126 the two-step divide's zero is the engine's.
+        assert_eq!(div_then::<F32>(0, 0x7e80_0000, 0x8000_0000), None);
+        assert_eq!(
+            div_then::<F32>(0, 0x4000_0000, 0x8000_0000),
+            v(Kind::ZeroSign, Some(0))
+        );
     }
 }
