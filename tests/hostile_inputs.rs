@@ -870,8 +870,13 @@ fn rgb_channels_in_a_layer_are_read() {
     exr_with_channels(&path, &["a.A", "a.B", "a.G", "a.R", "z"]);
     let out = convert(&path, &["--to", "f32", "-o", "-"]);
     assert_eq!(f32s(&out.stdout)[..4], [30.0, 20.0, 10.0, 0.0]);
-    // Without R, G and B anywhere: a one-line error naming the file.
+    // Without R, G and B anywhere, a Y channel is read as one channel (issue 37: what
+    // `convert -o X.exr` writes for one channel); without it, a one-line error naming the
+    // file.
     exr_with_channels(&path, &["diffuse.R", "diffuse.G", "Y"]);
+    let out = convert(&path, &["--to", "f32", "-o", "-"]);
+    assert_eq!(f32s(&out.stdout).len(), 2, "one value a pixel");
+    exr_with_channels(&path, &["diffuse.R", "diffuse.G", "Z"]);
     let err = convert_error(&path, &["--to", "f32", "-o", "-"]);
     assert!(
         err.contains("layered.exr: ") && err.contains("no layer with R, G and B"),
