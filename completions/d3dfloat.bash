@@ -89,7 +89,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__convert)
-            opts="-r -o -h -V --from --to --rounding --saturate --channels --output --no-progress --max-pixels --plain --json --csv --color --help --version"
+            opts="-r -o -h -V --from --to --rounding --saturate --channels --raw --compression --output --no-progress --max-pixels --plain --json --csv --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -113,6 +113,10 @@ _d3dfloat() {
                     ;;
                 --channels)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compression)
+                    COMPREPLY=($(compgen -W "none zip piz" -- "${cur}"))
                     return 0
                     ;;
                 --output)

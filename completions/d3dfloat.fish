@@ -69,13 +69,17 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -s r -l round
 rtz\t'Round toward zero; overflow to the largest finite value (D3D conversion rule, 3.2.2)'
 rtp\t'Round toward +infinity'
 rtn\t'Round toward -infinity'"
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l channels -d 'Float channels per texel beside a packed format: 3 (RGB) or 4 (RGBA) [default: 3 raw, 4 DDS]' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l channels -d 'Float channels per texel beside a packed format: 3 (RGB) or 4 (RGBA) [default: 3 raw, 4 DDS]; from a container\'s floats, the first N (1 to 4)' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l compression -d 'Compression of an .exr output' -r -f -a "none\t'Stored as they are'
+zip\t'zlib over blocks of 16 scan lines (lossless)'
+piz\t'Wavelet and Huffman coding (lossless)'"
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -s o -l output -d 'Output file, or - for stdout [default: stdout]' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l max-pixels -d 'Largest image an .hdr or .exr header may declare, in pixels (width x height)' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l saturate -d 'Keep finite values finite: overflow gives the largest finite value in every mode'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l raw -d 'Write raw data whatever the output\'s name'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l no-progress -d 'Never show a progress bar'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l plain -d 'Just the answer, one line per input (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l json -d 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'

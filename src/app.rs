@@ -186,6 +186,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                     max_pixels: a.max_pixels,
                 },
                 style,
+                raw: a.raw,
+                exr_compression: a.compression.into(),
             },
             r.as_mut(),
             &mut out,

@@ -119,10 +119,23 @@ one per u16, in its low bits), r11g11b10 and rgb9e5 (one u32 per texel). Packing
 floats per texel (4 with --channels 4: alpha is dropped); unpacking writes 3 (or 4, alpha
 1.0). Every value gets exactly the bits `encode` would give it.
 
-Containers go by file extension: .dds (DX10 header; R32G32B32A32_FLOAT, R32G32B32_FLOAT,
-R16G16B16A16_FLOAT, R32_FLOAT, R16_FLOAT, R11G11B10_FLOAT, R9G9B9E5_SHAREDEXP; every mip
-level and array layer) in and out; .exr and .hdr in. Anything else, and stdin/stdout
-(-), is raw.
+Containers go by file extension (--raw writes raw data whatever the name):
+  .dds   in and out: DXGI R32G32B32A32_FLOAT, R32G32B32_FLOAT, R16G16B16A16_FLOAT,
+         R32G32_FLOAT, R16G16_FLOAT, R32_FLOAT, R16_FLOAT, R11G11B10_FLOAT,
+         R9G9B9E5_SHAREDEXP; in also the legacy D3DFMT R16F, G16R16F, A16B16G16R16F,
+         R32F, G32R32F, A32B32G32R32F. Every mip level, array layer and cube face.
+  .ktx2  in and out: VkFormat R16_SFLOAT, R16G16_SFLOAT, R16G16B16_SFLOAT,
+         R16G16B16A16_SFLOAT, R32_SFLOAT, R32G32_SFLOAT, R32G32B32_SFLOAT,
+         R32G32B32A32_SFLOAT, B10G11R11_UFLOAT_PACK32, E5B9G9R9_UFLOAT_PACK32; no
+         supercompression. Every mip level, array layer and cube face.
+  .exr   in (RGBA, or Y) and out: one image of f16 or f32 channels, Y, RGB or RGBA,
+         --compression none, zip (default) or piz.
+  .pfm   in and out: one image of f32, grey or RGB (in: either byte order).
+  .hdr   in only (Radiance RGBE, read as RGBA f32).
+What a container cannot hold (mip levels or layers in .exr or .pfm, packed texels in .exr)
+is an error. An output named as an image convert does not write (.png, .jpg, .tif, .webp,
+.hdr, ...) is refused; anything else, and stdin/stdout (-), is raw. --channels N keeps the
+first N channels of a container's floats, or unpacks packed texels to N (3 or 4).
 
 A file output is written under a temporary name beside it (.d3dfloat-XXXXXX.part) and
 renamed at the end (through a symlink, its target is replaced): an error or a signal
@@ -130,13 +143,14 @@ renamed at the end (through a symlink, its target is replaced): an error or a si
 write-protected file is refused; a replaced file keeps its mode, a new one follows the
 umask. Devices, FIFOs and links to open descriptors (/dev/stdout) are written in place,
 through the descriptor (>> log keeps appending). Writing over the input (stdin or stdout
-included) is refused. .hdr/.exr headers declaring more than
---max-pixels pixels, or more than the file can hold, are refused before reading. A summary
-goes to stderr (to stdout with --json or --csv).
+included) is refused. Image headers declaring more than --max-pixels pixels, or more than
+the file can hold, are refused before reading. A summary goes to stderr (to stdout with
+--json or --csv).
 
 Examples:
   d3dfloat convert --from f32 --to f16 mesh.f32 -o mesh.f16
   d3dfloat convert sky.exr --to r11g11b10 -o sky.dds
+  d3dfloat convert baked.dds --to f16 -o baked.ktx2
   d3dfloat convert --from f32 --to rgb9e5 --channels 4 --rounding rtz < rgba.bin > out.bin";
 
 /// `convert`'s arguments.
@@ -154,9 +168,15 @@ pub struct ConvertArgs {
     /// Keep finite values finite: overflow gives the largest finite value in every mode
     #[arg(long)]
     pub saturate: bool,
-    /// Float channels per texel beside a packed format: 3 (RGB) or 4 (RGBA) [default: 3 raw, 4 DDS]
+    /// Float channels per texel beside a packed format: 3 (RGB) or 4 (RGBA) [default: 3 raw, 4 DDS]; from a container's floats, the first N (1 to 4)
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_channels)]
     pub channels: Option<u8>,
+    /// Write raw data whatever the output's name
+    #[arg(long)]
+    pub raw: bool,
+    /// Compression of an .exr output
+    #[arg(long, value_enum, default_value_t = ExrCompressionArg::Zip, value_name = "C")]
+    pub compression: ExrCompressionArg,
     /// Output file, or - for stdout [default: stdout]
     #[arg(long, short = 'o', value_name = "OUTPUT")]
     pub output: Option<std::path::PathBuf>,
@@ -519,9 +539,35 @@ pub enum GenerateWhat {
 /// `--channels`: said in words, so `-1` is not "unexpected argument".
 fn parse_channels(s: &str) -> Result<u8, String> {
     match s.trim() {
+        "1" => Ok(1),
+        "2" => Ok(2),
         "3" => Ok(3),
         "4" => Ok(4),
-        _ => Err("the channel count is 3 (RGB) or 4 (RGBA)".into()),
+        _ => {
+            Err("the channel count is 1 to 4 (3 or 4, RGB or RGBA, beside a packed format)".into())
+        }
+    }
+}
+
+/// `--compression`: how an .exr output is compressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExrCompressionArg {
+    /// Stored as they are
+    None,
+    /// zlib over blocks of 16 scan lines (lossless)
+    Zip,
+    /// Wavelet and Huffman coding (lossless)
+    Piz,
+}
+
+impl From<ExrCompressionArg> for crate::convert::exr_out::ExrCompression {
+    fn from(c: ExrCompressionArg) -> Self {
+        use crate::convert::exr_out::ExrCompression;
+        match c {
+            ExrCompressionArg::None => ExrCompression::None,
+            ExrCompressionArg::Zip => ExrCompression::Zip,
+            ExrCompressionArg::Piz => ExrCompression::Piz,
+        }
     }
 }
 

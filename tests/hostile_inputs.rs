@@ -234,7 +234,7 @@ fn link(dir: &Path, name: &str, target: &str) -> PathBuf {
 fn dds_hdr_and_exr_inputs_that_never_end_are_refused_after_their_header() {
     let dir = TempDir::new().unwrap();
     for target in ["/dev/zero", "/dev/urandom"] {
-        for ext in ["dds", "hdr", "exr"] {
+        for ext in ["dds", "hdr", "exr", "ktx2", "pfm"] {
             let name = format!("endless-{}.{ext}", &target[5..]);
             let input = link(dir.path(), &name, target);
             let started = Instant::now();
@@ -248,7 +248,7 @@ fn dds_hdr_and_exr_inputs_that_never_end_are_refused_after_their_header() {
 #[test]
 fn a_sparse_terabyte_container_is_refused_after_its_header() {
     let dir = TempDir::new().unwrap();
-    for ext in ["dds", "hdr", "exr"] {
+    for ext in ["dds", "hdr", "exr", "ktx2", "pfm"] {
         let name = format!("sparse.{ext}");
         let path = dir.path().join(&name);
         let f = std::fs::File::create(&path).unwrap();
@@ -870,8 +870,13 @@ fn rgb_channels_in_a_layer_are_read() {
     exr_with_channels(&path, &["a.A", "a.B", "a.G", "a.R", "z"]);
     let out = convert(&path, &["--to", "f32", "-o", "-"]);
     assert_eq!(f32s(&out.stdout)[..4], [30.0, 20.0, 10.0, 0.0]);
-    // Without R, G and B anywhere: a one-line error naming the file.
+    // Without R, G and B anywhere, a Y channel is read as one channel (issue 37: what
+    // `convert -o X.exr` writes for one channel); without it, a one-line error naming the
+    // file.
     exr_with_channels(&path, &["diffuse.R", "diffuse.G", "Y"]);
+    let out = convert(&path, &["--to", "f32", "-o", "-"]);
+    assert_eq!(f32s(&out.stdout).len(), 2, "one value a pixel");
+    exr_with_channels(&path, &["diffuse.R", "diffuse.G", "Z"]);
     let err = convert_error(&path, &["--to", "f32", "-o", "-"]);
     assert!(
         err.contains("layered.exr: ") && err.contains("no layer with R, G and B"),
@@ -1006,4 +1011,184 @@ fn a_raised_pixel_limit_still_refuses_sizes_past_memory() {
     let max = u64::MAX.to_string();
     let err = convert_error(&hdr, &["--to", "f16", "--max-pixels", &max, "-o", "x.f16"]);
     assert!(err.contains("huge.hdr: "), "{err}");
+}
+
+// ---- Issue 37: KTX2 and PFM headers that lie ----
+
+/// A valid KTX2 file of a `width` x `height` R32_SFLOAT texture with `mips` levels,
+/// made by the library's writer, with its texels.
+fn ktx2_file(width: u32, height: u32, mips: u32) -> Vec<u8> {
+    use d3dfloat::convert::dds::{Shape, Texels};
+    use d3dfloat::convert::ktx2;
+    use d3dfloat::format::{F32, Format};
+    let mut shape = Shape::image(width, height);
+    shape.mips = mips;
+    let texels = Texels {
+        format: Format::Float(F32),
+        channels: 1,
+    };
+    let layout = ktx2::build(&shape, texels).unwrap();
+    let mut file = layout.head.clone();
+    for (level, pad) in &layout.levels {
+        file.extend(std::iter::repeat_n(0u8, *pad));
+        let (w, h) = ((width >> level).max(1), (height >> level).max(1));
+        file.extend((0..w * h).flat_map(|i| (i as f32).to_le_bytes()));
+    }
+    assert_eq!(file.len() as u64, layout.file_bytes);
+    file
+}
+
+/// `file` with the little-endian u32 at `at` replaced.
+fn patched(file: &[u8], at: usize, value: u32) -> Vec<u8> {
+    let mut f = file.to_vec();
+    f[at..at + 4].copy_from_slice(&value.to_le_bytes());
+    f
+}
+
+#[test]
+fn lying_ktx2_headers_are_refused_in_one_line_before_any_allocation() {
+    let dir = TempDir::new().unwrap();
+    let good = ktx2_file(8, 4, 2);
+    // Header fields: 20 width, 24 height, 32 layers, 36 faces, 40 levels, 44
+    // supercompression, 48/52 DFD offset/length, 56/60 KVD; the level index at 80.
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "huge.ktx2",
+            patched(&patched(&good, 20, 1 << 30), 24, 1 << 30),
+            "level index puts level",
+        ),
+        ("levels.ktx2", patched(&good, 40, u32::MAX), "mip levels"),
+        ("faces.ktx2", patched(&good, 36, 6), "cube map"),
+        (
+            "layers.ktx2",
+            patched(&patched(&good, 32, u32::MAX), 36, 6),
+            "cube map",
+        ),
+        ("zstd.ktx2", patched(&good, 44, 2), "supercompression"),
+        (
+            "dfd-len.ktx2",
+            patched(&good, 52, u32::MAX),
+            "data format descriptor",
+        ),
+        (
+            "dfd-at.ktx2",
+            patched(&good, 48, 1 << 30),
+            "data format descriptor",
+        ),
+        (
+            "kvd-len.ktx2",
+            patched(&good, 60, u32::MAX),
+            "key/value data",
+        ),
+        (
+            "offset.ktx2",
+            patched(&good, 80, u32::MAX),
+            "level index puts level 0",
+        ),
+        (
+            "length.ktx2",
+            patched(&good, 88, u32::MAX),
+            "level index puts level 0",
+        ),
+        (
+            "dfd-size.ktx2",
+            patched(&good, 80 + 48, 1 << 20),
+            "Basic descriptor",
+        ),
+        (
+            "dfd-block.ktx2",
+            patched(&good, 80 + 48 + 8, 2 | 0xFFF8 << 16),
+            "Basic",
+        ),
+        ("short.ktx2", good[..good.len() - 1].to_vec(), "holds"),
+        ("long.ktx2", [good.clone(), vec![0]].concat(), "holds"),
+    ];
+    for (name, bytes, want) in cases {
+        let input = write(dir.path(), name, &bytes);
+        let started = Instant::now();
+        let err = convert_error(&input, &["--to", "f16", "-o", "x.f16"]);
+        assert!(started.elapsed() < Duration::from_secs(3), "{name}: {err}");
+        assert!(err.contains(name) && err.contains(want), "{name}: {err}");
+    }
+    assert!(!dir.path().join("x.f16").exists());
+}
+
+#[test]
+fn ktx2_and_pfm_headers_followed_by_endless_data_stop_after_what_they_describe() {
+    let dir = TempDir::new().unwrap();
+    let good = ktx2_file(4, 4, 1);
+    let (fifo, feeder) = endless_fifo(dir.path(), "endless.ktx2", good);
+    let err = convert_error(&fifo, &["--to", "f16", "-o", "x.f16"]);
+    feeder.join().unwrap();
+    assert!(
+        err.contains("endless.ktx2") && err.contains("holds more"),
+        "{err}"
+    );
+    // A KTX2 header claiming a 2^15-square texture, then zeros: the level index does not
+    // describe it, refused before the texels are read.
+    let huge = patched(&patched(&ktx2_file(4, 4, 1), 20, 1 << 15), 24, 1 << 15);
+    let (fifo, feeder) = endless_fifo(dir.path(), "huge.ktx2", huge);
+    let err = convert_error(&fifo, &["--to", "f16", "-o", "x.f16"]);
+    feeder.join().unwrap();
+    assert!(err.contains("level index puts level 0"), "{err}");
+    let (fifo, feeder) = endless_fifo(dir.path(), "endless.pfm", b"Pf\n4 4\n-1\n".to_vec());
+    let err = convert_error(&fifo, &["--to", "f16", "-o", "x.f16"]);
+    feeder.join().unwrap();
+    assert!(
+        err.contains("endless.pfm") && err.contains("describes 64 bytes"),
+        "{err}"
+    );
+}
+
+#[test]
+fn lying_pfm_headers_are_refused_in_one_line() {
+    let dir = TempDir::new().unwrap();
+    let cases: [(&str, &[u8], &str); 5] = [
+        (
+            "huge.pfm",
+            b"PF\n4000000000 4000000000\n-1\n\0\0\0\0",
+            "more than the limit",
+        ),
+        ("wide.pfm", b"PF\n99999999999 1\n-1\n", "not a whole number"),
+        ("short.pfm", b"Pf\n2 2\n-1\n\0\0\0\0", "holds 4"),
+        ("scale.pfm", b"Pf\n1 1\nnan\n\0\0\0\0", "scale"),
+        ("spaces.pfm", &[b' '; 300], "not a PFM"),
+    ];
+    for (name, bytes, want) in cases {
+        let input = write(dir.path(), name, bytes);
+        let err = convert_error(&input, &["--to", "f16", "-o", "x.f16"]);
+        assert!(err.contains(name) && err.contains(want), "{name}: {err}");
+    }
+}
+
+mod ktx2_mutations {
+    use super::*;
+    use d3dfloat::convert::ktx2;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+        /// Any u32 of the header, index and descriptor replaced by any value: the file
+        /// reads (its data exactly the size its shape describes) or is refused in one
+        /// line, at once, as a file and as a stream.
+        #[test]
+        fn a_ktx2_with_any_word_changed_reads_or_refuses(
+            word in 3usize..60,
+            value in prop_oneof![Just(0u32), Just(1), Just(6), Just(u32::MAX), Just(1 << 31), any::<u32>()],
+        ) {
+            let file = patched(&ktx2_file(8, 4, 3), word * 4, value);
+            for len in [None, Some(file.len() as u64)] {
+                let started = Instant::now();
+                match ktx2::read(&mut file.as_slice(), len) {
+                    Err(e) => prop_assert!(!e.to_string().contains('\n'), "{e}"),
+                    Ok(t) => {
+                        let size = t.shape.texel_count().unwrap() * t.texels.bytes() as u64;
+                        prop_assert_eq!(size, t.data.len() as u64);
+                    }
+                }
+                prop_assert!(started.elapsed() < Duration::from_secs(1));
+            }
+        }
+    }
 }

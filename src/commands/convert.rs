@@ -1,4 +1,5 @@
-//! `convert`: bulk conversion of raw data, DDS textures and HDR images.
+//! `convert`: bulk conversion of raw data, DDS and KTX2 textures, and EXR, PFM and HDR
+//! images.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
@@ -10,8 +11,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Verdict;
 use crate::convert::dds::{self, Shape, Texels};
-use crate::convert::{Container, Conversion, ConvertError, Report, Stats, image_in, raw};
-use crate::format::{F32, Format, RoundOptions};
+use crate::convert::exr_out::{self, ExrCompression};
+use crate::convert::layout::{self, Order};
+use crate::convert::{
+    Container, Conversion, ConvertError, Report, Stats, image_in, ktx2, pfm, raw,
+};
+use crate::format::{F16, F32, Format, RoundOptions};
 use crate::output_file::{Input, OutputFile, WRITE_BUFFER, refuse_stdout_is_input};
 use crate::path_text;
 use crate::render::{Renderer, Stream, Style};
@@ -39,6 +44,10 @@ pub struct ConvertRequest {
     pub limits: image_in::ImageLimits,
     /// The output style of the summary.
     pub style: Style,
+    /// `--raw`: write raw data whatever the output's name.
+    pub raw: bool,
+    /// `--compression`: how an .exr output is compressed.
+    pub exr_compression: ExrCompression,
 }
 
 /// Raw inputs larger than this get a progress bar on a terminal.
@@ -122,76 +131,33 @@ pub fn run(
     }
     let started = Instant::now();
     let in_container = container_of(input);
-    let out_container = match container_of(output) {
-        Container::Dds => Container::Dds,
-        Container::Raw => Container::Raw,
-        c => bail!("convert writes raw data or .dds, not .{}", c.name()),
-    };
+    let out_container = output_container(req, output)?;
     let (conversion, bytes_in, bytes_out, stats) = match in_container {
         Container::Raw => {
-            if out_container == Container::Dds {
-                bail!("a .dds output needs a .dds, .exr or .hdr input (raw data has no size)");
+            if out_container != Container::Raw {
+                bail!(
+                    "a .{} output needs a .dds, .ktx2, .exr, .pfm or .hdr input (raw data has \
+                     no size)",
+                    out_container.name()
+                );
             }
             convert_raw(req, input, output, &inputs)?
         }
-        Container::Dds => {
+        _ => {
             let path = input.expect("a container is a named file");
-            let mut file =
-                File::open(path).with_context(|| format!("opening {}", input_name(input)))?;
-            // A regular file's length settles a size mismatch before anything is read;
-            // a FIFO or device is read only as far as its header describes.
-            let len = file
-                .metadata()
-                .ok()
-                .filter(|m| m.is_file())
-                .map(|m| m.len());
-            let texture = dds::read(&mut file, len).with_context(|| input_name(input))?;
+            let texture = load(req, in_container, path)?;
             if let Some(from) = req.from
                 && from != texture.texels.format
             {
                 bail!(
-                    "--from {} but the DDS file {} holds {}",
+                    "--from {} but the {} file {} holds {}",
                     from.name(),
+                    in_container.name().to_ascii_uppercase(),
                     path.display(),
                     texture.texels.format.name()
                 );
             }
-            convert_texture(
-                req,
-                texture.shape,
-                texture.texels,
-                texture.data,
-                input,
-                output,
-                &inputs,
-            )?
-        }
-        Container::Exr | Container::Hdr => {
-            let path = input.expect("a container is a named file");
-            let image = if in_container == Container::Exr {
-                image_in::read_exr(path, req.limits)
-            } else {
-                image_in::read_hdr(path, req.limits)
-            }
-            .with_context(|| input_name(input))?;
-            let mut texels = Texels {
-                format: Format::Float(F32),
-                channels: 4,
-            };
-            let mut data = image.data;
-            let packs = matches!(req.to, Format::R11G11B10 | Format::Rgb9e5);
-            if req.channels == Some(3) && !packs {
-                // RGBA to RGB in place: texel i moves down to 12 * i, never past a texel
-                // not yet moved.
-                let count = data.len() / 16;
-                for i in 0..count {
-                    data.copy_within(16 * i..16 * i + 12, 12 * i);
-                }
-                data.truncate(12 * count);
-                texels.channels = 3;
-            }
-            let shape = Shape::image(image.width, image.height);
-            convert_texture(req, shape, texels, data, input, output, &inputs)?
+            convert_texture(req, texture, out_container, input, output, &inputs)?
         }
     };
     let report = Report {
@@ -325,42 +291,363 @@ fn progress_bar(enabled: bool, size: Option<u64>) -> Option<ProgressBar> {
     Some(bar)
 }
 
-/// A texture or image in memory, written as DDS or as raw data. The converted texels
-/// stream from the texture to the output in chunks ([`raw::convert_stream`]), so the
-/// conversion adds a constant amount of memory (under 64 MiB) to the texture's own.
-fn convert_texture(
-    req: &ConvertRequest,
+/// A texture or image read into memory from any container, its images in the order the
+/// container stores them.
+struct Loaded {
     shape: Shape,
     texels: Texels,
     data: Vec<u8>,
+    order: Order,
+    /// What the input holds, as messages name it (`DDS R16G16B16A16_FLOAT`, `EXR RGBA`).
+    holds: String,
+}
+
+fn regular_len(file: &File) -> Option<u64> {
+    file.metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+}
+
+/// Reads a container input. A regular file's length settles a size mismatch before
+/// anything is read; a FIFO or device is read only as far as its header describes.
+fn load(req: &ConvertRequest, container: Container, path: &Path) -> anyhow::Result<Loaded> {
+    let mut loaded = read_container(req, container, path)?;
+    select_channels(req, &mut loaded).with_context(|| input_name(Some(path)))?;
+    Ok(loaded)
+}
+
+fn read_container(
+    req: &ConvertRequest,
+    container: Container,
+    path: &Path,
+) -> anyhow::Result<Loaded> {
+    let name = || input_name(Some(path));
+    let open = || File::open(path).with_context(|| format!("opening {}", input_name(Some(path))));
+    let image = |width, height, channels, data| Loaded {
+        shape: Shape::image(width, height),
+        texels: Texels {
+            format: Format::Float(F32),
+            channels,
+        },
+        data,
+        order: Order::LayerMajor,
+        holds: String::new(),
+    };
+    Ok(match container {
+        Container::Dds => {
+            let mut file = open()?;
+            let len = regular_len(&file);
+            let t = dds::read(&mut file, len).with_context(name)?;
+            let holds = format!("DDS {}", dds::dxgi_of(t.texels).map_or("", |(_, n)| n));
+            Loaded {
+                shape: t.shape,
+                texels: t.texels,
+                data: t.data,
+                order: Order::LayerMajor,
+                holds,
+            }
+        }
+        Container::Ktx2 => {
+            let mut file = open()?;
+            let len = regular_len(&file);
+            let t = ktx2::read(&mut file, len).with_context(name)?;
+            let holds = format!("KTX2 {}", ktx2::vk_of(t.texels).map_or("", |(_, n)| n));
+            Loaded {
+                shape: t.shape,
+                texels: t.texels,
+                data: t.data,
+                order: ktx2::Texture::ORDER,
+                holds,
+            }
+        }
+        Container::Exr | Container::Hdr => {
+            let img = if container == Container::Exr {
+                image_in::read_exr(path, req.limits)
+            } else {
+                image_in::read_hdr(path, req.limits)
+            }
+            .with_context(name)?;
+            let mut l = image(img.width, img.height, img.channels, img.data);
+            l.holds = format!(
+                "{} {}, read as f32",
+                container.name().to_ascii_uppercase(),
+                ["Y", "", "", "RGB", "RGBA"][img.channels]
+            );
+            l
+        }
+        Container::Pfm => {
+            let mut file = open()?;
+            let len = regular_len(&file);
+            let img = pfm::read(&mut file, len, req.limits).with_context(name)?;
+            let mut l = image(img.width, img.height, img.channels, img.data);
+            l.holds = format!("PFM {}", if img.channels == 3 { "RGB" } else { "grey" });
+            l
+        }
+        Container::Raw => unreachable!("raw input is streamed"),
+    })
+}
+
+/// Applies `--channels` to a container's texels: floats kept as floats keep the first N
+/// channels (fewer than the input has); floats packed take the first 3 or 4; packed words
+/// unpack to N (in [`dds::plan`]). A count the input cannot give, or one between two
+/// packed formats, is refused: never ignored.
+fn select_channels(req: &ConvertRequest, t: &mut Loaded) -> anyhow::Result<()> {
+    let Some(n) = req.channels else {
+        return Ok(());
+    };
+    let packed = |f: Format| matches!(f, Format::R11G11B10 | Format::Rgb9e5);
+    match (packed(t.texels.format), packed(req.to)) {
+        (true, true) => bail!(
+            "--channels {n} has no meaning between two packed formats ({} holds {} and \
+             --to {} packs it again)",
+            t.holds,
+            t.texels.format.name(),
+            req.to.name()
+        ),
+        (true, false) => Ok(()),
+        (false, to_packed) => {
+            if n > t.texels.channels || (to_packed && n < 3) {
+                bail!(
+                    "--channels {n} but the input ({}) holds {} channel(s) per texel{}",
+                    t.holds,
+                    t.texels.channels,
+                    if to_packed {
+                        format!(", and {} packs 3 or 4", req.to.name())
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+            if n < t.texels.channels {
+                let element = t.texels.format.element_bytes();
+                layout::keep_channels(&mut t.data, element, t.texels.channels, n);
+                t.texels.channels = n;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The container the output is written as: `--raw`, or its extension. An image file
+/// convert does not write (`.png`, `.hdr`, ...) is refused rather than filled with raw
+/// data under a name that promises a picture.
+fn output_container(req: &ConvertRequest, output: Option<&Path>) -> anyhow::Result<Container> {
+    if req.raw {
+        return Ok(Container::Raw);
+    }
+    let Some(path) = output else {
+        return Ok(Container::Raw);
+    };
+    if let Some(ext) = Container::unwritable_image(path) {
+        bail!(
+            "{}: convert does not write .{ext} files (it writes .dds, .ktx2, .exr, .pfm and raw \
+             data; --raw writes raw data whatever the name)",
+            output_name(output)
+        );
+    }
+    Ok(Container::of_path(path))
+}
+
+/// Why an output container cannot hold the converted texture, naming the input's
+/// property, or `None` when it can.
+fn cannot_hold(container: Container, shape: &Shape, target: Texels, holds: &str) -> Option<String> {
+    let what = container.name();
+    let one_image = |s: &Shape| {
+        if s.mips > 1 {
+            Some(format!("{} mip levels", s.mips))
+        } else if s.layers > 1 {
+            Some(format!(
+                "{} {}",
+                s.layers,
+                if s.cubemap {
+                    "cube faces"
+                } else {
+                    "array layers"
+                }
+            ))
+        } else if s.depth > 1 {
+            Some(format!("a depth of {} (a 3D texture)", s.depth))
+        } else {
+            None
+        }
+    };
+    match container {
+        Container::Exr | Container::Pfm => {
+            if let Some(p) = one_image(shape) {
+                return Some(format!(
+                    "the input ({holds}) has {p}, and a .{what} holds one 2D image"
+                ));
+            }
+            let f16_f32 = matches!(target.format, Format::Float(f) if f == F16 || f == F32);
+            if container == Container::Exr && !f16_f32 {
+                return Some(format!(
+                    "--to {} gives {} texels, and an .exr holds f16 or f32 channels",
+                    target.format.name(),
+                    target.format.name().to_ascii_uppercase()
+                ));
+            }
+            if container == Container::Pfm && target.format != Format::Float(F32) {
+                return Some(format!(
+                    "--to {}: a .pfm holds f32 values only",
+                    target.format.name()
+                ));
+            }
+            let counts: &[usize] = if container == Container::Exr {
+                &[1, 3, 4]
+            } else {
+                &[1, 3]
+            };
+            if !counts.contains(&target.channels) {
+                return Some(format!(
+                    "the input ({holds}) gives {} channel(s) per texel, and a .{what} holds {}{}",
+                    target.channels,
+                    if container == Container::Exr {
+                        "1 (Y), 3 (RGB) or 4 (RGBA)"
+                    } else {
+                        "1 (grey) or 3 (RGB)"
+                    },
+                    if target.channels == 4 {
+                        ": --channels 3 keeps RGB"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// A texture or image in memory, written as a container or as raw data. Each image is
+/// converted as it is written, in the output's order ([`raw::convert_stream`] over runs
+/// of images that lie together), so the conversion adds a constant amount of memory (under
+/// 64 MiB) to the texture's own; an .exr output is encoded in memory.
+fn convert_texture(
+    req: &ConvertRequest,
+    mut texture: Loaded,
+    out_container: Container,
     input: Option<&Path>,
     output: Option<&Path>,
     inputs: &[Input],
 ) -> anyhow::Result<(Conversion, u64, u64, Stats)> {
-    let (conv, target) =
-        dds::plan(texels, req.to, req.channels, req.opts).with_context(|| input_name(input))?;
-    let bytes_out = conv.dst_len(data.len()) as u64;
-    let header = if container_of(output) == Container::Dds {
-        dds::build(&shape, target, bytes_out)
-            .and_then(|h| dds::header_bytes(&h))
-            .with_context(|| format!("writing {}", output_name(output)))?
-    } else {
-        Vec::new()
-    };
-    let mut sink = Sink::open(output, Some(header.len() as u64 + bytes_out), inputs)?;
-    sink.writer()
-        .write_all(&header)
-        .map_err(|e| ConvertError::io(format!("writing {}", output_name(output)), e))?;
+    let (conv, target) = dds::plan(texture.texels, req.to, req.channels, req.opts)
+        .with_context(|| input_name(input))?;
+    if let Some(why) = cannot_hold(out_container, &texture.shape, target, &texture.holds) {
+        bail!("{}: {why}", output_name(output));
+    }
     let names = (input_name(input), output_name(output));
-    let stats = raw::convert_stream(
-        &conv,
-        &mut data.as_slice(),
-        sink.writer(),
-        (&names.0, &names.1),
-        &|_| {},
-    )?;
-    sink.finish()?;
-    Ok((conv, data.len() as u64, bytes_out, stats))
+    let writing = |e| ConvertError::io(format!("writing {}", names.1), e);
+    let bytes_in = texture.data.len() as u64;
+    let bytes_out = conv.dst_len(texture.data.len()) as u64;
+    let images = layout::images(&texture.shape, texture.texels, texture.order);
+    let shape = texture.shape;
+    let context = || format!("writing {}", output_name(output));
+    let stats = match out_container {
+        Container::Raw | Container::Dds => {
+            let header = if out_container == Container::Dds {
+                dds::build(&shape, target, bytes_out)
+                    .and_then(|h| dds::header_bytes(&h))
+                    .with_context(context)?
+            } else {
+                Vec::new()
+            };
+            let mut sink = Sink::open(output, Some(header.len() as u64 + bytes_out), inputs)?;
+            sink.writer().write_all(&header).map_err(writing)?;
+            let order = layout::reorder(&images, &shape, Order::LayerMajor);
+            let stats = convert_images(&conv, &texture.data, &order, sink.writer(), &names)?;
+            sink.finish()?;
+            stats
+        }
+        Container::Ktx2 => {
+            let plan = ktx2::build(&shape, target).with_context(context)?;
+            let mut sink = Sink::open(output, Some(plan.file_bytes), inputs)?;
+            sink.writer().write_all(&plan.head).map_err(writing)?;
+            let order = layout::reorder(&images, &shape, Order::SmallestLevelFirst);
+            let mut stats = Stats::default();
+            for (level, padding) in plan.levels {
+                sink.writer()
+                    .write_all(&vec![0u8; padding])
+                    .map_err(writing)?;
+                let level_images: Vec<_> =
+                    order.iter().filter(|i| i.level == level).copied().collect();
+                stats.merge(&convert_images(
+                    &conv,
+                    &texture.data,
+                    &level_images,
+                    sink.writer(),
+                    &names,
+                )?);
+            }
+            sink.finish()?;
+            stats
+        }
+        Container::Pfm => {
+            // PFM rows run from the bottom up: the source rows are turned over in place
+            // before they are converted, so the output streams as for any container.
+            pfm::flip_rows(
+                &mut texture.data,
+                shape.width as usize * texture.texels.bytes(),
+            );
+            let header = pfm::header(shape.width, shape.height, target.channels);
+            let mut sink = Sink::open(output, Some(header.len() as u64 + bytes_out), inputs)?;
+            sink.writer().write_all(&header).map_err(writing)?;
+            let stats = convert_images(&conv, &texture.data, &images, sink.writer(), &names)?;
+            sink.finish()?;
+            stats
+        }
+        Container::Exr => {
+            let mut converted = vec![0u8; bytes_out as usize];
+            let stats = raw::convert_parallel(&conv, &texture.data, &mut converted);
+            let file = exr_out::encode(
+                shape.width,
+                shape.height,
+                target.format,
+                target.channels,
+                &converted,
+                req.exr_compression,
+            )
+            .with_context(context)?;
+            drop(converted);
+            let mut sink = Sink::open(output, Some(file.len() as u64), inputs)?;
+            sink.writer().write_all(&file).map_err(writing)?;
+            sink.finish()?;
+            stats
+        }
+        Container::Hdr => unreachable!("refused as an output"),
+    };
+    Ok((conv, bytes_in, bytes_out, stats))
+}
+
+/// Converts `images` of `data` into `out`, in the order given; images that lie one after
+/// the other in `data` go through one stream.
+fn convert_images(
+    conv: &Conversion,
+    data: &[u8],
+    images: &[layout::Image],
+    out: &mut (dyn Write + Send),
+    names: &(String, String),
+) -> Result<Stats, ConvertError> {
+    let mut stats = Stats::default();
+    let mut i = 0;
+    while i < images.len() {
+        let start = images[i].offset;
+        let mut end = start + images[i].len;
+        i += 1;
+        while i < images.len() && images[i].offset == end {
+            end += images[i].len;
+            i += 1;
+        }
+        stats.merge(&raw::convert_stream(
+            conv,
+            &mut &data[start..end],
+            out,
+            (&names.0, &names.1),
+            &|_| {},
+        )?);
+    }
+    Ok(stats)
 }
 
 #[cfg(test)]

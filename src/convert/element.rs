@@ -54,7 +54,9 @@ fn round_counted(fmt: &FloatFormat, x: f64, conv: &Conversion, stats: &mut Stats
     let r = round_f64(fmt, x, conv.opts);
     let class = fmt.class(r.bits);
     let finite = !matches!(class, Class::Nan | Class::Infinity);
-    let error = (finite && x.is_finite() && !r.outcome.clamped_negative)
+    // Saturated values are counted apart; their distance to the largest finite value says
+    // nothing about the conversion's precision (issue 37).
+    let error = (finite && x.is_finite() && !r.outcome.clamped_negative && !r.outcome.saturated)
         .then(|| ulp_error(fmt.to_f64(r.bits), x, fmt.significand(r.bits).1));
     stats.record(&r.outcome, class == Class::Nan, error);
     r
@@ -88,7 +90,7 @@ pub fn convert_group(conv: &Conversion, src: &[u8], dst: &mut [u8], stats: &mut 
             let (word, outcomes) = rgb9e5_encode(&numbers, conv.opts.mode);
             for (i, (ch, o)) in rgb9e5_split(word).iter().zip(&outcomes).enumerate() {
                 let x = values[i];
-                let error = (x.is_finite() && !o.clamped_negative && !o.nan)
+                let error = (x.is_finite() && !o.clamped_negative && !o.nan && !o.saturated)
                     .then(|| ulp_error(ch.to_f64(), x, ch.exponent as i32 - 24));
                 stats.record(o, false, error);
             }

@@ -34,7 +34,7 @@ impl Default for ImageLimits {
 
 /// Checks declared dimensions: not empty and within the pixel limit. Whether the file is
 /// large enough to carry them is checked by each reader, which knows its own encoding.
-fn check_declared(
+pub(crate) fn check_declared(
     what: &str,
     width: u64,
     height: u64,
@@ -58,13 +58,15 @@ fn check_declared(
     Ok(())
 }
 
-/// An image as RGBA f32 texels.
+/// An image as RGBA f32 texels (or, for an OpenEXR file of luminance alone, Y).
 pub struct RgbaImage {
     /// Width in pixels.
     pub width: u32,
     /// Height in pixels.
     pub height: u32,
-    /// `width * height * 4` f32 values, little-endian.
+    /// 4 (RGBA), or 1 for an OpenEXR file whose only colour channel is `Y`.
+    pub channels: usize,
+    /// `width * height * channels` f32 values, little-endian.
     pub data: Vec<u8>,
 }
 
@@ -213,13 +215,17 @@ pub fn read_exr(path: &Path, limits: ImageLimits) -> Result<RgbaImage, ConvertEr
             )));
         }
     }
-    let (part, names) = rgb_channels(&meta.headers).ok_or_else(|| {
-        ConvertError::Container(
+    let Some((part, names)) = rgb_channels(&meta.headers) else {
+        if let Some(part) = luminance_part(&meta.headers) {
+            check_dwa_blocks(&bytes)?;
+            return read_exr_luminance(&bytes, &meta.headers[part]);
+        }
+        return Err(ConvertError::Container(
             "OpenEXR file has no layer with R, G and B channels (as R, G, B or as \
-             LAYER.R, LAYER.G, LAYER.B)"
+             LAYER.R, LAYER.G, LAYER.B), nor a Y channel"
                 .into(),
-        )
-    })?;
+        ));
+    };
     check_dwa_blocks(&bytes)?;
     let size = meta.headers[part].layer_size;
     // Within --max-pixels, which a user may raise past what memory can address.
@@ -288,7 +294,61 @@ pub fn read_exr(path: &Path, limits: ImageLimits) -> Result<RgbaImage, ConvertEr
     Ok(RgbaImage {
         width: size.width() as u32,
         height: size.height() as u32,
+        channels: 4,
         data: image.layer_data.channel_data.pixels.data,
+    })
+}
+
+/// The first part with a `Y` channel (luminance, as `convert -o X.exr` writes one
+/// channel), for a file without R, G and B.
+fn luminance_part(headers: &[exr::meta::header::Header]) -> Option<usize> {
+    headers
+        .iter()
+        .position(|h| h.channels.list.iter().any(|c| c.name.to_string() == "Y"))
+}
+
+/// Reads the `Y` channel of an OpenEXR file's largest level as one f32 channel. The
+/// sizes were checked by [`read_exr`]; the image is a quarter of the RGBA one.
+fn read_exr_luminance(
+    bytes: &[u8],
+    header: &exr::meta::header::Header,
+) -> Result<RgbaImage, ConvertError> {
+    use exr::prelude::traits::*;
+    let size = header.layer_size;
+    let image_bytes = rgba_bytes(size.width() as u64, size.height() as u64, "OpenEXR")? / 4;
+    let reserved = std::sync::Mutex::new(Some(
+        zeroed_vec(image_bytes).map_err(|_| out_of_memory("OpenEXR", image_bytes))?,
+    ));
+    let text = exr::meta::attribute::Text::new_or_none("Y").expect("a short name");
+    let image = exr::prelude::read()
+        .no_deep_data()
+        .largest_resolution_level()
+        .specific_channels()
+        .required(text)
+        .collect_pixels(
+            |size: exr::prelude::Vec2<usize>, _: &_| {
+                let bytes = size.width() * size.height() * 4;
+                let data = match reserved.lock().expect("not poisoned").take() {
+                    Some(v) if v.len() == bytes => v,
+                    _ => vec![0u8; bytes],
+                };
+                (size.width(), data)
+            },
+            |px: &mut (usize, Vec<u8>), pos: exr::prelude::Vec2<usize>, (y,): (f32,)| {
+                let at = (pos.y() * px.0 + pos.x()) * 4;
+                px.1[at..at + 4].copy_from_slice(&y.to_le_bytes());
+            },
+        )
+        .first_valid_layer()
+        .all_attributes()
+        .from_buffered(std::io::Cursor::new(bytes))
+        .map_err(|e| container("OpenEXR", e))?;
+    let size = image.layer_data.size;
+    Ok(RgbaImage {
+        width: size.width() as u32,
+        height: size.height() as u32,
+        channels: 1,
+        data: image.layer_data.channel_data.pixels.1,
     })
 }
 
@@ -506,6 +566,7 @@ pub fn read_hdr(path: &Path, limits: ImageLimits) -> Result<RgbaImage, ConvertEr
     Ok(RgbaImage {
         width,
         height,
+        channels: 4,
         data,
     })
 }

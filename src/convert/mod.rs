@@ -4,8 +4,12 @@
 
 pub mod dds;
 pub mod element;
+pub mod exr_out;
 pub mod image_in;
 pub mod kernels;
+pub mod ktx2;
+pub mod layout;
+pub mod pfm;
 pub mod raw;
 pub mod summary;
 
@@ -161,11 +165,22 @@ pub enum Container {
     Raw,
     /// A `.dds` texture with a DX10 header ([`dds`]); read and written.
     Dds,
-    /// An OpenEXR `.exr` image ([`image_in`]); input only.
+    /// A `.ktx2` texture ([`ktx2`]); read and written.
+    Ktx2,
+    /// An OpenEXR `.exr` image: read ([`image_in`]) and written ([`exr_out`]).
     Exr,
+    /// A Portable Float Map `.pfm` image ([`pfm`]); read and written.
+    Pfm,
     /// A Radiance `.hdr` image ([`image_in`]); input only.
     Hdr,
 }
+
+/// Extensions of image files convert does not write: an output named so is refused
+/// rather than filled with raw data (`--raw` writes raw data under any name).
+const IMAGE_EXTENSIONS: [&str; 24] = [
+    "png", "jpg", "jpeg", "tif", "tiff", "webp", "gif", "bmp", "tga", "psd", "avif", "jxl", "heic",
+    "heif", "ppm", "pgm", "pnm", "pbm", "pam", "ico", "qoi", "jp2", "ktx", "hdr",
+];
 
 impl Container {
     /// The container a path names by its extension (any case); `Raw` for any other.
@@ -176,19 +191,30 @@ impl Container {
             .map(str::to_ascii_lowercase);
         match ext.as_deref() {
             Some("dds") => Container::Dds,
+            Some("ktx2") => Container::Ktx2,
             Some("exr") => Container::Exr,
+            Some("pfm") => Container::Pfm,
             Some("hdr") => Container::Hdr,
             _ => Container::Raw,
         }
     }
 
+    /// The extension of `path` (lower case) when it names an image file convert does not
+    /// write: `.hdr` (read only), `.png`, `.jpg`, `.tif`, `.webp`, `.ktx` (KTX 1), ...
+    pub fn unwritable_image(path: &std::path::Path) -> Option<String> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        IMAGE_EXTENSIONS.contains(&ext.as_str()).then_some(ext)
+    }
+
     /// The name in the summary's `input_container` and `output_container` fields (`raw`,
-    /// `dds`, `exr`, `hdr`), also the file extension it stands for.
+    /// `dds`, `ktx2`, `exr`, `pfm`, `hdr`), also the file extension it stands for.
     pub fn name(self) -> &'static str {
         match self {
             Container::Raw => "raw",
             Container::Dds => "dds",
+            Container::Ktx2 => "ktx2",
             Container::Exr => "exr",
+            Container::Pfm => "pfm",
             Container::Hdr => "hdr",
         }
     }
@@ -205,7 +231,7 @@ pub struct Report {
     pub output: String,
     /// What the input was read as, chosen by its extension.
     pub input_container: Container,
-    /// What the output was written as: raw data or DDS.
+    /// What the output was written as: raw data or a container.
     pub output_container: Container,
     /// Texel bytes read (container headers not counted).
     pub bytes_in: u64,

@@ -28,7 +28,8 @@ pub struct Stats {
     /// Non-zero inputs that rounded to zero.
     pub flushed_to_zero: u64,
     /// The largest |result - input| in units of the target's last place at the result,
-    /// over finite results of finite inputs (clamped negatives and NaN left out).
+    /// over the values that stayed finite and in range: saturated, overflowed and clamped
+    /// values, and NaN, are counted apart and not measured.
     pub max_ulp_error: f64,
 }
 

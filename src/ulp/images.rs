@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::Sample;
 use crate::convert::image_in::{ImageLimits, read_exr, read_hdr};
-use crate::convert::{Container, ConvertError, dds};
+use crate::convert::{Container, ConvertError, dds, ktx2, layout, pfm};
 use crate::format::packed::{r11g11b10_split, rgb9e5_split};
 use crate::format::{F10, F11, F32, Format};
 
@@ -52,11 +52,21 @@ impl ImageBuffer {
     pub fn read(path: &Path, container: Container) -> Result<ImageBuffer, ConvertError> {
         let rgba = |img: crate::convert::image_in::RgbaImage, what: &str| ImageBuffer {
             format: Format::Float(F32),
-            per_pixel: 4,
+            per_pixel: img.channels,
             width: img.width as u64,
             height: img.height as u64,
-            holds: format!("{what} {}x{}, read as RGBA f32", img.width, img.height),
+            holds: format!(
+                "{what} {}x{}, read as {} f32",
+                img.width,
+                img.height,
+                if img.channels == 1 { "Y" } else { "RGBA" }
+            ),
             data: img.data,
+        };
+        let open = || {
+            std::fs::File::open(path).map_err(|e| {
+                ConvertError::io(format!("opening {}", crate::path_text::one_line(path)), e)
+            })
         };
         match container {
             Container::Dds => {
@@ -82,6 +92,49 @@ impl ImageBuffer {
                     height: h,
                     holds: format!("DDS {name} {w}x{h} (first layer, largest level)"),
                     data,
+                })
+            }
+            Container::Ktx2 => {
+                let mut file = open()?;
+                let len = file
+                    .metadata()
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len());
+                let t = ktx2::read(&mut file, len)?;
+                let images = layout::images(&t.shape, t.texels, ktx2::Texture::ORDER);
+                let top = images
+                    .iter()
+                    .find(|i| i.layer == 0 && i.level == 0)
+                    .expect("every texture has its first image");
+                let (w, h) = (t.shape.width as u64, t.shape.height as u64);
+                let name = ktx2::vk_of(t.texels).map_or("?", |(_, n)| n);
+                Ok(ImageBuffer {
+                    format: t.texels.format,
+                    per_pixel: t.texels.channels,
+                    width: w,
+                    height: h,
+                    holds: format!("KTX2 {name} {w}x{h} (first layer, largest level)"),
+                    // The largest level's first slice (a 3D texture's others follow it).
+                    data: t.data[top.offset..top.offset + (w * h) as usize * t.texels.bytes()]
+                        .to_vec(),
+                })
+            }
+            Container::Pfm => {
+                let mut file = open()?;
+                let len = file
+                    .metadata()
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len());
+                let img = pfm::read(&mut file, len, ImageLimits::default())?;
+                Ok(ImageBuffer {
+                    format: Format::Float(F32),
+                    per_pixel: img.channels,
+                    width: img.width as u64,
+                    height: img.height as u64,
+                    holds: format!("PFM {}x{}", img.width, img.height),
+                    data: img.data,
                 })
             }
             Container::Exr => Ok(rgba(read_exr(path, ImageLimits::default())?, "EXR")),

@@ -79,7 +79,8 @@ pub(super) fn narrow<T: Small, M: Mode, const S: bool>(u: u32) -> Lane {
         )
         | bit(in_range && mag != 0 && mag_bits == 0, flag::FLUSHED);
 
-    let measured = finite && !(overflow && to_infinity);
+    // Saturated and overflowed values are counted apart, not measured (issue 37).
+    let measured = finite && !overflow;
     let err = if measured {
         error_of::<T>(result, mag)
     } else {

@@ -322,11 +322,6 @@ pub(super) fn rgb9e5_block<M: Mode>(
             pass = rgb9e5_pass::<M>(simd, values, stride, out, true);
         }
         let mut err = units_to_ulps(pass.near_units);
-        if pass.saturated_mag != 0 {
-            // A saturated channel is 65408 = 511 * 2^(31 - 24): shared exponent 31.
-            let input = f32::from_bits(pass.saturated_mag) as f64;
-            err = err.max((RGB9E5_MAX_MANTISSA as f64 - input * pow2(24 - 31)).abs());
-        }
         // A far channel's error is below 1/4 ULP when its mantissa is 0 and above 3/4 when
         // it is 1: it can only be the block's largest if nothing else reached that far.
         if pass.far_one > 0 || (pass.far_zero > 0 && err < 0.25) {

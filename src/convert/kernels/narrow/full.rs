@@ -77,10 +77,6 @@ impl NarrowPass {
     /// Adds the block's counts for `n` values, the largest error computed as the core does.
     pub(in crate::convert::kernels) fn into_stats<T: Small>(self, n: usize, stats: &mut Stats) {
         let mut err = units_to_ulps(self.max_units).max(self.max_error);
-        let inf_bits = 31u32 << T::FRAC;
-        if self.max_saturated != 0 {
-            err = err.max(error_of::<T>(inf_bits - 1, self.max_saturated));
-        }
         err = err.max(error_of::<T>(0, self.max_far_zero));
         if self.min_far_one != u32::MAX {
             err = err.max(error_of::<T>(1, self.min_far_one));
