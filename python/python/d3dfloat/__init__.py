@@ -1,8 +1,8 @@
 """Direct3D floating-point formats, rounding and verdicts on numpy arrays.
 
-The Python face of the d3dfloat library (https://github.com/ -- this repository's
-``python/`` crate): every function runs the library's own code, so every bit and every
-verdict is the one the ``d3dfloat`` command line gives.
+The Python face of the d3dfloat library (the ``python/`` crate of its repository; see
+``python/README.md`` and ``docs/`` there): every function runs the library's own code, so
+every bit and every verdict is the one the ``d3dfloat`` command line gives.
 
 Formats are named as on the command line: ``f64``, ``f32``, ``f16``, ``f11``, ``f10``
 (also ``half``, ``float``, ...), ``r11g11b10`` and ``rgb9e5`` (and their DXGI names).
@@ -18,7 +18,8 @@ Functions:
 
 - :func:`encode`, :func:`decode`: values to a float format's patterns and back;
 - :func:`pack`, :func:`unpack`: RGB values to R11G11B10 / RGB9E5 words and back;
-- :func:`ulp_distance`: distances on a format's value line (the ``ulp-diff`` rules);
+- :func:`ulp_distance`: distances on a format's value line (the ``ulp-diff`` rules; their
+  magnitudes, or with ``signed=True`` the signed distances ``ulp-diff`` prints);
 - :func:`classify`: sign, exponent and fraction fields and the class of patterns;
 - :func:`read_image`, :func:`write_dds`: the DDS, EXR and HDR files ``convert`` handles;
 - :func:`check`, :func:`allowed`: a device's results judged against the D3D rules.
