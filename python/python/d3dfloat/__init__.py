@@ -99,7 +99,7 @@ def unpack(words, fmt, dtype=None):
     return _native.unpack(words, fmt, dtype)
 
 
-def ulp_distance(a, b, fmt, flush_subnormals=True):
+def ulp_distance(a, b, fmt, flush_subnormals=True, signed=False):
     """The distance from ``a`` to ``b`` on ``fmt``'s value line, element by element.
 
     The ``d3dfloat ulp-diff`` rules: the number of representable values between the two
@@ -109,9 +109,13 @@ def ulp_distance(a, b, fmt, flush_subnormals=True):
     patterns (the format's unsigned type, or for f16/f32/f64 the float array itself).
 
     Returns ``(distance, nan)``: uint64 magnitudes, and a boolean mask of the elements
-    where either side is NaN (their distance is 0 and means nothing).
+    where either side is NaN (their distance is 0 and means nothing). With
+    ``signed=True`` the distances are int64 and signed as ``ulp-diff`` prints them
+    (negative when ``b`` lies below ``a``; for packed words the first channel of largest
+    magnitude); a distance beyond int64 (f64 values most of the line apart) raises
+    ``ValueError``.
     """
-    return _native.ulp_distance(a, b, fmt, flush_subnormals)
+    return _native.ulp_distance(a, b, fmt, flush_subnormals, signed)
 
 
 def classify(bits, fmt):
