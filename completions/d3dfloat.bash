@@ -347,7 +347,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__op)
-            opts="-f -h -V --fmt --rules --check --operands --results --violations --report --plain --json --csv --color --help --version"
+            opts="-f -h -V --fmt --rules --check --operands --results --violations --list --limit --report --plain --json --csv --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -381,6 +381,10 @@ _d3dfloat() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --report)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -397,7 +401,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__probe)
-            opts="-h -V --device --list-devices --ops --count --rules --emit-log --seed --exhaustive --first --report --plain --json --csv --color --help --version"
+            opts="-h -V --device --list-devices --ops --count --rules --emit-log --seed --exhaustive --first --range --violations --limit --list --report --plain --json --csv --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -431,6 +435,18 @@ _d3dfloat() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --range)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --violations)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --report)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -447,7 +463,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__ulp__subcmd__diff)
-            opts="-f -h -V --fmt --max --no-flush --files --list --report --width --channels --plain --json --csv --color --help --version"
+            opts="-f -h -V --fmt --max --abs-tol --rel-tol --no-flush --files --list --report --width --channels --plain --json --csv --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -462,6 +478,14 @@ _d3dfloat() {
                     return 0
                     ;;
                 --max)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --abs-tol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rel-tol)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -92,11 +92,13 @@ d3d10\t'Direct3D 10: 1 ULP for 32-bit arithmetic, multiply and divide included'"
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l check -d 'Check a claimed result (bits or value): exit 0 if it conforms, 1 if not' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l operands -d 'Judge raw operand buffers, one file per source operand (with --results)' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l results -d 'The results buffer that goes with --operands' -r -F
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l violations -d 'With --operands: write every violating line as \'OP ARG... = RESULT\' to FILE' -r -F
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l violations -d 'With --operands: write every violating line as \'OP ARG... = RESULT  # index N\' to FILE (N: the line\'s element index in the buffers)' -r -F
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l limit -d 'With --list: the most violating lines listed' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l report -d 'With --operands: also write the verdict as one self-contained HTML page, with a plot of the error against the input' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l list -d 'With --operands and --json or --csv: list each violating line\'s index and class (up to --limit)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l plain -d 'Just the answer, one line per input (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l json -d 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
@@ -104,15 +106,17 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -s h -l help -d 'P
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -s V -l version -d 'Print version'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -s f -l fmt -d 'Format of A and B (or of the buffers\' elements)' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l max -d 'Exit 1 when |distance| exceeds N or a NaN is involved' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l abs-tol -d 'Exit 1 when an element is not within A of the expected value (with --rel-tol: within A + R x |expected|, numpy\'s isclose); counted beside --max' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l rel-tol -d 'Exit 1 when an element is not within R x |expected| of the expected value (plus --abs-tol), as numpy\'s isclose(actual, expected, rtol=R, atol=A)' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l files -d 'Compare two raw little-endian buffers element by element' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l report -d 'With --files: also write the comparison as one self-contained HTML page (the histogram of distances, and a heat map per pixel with --width)' -r -F
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l width -d 'With --files --report: the raw buffers are images W pixels wide, for the heat map' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l width -d 'With --files: the raw buffers are images W pixels wide (for the report\'s heat map, and the x and y of the elements named)' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l channels -d 'With --width: elements per pixel (RGB from the first three; a packed word is one)' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l no-flush -d 'Count f32 subnormals as values instead of as zero (D3D arithmetic flushes them)'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l list -d 'With --files: list every element over --max (every difference without it), NaN involved included: index, channel, both patterns and the distance, before the summary'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l list -d 'With --files: list every element over --max or the tolerance (every difference without them), NaN involved included: index, channel, both patterns, the distance, and for images the pixel\'s x and y, before the summary'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l plain -d 'Just the answer, one line per input (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l json -d 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand ulp-diff" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'
@@ -126,12 +130,16 @@ d3d10\t'Direct3D 10: 1 ULP for 32-bit arithmetic, multiply and divide included'"
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l emit-log -d 'Write every line as \'OP ARG... = RESULT\' to FILE, for `d3dfloat op --plain < FILE`' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l seed -d 'Seed of the generated inputs' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l first -d 'With --exhaustive: only the first N inputs of each sweep' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l range -d 'With --exhaustive: only inputs START to END (excluded) of each sweep, decimal or 0x hex; an input\'s index is its pattern (a << 16 | b for two f16 operands)' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l violations -d 'With --exhaustive: write each violating line as \'OP ARG... = RESULT  # index N\' to FILE (f16 instructions\' to FILE.f16), for `d3dfloat op --plain < FILE`' -r -F
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l limit -d 'Violating lines written (--violations) or listed (--list) per instruction' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l report -d 'Also write the report as one self-contained HTML page, with a plot of each instruction\'s error against its input' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l list-devices -d 'List the Vulkan devices and exit'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l exhaustive -d 'Every input instead of samples: all 2^32 f32 patterns of each one-operand instruction, all 65,536 f16 ones, every pair of f16 operands (2^32)'
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l list -d 'With --exhaustive and --json or --csv: list each violating line\'s index and class (up to --limit per instruction)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l plain -d 'Just the answer, one line per input (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l json -d 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l csv -d 'CSV: a header, then one row per input (stable, for scripts)'

@@ -213,6 +213,12 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                     flush_subnormals: !a.no_flush,
                 },
                 limit: a.max,
+                tolerance: (a.abs_tol.is_some() || a.rel_tol.is_some()).then(|| {
+                    crate::ulp::Tolerance {
+                        abs: a.abs_tol.unwrap_or(0.0),
+                        rel: a.rel_tol.unwrap_or(0.0),
+                    }
+                }),
                 inputs: a.values,
                 files: a.files.map(|f| (f[0].clone(), f[1].clone())),
                 list: a.list,
@@ -233,7 +239,12 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                 rules: a.rules.into(),
                 emit_log: a.emit_log,
                 seed: a.seed,
-                exhaustive: a.exhaustive.then_some(a.first),
+                exhaustive: a.exhaustive.then(|| commands::probe::SweepCommand {
+                    range: a.range.or(a.first.map(|n| 0..n)),
+                    violations: a.violations,
+                    limit: a.limit,
+                    list: a.list,
+                }),
                 report: a
                     .report
                     .map(|path| (path, crate::render::report::Meta::of_this_run())),
@@ -285,6 +296,7 @@ fn op_buffers(
             operands: a.operands,
             results,
             violations: a.violations,
+            list: a.list.then_some(a.limit),
             report: a
                 .report
                 .map(|path| (path, crate::render::report::Meta::of_this_run())),

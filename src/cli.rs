@@ -246,8 +246,9 @@ from stdin; lines with = RESULT are checked, a summary ends the run, and the exi
 raw little-endian patterns, one file per source operand (f16 as 2 bytes, f32, i32, u32 and
 comparison masks as 4, f64 as 8; dp2-dp4 components one after another; sincos results sine
 then cosine), streamed on every core. It prints what probe prints for one instruction, and
---violations FILE writes each violating line as 'OP ARG... = RESULT' for `d3dfloat op` to
-check again (with the same --fmt and --rules).
+--violations FILE writes each violating line as 'OP ARG... = RESULT  # index N' (N: the
+element index) for `d3dfloat op` to check again (with the same --fmt and --rules); --list
+adds the violating indexes to --json and --csv.
 
 Examples:
   d3dfloat op add 1 0x33800000
@@ -283,9 +284,17 @@ pub struct OpArgs {
     /// The results buffer that goes with --operands
     #[arg(long, value_name = "FILE")]
     pub results: Option<std::path::PathBuf>,
-    /// With --operands: write every violating line as 'OP ARG... = RESULT' to FILE
+    /// With --operands: write every violating line as 'OP ARG... = RESULT  # index N' to
+    /// FILE (N: the line's element index in the buffers)
     #[arg(long, value_name = "FILE")]
     pub violations: Option<std::path::PathBuf>,
+    /// With --operands and --json or --csv: list each violating line's index and class (up
+    /// to --limit)
+    #[arg(long, requires = "operands")]
+    pub list: bool,
+    /// With --list: the most violating lines listed
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_VIOLATION_LIMIT, requires = "operands")]
+    pub limit: usize,
     /// With --operands: also write the verdict as one self-contained HTML page, with a
     /// plot of the error against the input
     #[arg(long, value_name = "FILE.html", requires = "operands")]
@@ -314,6 +323,10 @@ and each chunk of results is judged on the other cores while the device computes
 (memory stays under 100 MiB). A progress bar shows on a terminal; Ctrl-C stops the sweep,
 prints the report of what was judged, marked partial, and exits 130. Two-f32-operand,
 three-operand, vector and double instructions have no sweep and are listed as skipped.
+--first N or --range START..END runs a slice of each sweep (--range 0x3c00..0x4000: the
+f16 binade [1, 2)). --violations FILE writes the failing inputs as they are judged, as
+'OP ARG... = RESULT  # index N' lines (f16 ones to FILE.f16), up to --limit per
+instruction, for `d3dfloat op --plain < FILE` to check again.
 
 Exit status: 0 every result conforms, 1 any result violates, 2 no Vulkan or a usage error,
 130 an exhaustive sweep interrupted (the report printed is partial).
@@ -323,7 +336,8 @@ Examples:
   d3dfloat probe --list-devices
   d3dfloat probe --ops add,mul,mad --count 100000 --emit-log add.log
   d3dfloat probe --json | jq 'select(.kind == \"op\" and .violate > 0)'
-  d3dfloat probe --exhaustive --ops sqrt,rsq,rcp";
+  d3dfloat probe --exhaustive --ops sqrt,rsq,rcp
+  d3dfloat probe --exhaustive --ops f16:rsq --violations rsq.txt";
 
 /// `probe`'s arguments.
 #[derive(Debug, Args)]
@@ -356,6 +370,21 @@ pub struct ProbeArgs {
     /// With --exhaustive: only the first N inputs of each sweep
     #[arg(long, value_name = "N", requires = "exhaustive")]
     pub first: Option<u64>,
+    /// With --exhaustive: only inputs START to END (excluded) of each sweep, decimal or 0x
+    /// hex; an input's index is its pattern (a << 16 | b for two f16 operands)
+    #[arg(long, value_name = "START..END", requires = "exhaustive", conflicts_with = "first", value_parser = parse_range)]
+    pub range: Option<std::ops::Range<u64>>,
+    /// With --exhaustive: write each violating line as 'OP ARG... = RESULT  # index N' to
+    /// FILE (f16 instructions' to FILE.f16), for `d3dfloat op --plain < FILE`
+    #[arg(long, value_name = "FILE", requires = "exhaustive")]
+    pub violations: Option<std::path::PathBuf>,
+    /// Violating lines written (--violations) or listed (--list) per instruction
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_VIOLATION_LIMIT)]
+    pub limit: usize,
+    /// With --exhaustive and --json or --csv: list each violating line's index and class
+    /// (up to --limit per instruction)
+    #[arg(long, requires = "exhaustive")]
+    pub list: bool,
     /// Also write the report as one self-contained HTML page, with a plot of each
     /// instruction's error against its input
     #[arg(long, value_name = "FILE.html", conflicts_with = "list_devices")]
@@ -438,22 +467,32 @@ pub struct UlpDiffArgs {
     /// Exit 1 when |distance| exceeds N or a NaN is involved
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_ulp_limit)]
     pub max: Option<u64>,
+    /// Exit 1 when an element is not within A of the expected value (with --rel-tol: within
+    /// A + R x |expected|, numpy's isclose); counted beside --max
+    #[arg(long, value_name = "A", value_parser = parse_tolerance)]
+    pub abs_tol: Option<f64>,
+    /// Exit 1 when an element is not within R x |expected| of the expected value (plus
+    /// --abs-tol), as numpy's isclose(actual, expected, rtol=R, atol=A)
+    #[arg(long, value_name = "R", value_parser = parse_tolerance)]
+    pub rel_tol: Option<f64>,
     /// Count f32 subnormals as values instead of as zero (D3D arithmetic flushes them)
     #[arg(long)]
     pub no_flush: bool,
     /// Compare two raw little-endian buffers element by element
     #[arg(long, num_args = 2, value_names = ["EXPECTED", "ACTUAL"], conflicts_with = "values")]
     pub files: Option<Vec<std::path::PathBuf>>,
-    /// With --files: list every element over --max (every difference without it), NaN
-    /// involved included: index, channel, both patterns and the distance, before the summary
+    /// With --files: list every element over --max or the tolerance (every difference
+    /// without them), NaN involved included: index, channel, both patterns, the distance,
+    /// and for images the pixel's x and y, before the summary
     #[arg(long)]
     pub list: bool,
     /// With --files: also write the comparison as one self-contained HTML page (the
     /// histogram of distances, and a heat map per pixel with --width)
     #[arg(long, value_name = "FILE.html", requires = "files")]
     pub report: Option<std::path::PathBuf>,
-    /// With --files --report: the raw buffers are images W pixels wide, for the heat map
-    #[arg(long, value_name = "W", requires = "report", value_parser = clap::value_parser!(u32).range(1..))]
+    /// With --files: the raw buffers are images W pixels wide (for the report's heat map,
+    /// and the x and y of the elements named)
+    #[arg(long, value_name = "W", requires = "files", value_parser = clap::value_parser!(u32).range(1..))]
     pub width: Option<u32>,
     /// With --width: elements per pixel (RGB from the first three; a packed word is one)
     #[arg(long, value_name = "N", requires = "width", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
@@ -568,6 +607,38 @@ impl From<ExrCompressionArg> for crate::convert::exr_out::ExrCompression {
             ExrCompressionArg::Zip => ExrCompression::Zip,
             ExrCompressionArg::Piz => ExrCompression::Piz,
         }
+    }
+}
+
+/// Violating lines a sweep writes or lists per instruction unless `--limit` says: every
+/// one of most real failures (lavapipe's 8,402 f16 rsq inputs), a bounded file (a few MiB)
+/// for an instruction that fails everywhere.
+const DEFAULT_VIOLATION_LIMIT: usize = 100_000;
+
+/// `--range START..END`: a slice of a sweep, each end decimal or `0x` hex, END excluded.
+fn parse_range(s: &str) -> Result<std::ops::Range<u64>, String> {
+    let number = |t: &str| {
+        let t = t.trim().replace('_', "");
+        match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+            Some(hex) => u64::from_str_radix(hex, 16).ok(),
+            None => t.parse().ok(),
+        }
+    };
+    let (a, b) = s
+        .split_once("..")
+        .ok_or("expected START..END (0x3c00..0x4000: END excluded)")?;
+    match (number(a), number(b)) {
+        (Some(a), Some(b)) if a < b => Ok(a..b),
+        (Some(_), Some(_)) => Err("START must be below END (END is excluded)".into()),
+        _ => Err("START and END are whole numbers, decimal or 0x hex".into()),
+    }
+}
+
+/// `--abs-tol`, `--rel-tol`: a finite number, 0 or more.
+fn parse_tolerance(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        _ => Err("a tolerance is a finite number, 0 or more (1e-6, 0.01)".into()),
     }
 }
 

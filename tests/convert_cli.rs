@@ -675,3 +675,41 @@ fn human_summary_warns_when_a_packed_target_got_infinities() {
     assert!(!run(&["--saturate"]).contains("warning"));
     assert!(!run(&["--rounding", "d3d"]).contains("warning"));
 }
+
+/// Issue 38: a mistyped `D3DFLOAT_SIMD` is one warning line naming the variable and the
+/// values it takes, and the conversion runs as without it.
+#[test]
+fn a_bad_simd_setting_is_one_warning_line() {
+    let dir = TempDir::new().unwrap();
+    let input = dir.path().join("in.f32");
+    std::fs::write(&input, f32_bytes(&[1.0, 2.0])).unwrap();
+    let out = d3dfloat()
+        .env("D3DFLOAT_SIMD", "sse9")
+        .args([
+            "convert", "--from", "f32", "--to", "f16", "--plain", "-o", "-",
+        ])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(out.stdout, [0x00, 0x3c, 0x00, 0x40]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    let warnings: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("D3DFLOAT_SIMD"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].starts_with("d3dfloat: warning: D3DFLOAT_SIMD=sse9: ")
+            && warnings[0].contains("portable, avx2, f16c, avx512"),
+        "{err}"
+    );
+    // A level's name (any case) warns of nothing.
+    let out = d3dfloat()
+        .env("D3DFLOAT_SIMD", "Portable")
+        .args(["convert", "--from", "f32", "--to", "f16", "-o", "-"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
+}

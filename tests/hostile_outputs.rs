@@ -67,41 +67,97 @@ fn is_root() -> bool {
 /// The user that root's tests run as where a test needs an ordinary user.
 const NOBODY: u32 = 65534;
 
-/// A command that runs `args` as an ordinary user: the tests' own user when it is not root,
-/// `nobody` through `setpriv` when it is. `None` (with a note on stderr) when root has no
-/// `setpriv`.
-fn as_ordinary_user(args: &[&std::ffi::OsStr]) -> Option<StdCommand> {
-    if !is_root() {
-        let mut c = StdCommand::new(args[0]);
-        c.args(&args[1..]);
-        return Some(c);
-    }
-    let found = StdCommand::new("setpriv")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        eprintln!("note: running as root without setpriv: the ordinary-user check is skipped");
-        return None;
-    }
-    let mut c = StdCommand::new("setpriv");
-    c.args([
-        format!("--reuid={NOBODY}"),
-        format!("--regid={NOBODY}"),
-        "--clear-groups".into(),
-    ]);
-    c.args(args);
-    Some(c)
+/// Whether `nobody` may do what `test FLAG PATH` checks (`-x` run, `-w` write): asked of the
+/// system itself, so that folder modes, ACLs and mounts all count. Only for root.
+fn nobody_may(flag: &str, path: &Path) -> bool {
+    StdCommand::new("setpriv")
+        .args([
+            format!("--reuid={NOBODY}"),
+            format!("--regid={NOBODY}"),
+            "--clear-groups".into(),
+        ])
+        .arg("test")
+        .arg(flag)
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
-/// A folder the ordinary user of [`as_ordinary_user`] owns.
-fn ordinary_dir() -> TempDir {
-    let dir = TempDir::new().unwrap();
-    if is_root() {
-        std::os::unix::fs::chown(dir.path(), Some(NOBODY), Some(NOBODY)).unwrap();
-        // The folders above a TempDir are searchable by everyone (/tmp).
+fn has_setpriv() -> bool {
+    StdCommand::new("setpriv")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// What a test needs to run the binary as an ordinary user: a folder that user owns, and
+/// the binary where that user can run it. As root the user is `nobody`, who cannot enter a
+/// clone kept in a folder only its owner may enter (root's home, a `mktemp -d` folder): the
+/// binary is then copied into the folder, which is made under the temporary folder, or
+/// under /tmp when the temporary folder is private too.
+struct Ordinary {
+    dir: TempDir,
+    bin: PathBuf,
+}
+
+impl Ordinary {
+    /// `None`, with one line on stderr saying why, when it cannot be arranged.
+    fn new() -> Option<Ordinary> {
+        if !is_root() {
+            return Some(Ordinary {
+                dir: TempDir::new().unwrap(),
+                bin: bin_path(),
+            });
+        }
+        if !has_setpriv() {
+            eprintln!("note: running as root without setpriv: the ordinary-user check is skipped");
+            return None;
+        }
+        let dir = [std::env::temp_dir(), PathBuf::from("/tmp")]
+            .into_iter()
+            .find_map(|base| {
+                let dir = TempDir::new_in(base).ok()?;
+                std::os::unix::fs::chown(dir.path(), Some(NOBODY), Some(NOBODY)).unwrap();
+                nobody_may("-w", dir.path()).then_some(dir)
+            });
+        let Some(dir) = dir else {
+            eprintln!(
+                "note: `nobody` can reach neither {} nor /tmp: the ordinary-user check is skipped",
+                std::env::temp_dir().display()
+            );
+            return None;
+        };
+        let mut bin = bin_path();
+        if !nobody_may("-x", &bin) {
+            let copy = dir.path().join("d3dfloat");
+            std::fs::copy(&bin, &copy).unwrap();
+            std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+            bin = copy;
+        }
+        Some(Ordinary { dir, bin })
     }
-    dir
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A command that runs `args` as the ordinary user: the tests' own user when it is not
+    /// root, `nobody` through `setpriv` when it is.
+    fn command(&self, args: &[&std::ffi::OsStr]) -> StdCommand {
+        if !is_root() {
+            let mut c = StdCommand::new(args[0]);
+            c.args(&args[1..]);
+            return c;
+        }
+        let mut c = StdCommand::new("setpriv");
+        c.args([
+            format!("--reuid={NOBODY}"),
+            format!("--regid={NOBODY}"),
+            "--clear-groups".into(),
+        ]);
+        c.args(args);
+        c
+    }
 }
 
 fn give_to_ordinary_user(path: &Path) {
@@ -238,24 +294,27 @@ fn output_dev_fd_3_appends_to_the_file_the_shell_opened() {
 
 #[test]
 fn a_write_protected_output_is_refused_and_kept() {
-    let dir = ordinary_dir();
-    let input = write_input(dir.path());
-    let output = dir.path().join("out.f16");
+    let Some(user) = Ordinary::new() else {
+        return;
+    };
+    let dir = user.path();
+    let input = write_input(dir);
+    let output = dir.join("out.f16");
     std::fs::write(&output, b"precious").unwrap();
     give_to_ordinary_user(&output);
     std::fs::set_permissions(&output, std::fs::Permissions::from_mode(0o444)).unwrap();
-    let Some(mut cmd) = as_ordinary_user(&[
-        bin_path().as_os_str(),
-        "convert".as_ref(),
-        "--from=f32".as_ref(),
-        "--to=f16".as_ref(),
-        input.as_os_str(),
-        "-o".as_ref(),
-        output.as_os_str(),
-    ]) else {
-        return;
-    };
-    let out = cmd.output().unwrap();
+    let out = user
+        .command(&[
+            user.bin.as_os_str(),
+            "convert".as_ref(),
+            "--from=f32".as_ref(),
+            "--to=f16".as_ref(),
+            input.as_os_str(),
+            "-o".as_ref(),
+            output.as_os_str(),
+        ])
+        .output()
+        .unwrap();
     let err = one_error_line(&out);
     assert!(
         err.contains("Permission denied") && err.contains("out.f16"),
@@ -264,7 +323,7 @@ fn a_write_protected_output_is_refused_and_kept() {
     assert_eq!(std::fs::read(&output).unwrap(), b"precious");
     let mode = std::fs::metadata(&output).unwrap().mode() & 0o7777;
     assert_eq!(mode, 0o444);
-    assert!(leftovers(dir.path()).is_empty());
+    assert!(leftovers(dir).is_empty());
 }
 
 /// Root may write a 0444 file (as `cp` does), and the replacement stays 0444.
@@ -489,53 +548,47 @@ fn a_reader_that_goes_away_still_ends_the_run_quietly() {
 // ---- 8. Few threads allowed ----
 
 /// Runs `args` with no new thread or process allowed (`RLIMIT_NPROC` of 1 for an ordinary
-/// user, who has one process already: the run itself). `None` when it cannot be arranged.
-fn without_threads(dir: &Path, args: &[&str]) -> Option<Output> {
-    let bin = bin_path();
-    let mut all: Vec<&std::ffi::OsStr> =
-        vec!["prlimit".as_ref(), "--nproc=1".as_ref(), bin.as_os_str()];
+/// user, who has one process already: the run itself), in the user's folder.
+fn without_threads(user: &Ordinary, args: &[&str]) -> Output {
+    let mut all: Vec<&std::ffi::OsStr> = vec![
+        "prlimit".as_ref(),
+        "--nproc=1".as_ref(),
+        user.bin.as_os_str(),
+    ];
     all.extend(args.iter().map(|a| std::ffi::OsStr::new(*a)));
-    if is_root() {
-        // `setpriv` first (as root), then the limit for the ordinary user it becomes.
-        let mut c = as_ordinary_user(&all)?;
-        c.current_dir(dir);
-        return Some(c.output().unwrap());
-    }
-    let mut c = StdCommand::new(all[0]);
-    c.args(&all[1..]).current_dir(dir);
-    Some(c.output().unwrap())
+    // As root, `setpriv` first, then the limit for the ordinary user it becomes.
+    let mut c = user.command(&all);
+    c.current_dir(user.path());
+    c.output().unwrap()
 }
 
 #[test]
 fn with_no_thread_allowed_every_command_runs_on_one_thread() {
-    let dir = ordinary_dir();
-    let input = write_input(dir.path());
+    let Some(user) = Ordinary::new() else {
+        return;
+    };
+    let dir = user.path();
+    let input = write_input(dir);
     give_to_ordinary_user(&input);
-    sqrt_buffers(dir.path());
-    let Some(out) = without_threads(
-        dir.path(),
+    sqrt_buffers(dir);
+    let out = without_threads(
+        &user,
         &[
             "convert", "--from", "f32", "--to", "f16", "in.f32", "-o", "out.f16",
         ],
-    ) else {
-        return;
-    };
-    assert!(out.status.success(), "{out:?}");
-    assert_eq!(
-        std::fs::read(dir.path().join("out.f16")).unwrap(),
-        F16_OF_1_2_3_4
     );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(std::fs::read(dir.join("out.f16")).unwrap(), F16_OF_1_2_3_4);
     // Stdout, through the streaming path.
     let out = without_threads(
-        dir.path(),
+        &user,
         &[
             "convert", "--from", "f32", "--to", "f16", "in.f32", "-o", "-",
         ],
-    )
-    .unwrap();
+    );
     assert_eq!(out.stdout, F16_OF_1_2_3_4, "{out:?}");
     let out = without_threads(
-        dir.path(),
+        &user,
         &[
             "op",
             "sqrt",
@@ -545,30 +598,26 @@ fn with_no_thread_allowed_every_command_runs_on_one_thread() {
             "r.f32",
             "--plain",
         ],
-    )
-    .unwrap();
+    );
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "sqrt f32 3 2 1 0\ntotal 3 1\n"
+        "sqrt f32 3 2 1 0 4194304\ntotal 3 1\n"
     );
-    let out = without_threads(
-        dir.path(),
-        &["op", "add", "1", "2", "--fmt", "f32", "--plain"],
-    )
-    .unwrap();
+    let out = without_threads(&user, &["op", "add", "1", "2", "--fmt", "f32", "--plain"]);
     assert!(out.status.success(), "{out:?}");
-    assert!(leftovers(dir.path()).is_empty());
+    assert!(leftovers(dir).is_empty());
 }
 
 #[test]
 fn with_no_thread_allowed_an_exhaustive_probe_judges_inline() {
-    let dir = ordinary_dir();
-    let bin = bin_path();
+    let Some(user) = Ordinary::new() else {
+        return;
+    };
     let args = [
         "env",
         "D3DFLOAT_TEST_FAKE_DEVICE=ieee",
-        bin.to_str().unwrap(),
+        user.bin.to_str().unwrap(),
         "probe",
         "--exhaustive",
         "--ops",
@@ -579,10 +628,11 @@ fn with_no_thread_allowed_an_exhaustive_probe_judges_inline() {
     ];
     let mut all: Vec<&std::ffi::OsStr> = vec!["prlimit".as_ref(), "--nproc=1".as_ref()];
     all.extend(args.iter().map(|a| std::ffi::OsStr::new(*a)));
-    let Some(mut cmd) = as_ordinary_user(&all) else {
-        return;
-    };
-    let out = cmd.current_dir(dir.path()).output().unwrap();
+    let out = user
+        .command(&all)
+        .current_dir(user.path())
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("3000000"), "{text}");

@@ -55,7 +55,7 @@ fn correct_buffers_conform_and_broken_lines_are_listed_for_op() {
         ])
         .assert()
         .success()
-        .stdout("sqrt f32 100000 100000 0 0\ntotal 100000 0\n");
+        .stdout("sqrt f32 100000 100000 0 0 0\ntotal 100000 0\n");
 
     sqrt_files(dir.path(), &[5, 777, 99_999]);
     let out = d3dfloat()
@@ -88,6 +88,63 @@ fn correct_buffers_conform_and_broken_lines_are_listed_for_op() {
         log.lines()
             .all(|l| l.starts_with("sqrt 0x") && l.contains(" = 0x"))
     );
+    // Each line names its element (issue 38), after a comment mark `op` skips.
+    for (line, index) in log.lines().zip([5, 777, 99_999]) {
+        let x = (index as f32 * 0.37 + 0.001).to_bits();
+        assert!(line.starts_with(&format!("sqrt 0x{x:08x} = ")), "{line}");
+        assert!(line.ends_with(&format!("  # index {index}")), "{line}");
+    }
+    // Every line's largest distance is the broken results' (4 ULPs), the conforming
+    // lines' 0.
+    assert_eq!(
+        (
+            objects[1]["max_ulps"].as_u64(),
+            objects[1]["max_distance"].as_u64()
+        ),
+        (Some(0), Some(4))
+    );
+    // `--list`: the violating indexes in JSON (up to --limit) and CSV.
+    let out = d3dfloat()
+        .current_dir(dir.path())
+        .args(["op", "sqrt", "--operands", "x.f32", "--results", "r.f32"])
+        .args(["--list", "--limit", "2", "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let op: serde_json::Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+    let listed: Vec<u64> = op["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(listed, [5, 777]);
+    assert_eq!(op["violate"], 3);
+    let out = d3dfloat()
+        .current_dir(dir.path())
+        .args([
+            "op",
+            "sqrt",
+            "--operands",
+            "x.f32",
+            "--results",
+            "r.f32",
+            "--list",
+            "--csv",
+        ])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let listed: Vec<&str> = text.split("\n\n").nth(1).unwrap().lines().collect();
+    assert_eq!(listed.len(), 4, "{text}");
+    assert_eq!(listed[0], "op,format,index,class");
+    assert!(listed[3].starts_with("sqrt,f32,99999,"), "{text}");
     d3dfloat()
         .args(["op", "--plain"])
         .write_stdin(log)

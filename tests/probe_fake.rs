@@ -180,7 +180,7 @@ fn csv_plain_and_device_list() {
         .assert()
         .success()
         .stdout(predicate::str::starts_with(
-            "op,format,lines,conform,violate,max_ulps,classes,top_class,top_count,example,skipped,via\nadd,f32,64,64,0,",
+            "op,format,lines,conform,violate,max_ulps,classes,top_class,top_count,example,skipped,max_distance,via\nadd,f32,64,64,0,",
         ));
     probe("ieee")
         .args(["--list-devices", "--plain"])
@@ -255,4 +255,222 @@ fn an_emit_log_onto_a_device_refuses_the_f16_companion_file() {
         String::from_utf8_lossy(&ok.stderr)
     );
     assert!(!dir.path().join("null.f16").exists());
+}
+
+/// Issue 38: `--ops f16:...` alone left an empty FILE beside the FILE.f16 that holds the
+/// lines.
+#[test]
+fn an_emit_log_of_f16_instructions_alone_writes_no_empty_main_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("run.log");
+    probe("ieee")
+        .args(["--plain", "--ops", "f16:add", "--count", "10", "--emit-log"])
+        .arg(&log)
+        .assert()
+        .success();
+    assert!(!log.exists(), "an empty main log was written");
+    let halves = std::fs::read_to_string(dir.path().join("run.log.f16")).unwrap();
+    assert_eq!(halves.lines().count(), 10, "{halves}");
+    // Both kinds: both files.
+    probe("ieee")
+        .args([
+            "--plain",
+            "--ops",
+            "add,f16:add",
+            "--count",
+            "10",
+            "--emit-log",
+        ])
+        .arg(&log)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 10);
+}
+
+/// Runs `op --plain` over a violations file: one verdict a line.
+fn recheck(file: &std::path::Path, fmt: &str) -> Vec<String> {
+    let out = Command::cargo_bin("d3dfloat")
+        .unwrap()
+        .args(["op", "--plain", "--fmt", fmt])
+        .pipe_stdin(file)
+        .unwrap()
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Issue 38: an exhaustive sweep names every failing input, in a file `op` re-checks, with
+/// each line's index in the sweep; `--range` runs any slice; `--limit` bounds the file.
+#[test]
+fn an_exhaustive_sweep_writes_every_violating_input_with_its_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.txt");
+    // f32 sqrt over [0x7ffff0, 0x800010): the device that keeps denorms gets the 16
+    // subnormal inputs below 0x800000 wrong (D3D reads them as zero, §3.1.3.2); the
+    // normal ones above conform.
+    let out = probe("no-flush")
+        .args([
+            "--json",
+            "--exhaustive",
+            "--ops",
+            "sqrt",
+            "--range",
+            "0x7ffff0..0x800010",
+        ])
+        .arg("--violations")
+        .arg(&file)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let objects = json_lines(&out);
+    let op = objects.iter().find(|o| o["kind"] == "op").unwrap();
+    assert_eq!(
+        (op["lines"].as_u64(), op["violate"].as_u64()),
+        (Some(32), Some(16))
+    );
+    assert!(op["max_distance"].as_u64().unwrap() > op["max_ulps"].as_u64().unwrap());
+    assert!(op.get("violations").is_none(), "listed only with --list");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 16, "{text}");
+    for (i, line) in lines.iter().enumerate() {
+        let index = 0x7ffff0 + i as u64;
+        assert!(
+            line.starts_with(&format!("sqrt 0x{index:08x} = 0x"))
+                && line.ends_with(&format!("  # index {index}")),
+            "{line}"
+        );
+    }
+    // Every line still violates when `op` reads it back.
+    let verdicts = recheck(&file, "f32");
+    assert_eq!(verdicts, vec!["violates"; 16]);
+    // `--limit 5`: the first five by index, and a comment line saying how many more.
+    probe("no-flush")
+        .args([
+            "--plain",
+            "--exhaustive",
+            "--ops",
+            "sqrt",
+            "--range",
+            "8388592..8388624",
+        ])
+        .args(["--limit", "5", "--violations"])
+        .arg(&file)
+        .assert()
+        .code(1);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 6, "{text}");
+    assert!(lines[4].ends_with("# index 8388596"), "{text}");
+    assert_eq!(
+        lines[5],
+        "# sqrt f32: 11 more violating lines not written (--limit 5)"
+    );
+    assert_eq!(recheck(&file, "f32"), vec!["violates"; 5]);
+}
+
+#[test]
+fn an_exhaustive_sweep_lists_violating_indexes_in_json_and_csv() {
+    let args = [
+        "--exhaustive",
+        "--ops",
+        "rsq",
+        "--range",
+        "0x7ffffe..0x800002",
+        "--list",
+    ];
+    let out = probe("no-flush")
+        .arg("--json")
+        .args(args)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let objects = json_lines(&out);
+    let op = objects.iter().find(|o| o["kind"] == "op").unwrap();
+    let listed: Vec<u64> = op["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(listed, [0x7ffffe, 0x7fffff]);
+    assert!(
+        op["violations"][0]["class"]
+            .as_str()
+            .unwrap()
+            .contains("denorm")
+    );
+    let out = probe("no-flush")
+        .arg("--csv")
+        .args(args)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let tables: Vec<&str> = text.split("\n\n").collect();
+    assert_eq!(tables.len(), 2, "{text}");
+    assert!(tables[0].starts_with("op,format,lines,conform,violate,max_ulps,"));
+    assert!(tables[0].lines().next().unwrap().ends_with(",max_distance"));
+    let rows: Vec<&str> = tables[1].lines().collect();
+    assert_eq!(rows[0], "op,format,index,class");
+    assert!(rows[1].starts_with("rsq,f32,8388606,") && rows[2].starts_with("rsq,f32,8388607,"));
+    assert_eq!(rows.len(), 3);
+}
+
+#[test]
+fn a_range_runs_one_binade_of_an_f16_sweep() {
+    // f16 [1, 2): 0x3c00..0x4000, 1024 inputs.
+    let out = probe("ieee")
+        .args([
+            "--plain",
+            "--exhaustive",
+            "--ops",
+            "f16:sqrt",
+            "--range",
+            "0x3c00..0x4000",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.starts_with("sqrt f16 1024 1024 0 "), "{text}");
+    // A range past the end of a sweep runs what is there.
+    let out = probe("ieee")
+        .args([
+            "--plain",
+            "--exhaustive",
+            "--ops",
+            "f16:sqrt",
+            "--range",
+            "0xfff0..0x20000",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(
+        String::from_utf8(out)
+            .unwrap()
+            .starts_with("sqrt f16 16 16 0 ")
+    );
+    for bad in ["5..5", "9..3", "0x10", "a..b"] {
+        let out = probe("ieee")
+            .args(["--exhaustive", "--ops", "f16:sqrt", "--range", bad])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+    }
 }

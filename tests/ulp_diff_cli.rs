@@ -2,7 +2,7 @@
 
 use assert_cmd::Command;
 use predicates::prelude::*;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn cmd() -> Command {
     let mut c = Command::cargo_bin("d3dfloat").unwrap();
@@ -408,4 +408,204 @@ fn files_list_streams_every_element_over_the_limit() {
         json.lines().filter(|l| l.contains("\"listed\"")).count(),
         1 + 70_000
     );
+}
+
+fn le16(halves: &[u16]) -> Vec<u8> {
+    halves.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// Issue 38: an image's elements are named as image people name them: the pixel's x and
+/// y and the channel, in the worst list and in `--list`.
+#[test]
+fn image_elements_are_named_by_pixel_and_channel() {
+    // A 3x2 RGBA f16 image; pixel (2, 1) channel B (element 22) is 4 ULPs off, pixel
+    // (0, 1) channel A (element 15) 1 ULP.
+    let e = vec![0x3c00u16; 24];
+    let mut a = e.clone();
+    a[22] = 0x3c04;
+    a[15] = 0x3c01;
+    let (_d, pe, pa) = files(&le16(&e), &le16(&a));
+    let image = ["--fmt", "f16", "--width", "3", "--channels", "4"];
+    let out = cmd()
+        .args(["ulp-diff", "--json", "--files", &pe, &pa])
+        .args(image)
+        .output()
+        .unwrap();
+    let s = &json_lines(&out.stdout)[0];
+    let worst = &s["worst"][0];
+    assert_eq!(
+        (
+            worst["index"].clone(),
+            worst["x"].clone(),
+            worst["y"].clone(),
+            worst["channel"].clone()
+        ),
+        (json!(22), json!(2), json!(1), json!("b"))
+    );
+    assert_eq!(
+        (s["worst"][1]["x"].clone(), s["worst"][1]["channel"].clone()),
+        (json!(0), json!("a"))
+    );
+    // --list names the pixel too, in every style.
+    let plain = cmd()
+        .args(["ulp-diff", "--plain", "--list", "--files", &pe, &pa])
+        .args(image)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(plain.stdout).unwrap();
+    assert_eq!(
+        text.lines().take(2).collect::<Vec<_>>(),
+        ["15 a 0x3c00 0x3c01 1 0 1", "22 b 0x3c00 0x3c04 4 2 1"]
+    );
+    let csv = cmd()
+        .args([
+            "ulp-diff", "--csv", "--list", "--max", "1", "--files", &pe, &pa,
+        ])
+        .args(image)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(csv.stdout).unwrap();
+    assert!(
+        text.starts_with("index,channel,a,b,distance,x,y\n22,b,0x3c00,0x3c04,4,2,1\n\n"),
+        "{text}"
+    );
+    let human = cmd()
+        .args(["ulp-diff", "--files", &pe, &pa])
+        .args(image)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(human.stdout).unwrap();
+    assert!(text.contains("pixel (2, 1) B: 0x3c00 vs 0x3c04"), "{text}");
+}
+
+/// numpy's isclose(actual, expected, rtol, atol), written out: the reference the
+/// tolerance is held to (python/tests holds it to numpy itself).
+fn isclose(actual: f64, expected: f64, rtol: f64, atol: f64) -> bool {
+    if actual == expected {
+        return true;
+    }
+    (actual - expected).abs() <= atol + rtol * expected.abs()
+}
+
+/// Issue 38: `--abs-tol`/`--rel-tol` count the elements not close (numpy's isclose), beside
+/// `--max`, and fail the run; one pixel at 0 against 9.6e-11 no longer needs a ULP limit
+/// of 777 million to pass.
+#[test]
+fn tolerances_count_beside_max_with_numpy_isclose_semantics() {
+    let expected = [0.0f32, 1.0, 100.0, 1e-3, 5.0, f32::NAN, f32::INFINITY];
+    let actual = [
+        9.6e-11f32,
+        1.0001,
+        100.5,
+        1.2e-3,
+        5.0,
+        f32::NAN,
+        f32::INFINITY,
+    ];
+    let to_bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (_d, pe, pa) = files(&to_bytes(&expected), &to_bytes(&actual));
+    for (atol, rtol) in [
+        (1e-9, 0.0),
+        (1e-9, 1e-3),
+        (0.0, 1e-2),
+        (1e-3, 0.0),
+        (0.5, 0.5),
+    ] {
+        let want_over = expected
+            .iter()
+            .zip(&actual)
+            .filter(|&(&e, &a)| !isclose(a as f64, e as f64, rtol, atol))
+            .count() as u64;
+        let out = cmd()
+            .args(["ulp-diff", "--json", "--files", &pe, &pa])
+            .args([
+                "--abs-tol",
+                &atol.to_string(),
+                "--rel-tol",
+                &rtol.to_string(),
+            ])
+            .output()
+            .unwrap();
+        let s = &json_lines(&out.stdout)[0];
+        assert_eq!(
+            s["over_tolerance"],
+            json!(want_over),
+            "atol {atol} rtol {rtol}: {s}"
+        );
+        assert_eq!(s["within_tolerance"], json!(7 - want_over));
+        assert_eq!(s["within_max"], Value::Null, "no --max");
+        assert_eq!(
+            out.status.code(),
+            Some(if want_over > 0 { 1 } else { 0 }),
+            "{s}"
+        );
+    }
+    // The NaN pair is never close; beside --max both counts are given.
+    let out = cmd()
+        .args([
+            "ulp-diff",
+            "--plain",
+            "--files",
+            &pe,
+            &pa,
+            "--abs-tol",
+            "1",
+            "--max",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.ends_with(" over_tolerance=1\n"), "{text}");
+    let out = cmd()
+        .args([
+            "ulp-diff",
+            "--json",
+            "--files",
+            &pe,
+            &pa,
+            "--abs-tol",
+            "1",
+            "--max",
+            "1000",
+        ])
+        .output()
+        .unwrap();
+    let s = &json_lines(&out.stdout)[0];
+    assert_eq!(
+        (s["within_max"].clone(), s["within_tolerance"].clone()),
+        (json!(3), json!(6))
+    );
+    // --list lists what is beyond either.
+    let out = cmd()
+        .args([
+            "ulp-diff",
+            "--plain",
+            "--list",
+            "--files",
+            &pe,
+            &pa,
+            "--rel-tol",
+            "1e-3",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let listed: Vec<&str> = text.lines().map(|l| l.split(' ').next().unwrap()).collect();
+    assert_eq!(listed, ["0", "2", "3", "5", "count=7"]);
+    // A pair on the command line, and bad tolerances.
+    cmd()
+        .args(["ulp-diff", "--abs-tol", "0.01", "1", "1.005"])
+        .assert()
+        .success();
+    cmd()
+        .args(["ulp-diff", "--rel-tol", "0.001", "1", "1.005"])
+        .assert()
+        .code(1);
+    for bad in ["-1", "nan", "inf", "x"] {
+        cmd()
+            .args(["ulp-diff", "--abs-tol", bad, "1", "1"])
+            .assert()
+            .code(2);
+    }
 }

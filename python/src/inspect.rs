@@ -141,15 +141,18 @@ impl CowSlice<'_> {
     }
 }
 
-/// The distance from `a` to `b` in steps of the format's value line, element by element.
+/// The distance from `a` to `b` in steps of the format's value line, element by element:
+/// its magnitude (uint64), or with `signed` the signed distance `ulp-diff` prints (int64;
+/// negative when `b` lies below `a`).
 #[pyfunction]
-#[pyo3(signature = (a, b, fmt, flush_subnormals = true))]
+#[pyo3(signature = (a, b, fmt, flush_subnormals = true, signed = false))]
 pub fn ulp_distance<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
     fmt: &str,
     flush_subnormals: bool,
+    signed: bool,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
     let format = args::format(fmt)?;
     let pa = Patterns::extract(a, format, "ulp_distance's a")?;
@@ -164,6 +167,9 @@ pub fn ulp_distance<'py>(
     let layout = Layout::new(format, DiffOptions { flush_subnormals });
     let (ca, cb) = (pa.slice(), pb.slice());
     let (sa, sb) = (ca.column(), cb.column());
+    if signed {
+        return signed_distances(py, &layout, sa, sb, shape);
+    }
     let (distance, nan) = py.detach(|| {
         let n = sa.len();
         let mut distance = vec![0u64; n];
@@ -193,12 +199,68 @@ pub fn ulp_distance<'py>(
 /// magnitude; `None` when a channel involves a NaN.
 #[inline]
 fn element_distance(layout: &Layout, a: u64, b: u64) -> Option<u64> {
-    let mut worst = 0u64;
+    // Two points of one line are less than 2^64 steps apart (f64 has 2^64 - 2^53 + 1).
+    element_signed_distance(layout, a, b)
+        .map(|d| u64::try_from(d.unsigned_abs()).unwrap_or(u64::MAX))
+}
+
+/// [`ulp_distance`] with `signed`: int64 distances and the NaN mask. A distance beyond
+/// int64 (two f64 values most of the line apart) is a `ValueError` naming the element.
+fn signed_distances<'py>(
+    py: Python<'py>,
+    layout: &Layout,
+    sa: Column<'_>,
+    sb: Column<'_>,
+    shape: Vec<usize>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    let (distance, nan, too_far) = py.detach(|| {
+        let n = sa.len();
+        let mut distance = vec![0i64; n];
+        let mut nan = vec![false; n];
+        let too_far = distance
+            .par_chunks_mut(TASK)
+            .zip(nan.par_chunks_mut(TASK))
+            .enumerate()
+            .filter_map(|(t, (d, m))| {
+                let mut first_too_far = None;
+                for (k, (d, m)) in d.iter_mut().zip(m.iter_mut()).enumerate() {
+                    let i = t * TASK + k;
+                    match element_signed_distance(layout, sa.get(i), sb.get(i)) {
+                        None => *m = true,
+                        Some(x) => match i64::try_from(x) {
+                            Ok(x) => *d = x,
+                            Err(_) => first_too_far = first_too_far.or(Some(i)),
+                        },
+                    }
+                }
+                first_too_far
+            })
+            .min();
+        (distance, nan, too_far)
+    });
+    if let Some(i) = too_far {
+        return Err(PyValueError::new_err(format!(
+            "ulp_distance: element {i} is more than 2^63 steps away, beyond int64; \
+             call with signed=False for the magnitude"
+        )));
+    }
+    Ok((
+        shaped(py, distance, shape.clone())?,
+        shaped(py, nan, shape)?,
+    ))
+}
+
+/// `ulp-diff`'s headline distance of one pair, signed: the channel distance of largest
+/// magnitude (the first such channel); `None` when a channel involves a NaN.
+#[inline]
+fn element_signed_distance(layout: &Layout, a: u64, b: u64) -> Option<i128> {
+    let mut worst = 0i128;
     for c in 0..layout.channels() {
         let line = layout.line(c);
         let d = line.distance(layout.channel_bits(a, c), layout.channel_bits(b, c))?;
-        // Two points of one line are less than 2^64 steps apart (f64 has 2^64 - 2^53 + 1).
-        worst = worst.max(u64::try_from(d.unsigned_abs()).unwrap_or(u64::MAX));
+        if d.unsigned_abs() > worst.unsigned_abs() {
+            worst = d;
+        }
     }
     Some(worst)
 }

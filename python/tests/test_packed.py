@@ -72,6 +72,8 @@ def test_ulp_distance_as_ulp_diff(cli, fmt, flush):
     text = "".join(f"0x{int(x):0{w}x} 0x{int(y):0{w}x}\n" for x, y in zip(a, b))
     out = cli(*args, input=text, check=False).stdout.splitlines()
     dist, nan = d.ulp_distance(a, b, fmt, flush_subnormals=flush)
+    signed, nan_s = d.ulp_distance(a, b, fmt, flush_subnormals=flush, signed=True)
+    assert signed.dtype == np.int64 and (nan_s == nan).all()
     assert len(out) == n
     for i, line in enumerate(out):
         fields = line.split()
@@ -80,6 +82,9 @@ def test_ulp_distance_as_ulp_diff(cli, fmt, flush):
         else:
             assert not nan[i]
             assert dist[i] == max(abs(int(x)) for x in fields), (i, line)
+            # Signed as ulp-diff prints it: the first channel of largest magnitude.
+            headline = max((int(x) for x in fields), key=abs)
+            assert signed[i] == headline, (i, line)
 
 
 def test_ulp_distance_reads_float_arrays_as_patterns():
@@ -89,3 +94,14 @@ def test_ulp_distance_reads_float_arrays_as_patterns():
     # The smallest f32 subnormal counts as zero unless told otherwise (spec 3.1.3.2).
     assert dist.tolist()[:2] == [1, 0] and nan.tolist() == [False, False, True]
     assert d.ulp_distance(a, b, "f32", flush_subnormals=False)[0].tolist()[:2] == [1, 1]
+
+
+def test_signed_distances_beyond_int64_are_refused():
+    a = np.array([0xFFF0000000000000], np.uint64)  # -inf
+    b = np.array([0x7FF0000000000000], np.uint64)  # +inf
+    assert d.ulp_distance(a, b, "f64")[0][0] > 2**63
+    with pytest.raises(ValueError, match="beyond int64"):
+        d.ulp_distance(a, b, "f64", signed=True)
+    # The other way round, small: negative.
+    one, two = np.array([0x3FF0000000000000], np.uint64), np.array([0x3FF0000000000002], np.uint64)
+    assert d.ulp_distance(two, one, "f64", signed=True)[0].tolist() == [-2]

@@ -129,6 +129,10 @@ pub fn run(
     if output.is_none() {
         refuse_stdout_is_input(&inputs).map_err(ConvertError::from)?;
     }
+    if let Some(problem) = crate::convert::kernels::Simd::setting_problem() {
+        // A mistyped cap is worth a line, not a refusal: the result is the same bits.
+        let _ = writeln!(io::stderr(), "d3dfloat: warning: {problem}");
+    }
     let started = Instant::now();
     let in_container = container_of(input);
     let out_container = output_container(req, output)?;

@@ -33,6 +33,8 @@ pub struct BufferCommand {
     pub results: PathBuf,
     /// `--violations FILE`.
     pub violations: Option<PathBuf>,
+    /// `--list` (with `--limit N`): the first N violating lines by index in the report.
+    pub list: Option<usize>,
     /// `--report FILE.html`, with what the page says of the run.
     pub report: Option<(PathBuf, crate::render::report::Meta)>,
 }
@@ -227,6 +229,7 @@ pub fn run(
     let operand_names: Vec<String> = inputs.iter().map(|f| f.name.clone()).collect();
     let results_name = results.name.clone();
     let mut total = Tally::default();
+    let mut listed: Vec<crate::judge::Violation> = Vec::new();
     let mut base = 0u64;
     // Judges one block, the lines from `base` on.
     let mut judge_block = |block: &Block| -> anyhow::Result<()> {
@@ -234,7 +237,11 @@ pub fn run(
         let res = block.results.column();
         let opts = Options {
             base,
-            violation_limit: if log.is_some() { usize::MAX } else { 0 },
+            violation_limit: if log.is_some() {
+                usize::MAX
+            } else {
+                req.list.unwrap_or(0).saturating_sub(listed.len())
+            },
             map,
             ..Options::default()
         };
@@ -243,8 +250,13 @@ pub fn run(
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         if let Some(log) = &mut log {
             for v in &verdict.violations {
-                log.line(&judge.batch_line(&cols, res, (v.index - base) as usize))?;
+                let line = judge.batch_line(&cols, res, (v.index - base) as usize);
+                log.line(&format!("{line}  # index {}", v.index))?;
             }
+        }
+        if let Some(limit) = req.list {
+            let room = limit.saturating_sub(listed.len());
+            listed.extend(verdict.violations.iter().take(room).cloned());
         }
         total.merge(verdict, 0);
         base += block.lines as u64;
@@ -312,12 +324,15 @@ pub fn run(
             results: results_name,
         },
         rules: req.rules,
-        ops: vec![OpReport::judged(
-            judge.name(),
-            crate::probe::catalog::format_label(judge.op(), &judge.format()),
-            family,
-            &total,
-        )],
+        ops: vec![OpReport {
+            violations: listed,
+            ..OpReport::judged(
+                judge.name(),
+                crate::probe::catalog::format_label(judge.op(), &judge.format()),
+                family,
+                &total,
+            )
+        }],
         seconds: start.elapsed().as_secs_f64(),
         partial: false,
     };

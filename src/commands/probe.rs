@@ -34,8 +34,8 @@ pub struct ProbeCommand {
     pub emit_log: Option<PathBuf>,
     /// `--seed`: the seed of the random inputs.
     pub seed: u64,
-    /// `--exhaustive`, with `--first N` when given: every input of each instruction.
-    pub exhaustive: Option<Option<u64>>,
+    /// `--exhaustive`: every input of each instruction, or a slice of them.
+    pub exhaustive: Option<SweepCommand>,
     /// `--report FILE.html`, with what the page says of the run.
     pub report: Option<(PathBuf, Meta)>,
     /// `--via`: the paths of the shaders (direct, vkd3d-shader, dxbc-spirv), as given.
@@ -46,6 +46,18 @@ pub struct ProbeCommand {
     pub dump_dxbc: Option<PathBuf>,
     /// The output style.
     pub style: Style,
+}
+
+/// What `--exhaustive` was asked besides.
+pub struct SweepCommand {
+    /// `--first N` (as `0..N`) or `--range START..END`: the slice of each sweep to run.
+    pub range: Option<std::ops::Range<u64>>,
+    /// `--violations FILE`: the failing inputs, as lines `op` reads.
+    pub violations: Option<PathBuf>,
+    /// `--limit N`: violating lines written or listed per instruction.
+    pub limit: usize,
+    /// `--list`: the violating lines' indexes in `--json` and `--csv`.
+    pub list: bool,
 }
 
 /// Test hook: `ieee` or `no-flush` replaces Vulkan with the in-process fake device.
@@ -86,12 +98,22 @@ pub fn run(
     let mut logs = match &req.emit_log {
         Some(path) if !req.list_devices && req.exhaustive.is_none() => {
             let halves = kernels.iter().any(|k| k.family == Family::F16);
-            Some(Logs::create(path, halves)?)
+            let others = kernels.iter().any(|k| k.family != Family::F16);
+            Some(Logs::create("--emit-log", path, others, halves)?)
         }
         _ => None,
     };
     // So does the report's.
     let report_file = ReportFile::create_if(&req.report)?;
+    // And the sweep's violations file.
+    let violation_logs = match req.exhaustive.as_ref().and_then(|s| s.violations.as_ref()) {
+        Some(path) if !req.list_devices => {
+            let halves = kernels.iter().any(|k| k.family == Family::F16);
+            let others = kernels.iter().any(|k| k.family != Family::F16);
+            Some(Logs::create("--violations", path, others, halves)?)
+        }
+        _ => None,
+    };
     let fake = std::env::var(FAKE_DEVICE_VAR)
         .ok()
         .filter(|v| !v.is_empty());
@@ -119,11 +141,12 @@ pub fn run(
         r.devices(out, std::slice::from_ref(device.info()))?;
         return Ok(Verdict::Success);
     }
-    if let Some(first) = req.exhaustive {
+    if let Some(sweep) = &req.exhaustive {
         return exhaustive(
             device.as_mut(),
             kernels,
-            first,
+            sweep,
+            violation_logs,
             req.rules,
             report_file,
             r,
@@ -209,72 +232,107 @@ fn dump_dxbc(
     Ok(Verdict::Success)
 }
 
-/// `--emit-log FILE`: the log for `op` (f32 and double lines) and, when 16-bit arithmetic
-/// is probed, `FILE.f16` for `op --fmt f16`. Both are output files ([`OutputFile`]):
-/// replaced whole when the run completes, never left half-written.
+/// `--emit-log FILE` (and a sweep's `--violations FILE`): the log for `op` (f32 and double
+/// lines) and, when 16-bit arithmetic is probed, `FILE.f16` for `op --fmt f16`. Both are
+/// output files ([`OutputFile`]): replaced whole when the run completes, never left
+/// half-written. With only f16 instructions selected, FILE itself is not written (issue
+/// 38: it was left empty).
 struct Logs {
-    main: OutputFile,
-    /// `FILE.f16`, opened when an f16 instruction was selected; written only when the
-    /// device ran one.
+    /// The option that named the files, for messages.
+    option: &'static str,
+    main: Option<OutputFile>,
+    /// `FILE.f16`, opened when an f16 instruction was selected.
     halves: Option<OutputFile>,
 }
 
 impl Logs {
-    fn create(path: &Path, halves: bool) -> anyhow::Result<Logs> {
-        let main = OutputFile::create(path, None).context("--emit-log")?;
+    fn create(
+        option: &'static str,
+        path: &Path,
+        others: bool,
+        halves: bool,
+    ) -> anyhow::Result<Logs> {
+        let main = if others {
+            Some(OutputFile::create(path, None).context(option)?)
+        } else {
+            None
+        };
+        let shown = || crate::path_text::one_line(path);
         // The f16 lines go to a file beside the log; beside a device, a FIFO or a
         // descriptor there is no such place (`/dev/null.f16` would be a new regular file
         // in /dev), so the f16 instructions are refused there, before anything runs.
         if halves && std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
             anyhow::bail!(
-                "--emit-log {}: not a regular file, so there is no FILE.f16 beside it for the \
+                "{option} {}: not a regular file, so there is no FILE.f16 beside it for the \
                  f16 instructions' lines; log to a regular file, or leave the f16 \
                  instructions out of --ops",
-                main.shown()
+                main.as_ref().map_or_else(shown, |m| m.shown().to_string())
             );
         }
         let halves = if halves {
             let mut p = path.as_os_str().to_owned();
             p.push(".f16");
-            Some(OutputFile::create(&PathBuf::from(p), None).context("--emit-log")?)
+            Some(OutputFile::create(&PathBuf::from(p), None).context(option)?)
         } else {
             None
         };
-        Ok(Logs { main, halves })
+        Ok(Logs {
+            option,
+            main,
+            halves,
+        })
     }
 
-    fn write(self, report: &ProbeReport) -> anyhow::Result<()> {
-        let Logs { main, halves } = self;
-        let lines = report.ops.iter().filter(|o| o.family != Family::F16);
-        write_log(main, lines.flat_map(|o| o.log.iter()))?;
-        let f16 = report.ops.iter().filter(|o| o.family == Family::F16);
-        if let Some(file) = halves
-            && f16.clone().any(|o| !o.log.is_empty())
-        {
-            write_log(file, f16.flat_map(|o| o.log.iter()))?;
+    /// One line, into FILE.f16 when `half` (an f16 instruction's), else into FILE.
+    fn line(&mut self, half: bool, line: &str) -> anyhow::Result<()> {
+        let file = if half {
+            &mut self.halves
+        } else {
+            &mut self.main
+        };
+        let Some(file) = file else {
+            return Ok(());
+        };
+        writeln!(file, "{line}")
+            .with_context(|| format!("{}: writing {}", self.option, file.shown()))
+    }
+
+    /// Both files into place.
+    fn commit(self) -> anyhow::Result<()> {
+        for file in [self.main, self.halves].into_iter().flatten() {
+            file.commit().context(self.option)?;
         }
         Ok(())
     }
-}
 
-fn write_log<'a>(
-    mut file: OutputFile,
-    lines: impl Iterator<Item = &'a String>,
-) -> anyhow::Result<()> {
-    for line in lines {
-        writeln!(file, "{line}")
-            .with_context(|| format!("--emit-log: writing {}", file.shown()))?;
+    /// `--emit-log`: every line of the report; FILE.f16 only when the device ran an f16
+    /// instruction.
+    fn write(mut self, report: &ProbeReport) -> anyhow::Result<()> {
+        for o in &report.ops {
+            for line in &o.log {
+                self.line(o.family == Family::F16, line)?;
+            }
+        }
+        let ran_halves = report
+            .ops
+            .iter()
+            .any(|o| o.family == Family::F16 && !o.log.is_empty());
+        if !ran_halves {
+            // Dropped uncommitted: no file is made.
+            self.halves = None;
+        }
+        self.commit()
     }
-    file.commit().context("--emit-log")?;
-    Ok(())
 }
 
 /// `--exhaustive`: every sweep, with a progress bar on a terminal and Ctrl-C ending it with
 /// the partial report (exit 130).
+#[allow(clippy::too_many_arguments)] // each is one of the command's parts, named once
 fn exhaustive(
     device: &mut dyn Device,
     kernels: Vec<catalog::Kernel>,
-    first: Option<u64>,
+    sweep: &SweepCommand,
+    mut violation_logs: Option<Logs>,
     rules: RuleSet,
     report_file: Option<ReportFile>,
     r: &mut dyn ProbeRenderer,
@@ -287,8 +345,13 @@ fn exhaustive(
     let request = probe::sweep::SweepRequest {
         kernels,
         rules,
-        first,
+        range: sweep.range.clone(),
         map: report_file.is_some(),
+        violation_limit: if sweep.list || violation_logs.is_some() {
+            sweep.limit
+        } else {
+            0
+        },
     };
     let stop = Arc::new(AtomicBool::new(false));
     // The first Ctrl-C ends the sweep after the chunk in hand; a second one exits at once.
@@ -314,8 +377,48 @@ fn exhaustive(
             b.set_position(done);
         }
     };
-    let report = probe::sweep::run_exhaustive(device, &request, &mut progress, &stop)
-        .map_err(probe_error)?;
+    // Each violating line goes to its file as it is judged; the first write error is kept
+    // and reported when the sweep ends.
+    let mut write_error: Option<anyhow::Error> = None;
+    let has_logs = violation_logs.is_some();
+    let mut report = {
+        let mut sink = |k: &catalog::Kernel, index: u64, line: &str| {
+            if let (Some(logs), None) = (&mut violation_logs, &write_error)
+                && let Err(e) =
+                    logs.line(k.family == Family::F16, &format!("{line}  # index {index}"))
+            {
+                write_error = Some(e);
+            }
+        };
+        let sink: Option<&mut probe::sweep::ViolationSink> =
+            if has_logs { Some(&mut sink) } else { None };
+        probe::sweep::run_exhaustive(device, &request, &mut progress, &stop, sink)
+            .map_err(probe_error)?
+    };
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    if let Some(mut logs) = violation_logs {
+        // An instruction with more violations than were written says so at its file's end.
+        for op in report.ops.iter().filter(|o| o.violate > sweep.limit as u64) {
+            logs.line(
+                op.family == Family::F16,
+                &format!(
+                    "# {} {}: {} more violating lines not written (--limit {})",
+                    op.name,
+                    op.format,
+                    op.violate - sweep.limit as u64,
+                    sweep.limit
+                ),
+            )?;
+        }
+        logs.commit()?;
+    }
+    if !sweep.list {
+        for op in &mut report.ops {
+            op.violations.clear();
+        }
+    }
     if let Some(b) = bar {
         b.finish_and_clear();
     }

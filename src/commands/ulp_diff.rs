@@ -28,6 +28,8 @@ pub struct UlpDiffRequest {
     pub opts: DiffOptions,
     /// `--max N`: a distance beyond N (or a NaN) is a negative verdict.
     pub limit: Option<u64>,
+    /// `--abs-tol A --rel-tol R`: a comparison not within it is a negative verdict.
+    pub tolerance: Option<crate::ulp::Tolerance>,
     /// `A B` as typed; stdin pairs when empty.
     pub inputs: Vec<String>,
     /// `--files EXPECTED ACTUAL`.
@@ -85,7 +87,11 @@ pub fn run(
                     batch: false,
                 },
             )?;
-            Ok(verdict(req.limit.is_some_and(|l| pair.exceeds(l))))
+            let mut summary = Summary::new(req.limit).with_tolerance(req.tolerance);
+            summary.record_pair(1, &pair);
+            Ok(verdict(
+                req.limit.is_some_and(|l| pair.exceeds(l)) || summary.over_tolerance > 0,
+            ))
         }
         n => anyhow::bail!(
             "ulp-diff takes two values A B (or none, to read A B lines from stdin); {n} given"
@@ -98,7 +104,7 @@ fn compare_stdin_pairs(
     r: &mut dyn Renderer,
     out: &mut dyn Write,
 ) -> anyhow::Result<Verdict> {
-    let mut summary = Summary::new(req.limit);
+    let mut summary = Summary::new(req.limit).with_tolerance(req.tolerance);
     let n = for_each_stdin_line(&mut *out, "pairs 'A B'", |out, origin, line| {
         let [a_text, b_text] = split_pair(line).map_err(|e| BadInput::new(origin, line, e))?;
         let a = read(req.format, origin, a_text)?;
@@ -153,9 +159,6 @@ fn compare_files(
         );
     }
     if containers.0 != Container::Raw || req.width.is_some() {
-        if req.list {
-            anyhow::bail!("--list streams raw buffers; it does not go with images or --width");
-        }
         let files = Files {
             expected,
             actual,
@@ -188,7 +191,7 @@ fn compare_files(
             );
         }
     }
-    let mut summary = Summary::new(req.limit);
+    let mut summary = Summary::new(req.limit).with_tolerance(req.tolerance);
     let elements = if req.list {
         compare_streams_listing(&layout, fe, fa, &mut summary, &mut |s, over| {
             if over {
@@ -338,19 +341,30 @@ fn compare_images(
         );
     }
     let layout = Layout::new(e.format, req.opts);
-    let mut summary = Summary::new(req.limit);
+    let mut summary = Summary::new(req.limit).with_tolerance(req.tolerance);
     let mut picture = Picture::new(e.width, e.height);
     let elements = compare_streams_listing(
         &layout,
         &e.data[..],
         &a.data[..],
         &mut summary,
-        &mut |s, _| {
+        &mut |s, over| {
             picture.record(&e, s);
+            if req.list && over {
+                r.ulp_listed(out, e.format, &e.locate(s))?;
+            }
             Ok(())
         },
     )
     .with_context(|| format!("comparing {names}"))?;
+    // The worst elements and the first NaNs named by pixel, as the listing names them.
+    for s in summary
+        .worst
+        .iter_mut()
+        .chain(summary.first_nans.iter_mut())
+    {
+        *s = e.locate(s);
+    }
     picture.previews(&e, &a);
     let measured = Measured {
         holds: e.holds.clone(),

@@ -54,12 +54,17 @@ pub enum LineError {
     Input(#[from] InputError),
 }
 
-/// Reads a batch line `OP ARG... [= RESULT]` in working format `fmt`.
+/// Reads a batch line `OP ARG... [= RESULT] [# COMMENT]` in working format `fmt`. The
+/// comment (where `--violations` notes each line's index) is not part of the line.
 pub fn parse_op_line<'a>(
     line: &'a str,
     fmt: &FloatFormat,
     rules: RuleSet,
 ) -> Result<OpLine<'a>, LineError> {
+    let line = match line.as_bytes().iter().position(|&b| b == b'#') {
+        Some(i) => line[..i].trim_end(),
+        None => line,
+    };
     let (lhs, check) = match line.as_bytes().iter().position(|&b| b == b'=') {
         Some(i) => (&line[..i], Some(&line[i + 1..])),
         None => (line, None),
@@ -184,6 +189,22 @@ mod tests {
     use super::*;
     use crate::d3d::evaluate;
     use crate::format::{F16, F32};
+
+    #[test]
+    fn a_trailing_comment_is_not_part_of_the_line() {
+        let with = parse_op_line(
+            "sqrt 0x40800000 = 0x40000001  # index 17",
+            &F32,
+            RuleSet::D3D11,
+        )
+        .unwrap();
+        let without = parse_op_line("sqrt 0x40800000 = 0x40000001", &F32, RuleSet::D3D11).unwrap();
+        assert_eq!(with.request.check, without.request.check);
+        assert_eq!(with.typed, without.typed);
+        // Without a result too.
+        let l = parse_op_line("sqrt 4 # four", &F32, RuleSet::D3D11).unwrap();
+        assert_eq!(l.request.check, None);
+    }
 
     #[test]
     fn a_line_becomes_patterns_and_keeps_its_text() {

@@ -18,6 +18,36 @@ pub struct ClassCount {
     pub example: String,
     /// The index of the line the example shows, the first of its class.
     pub first: u64,
+    /// The rule the example breaks, as `op --check` cites it (`§22.10.21: ...`); empty
+    /// when the engine names none.
+    pub rule: String,
+}
+
+impl Judge {
+    /// The rule line `i` breaks, cited as `op --json`'s `broken_rule` (the engine's
+    /// governing rule for the first output that does not conform); empty when it conforms
+    /// or the engine refuses it. One evaluation: called once per class.
+    pub fn broken_rule(
+        &self,
+        operands: &[super::Column],
+        results: super::Column,
+        i: usize,
+    ) -> String {
+        let (args, res) = self.line_patterns(operands, results, i);
+        let request = self.request(
+            &args,
+            Some(res.iter().map(|&b| crate::d3d::Pattern::bits(b)).collect()),
+        );
+        crate::d3d::evaluate(&request)
+            .ok()
+            .and_then(|eval| {
+                eval.check?
+                    .verdicts
+                    .iter()
+                    .find_map(|v| v.broken.map(|r| r.cite()))
+            })
+            .unwrap_or_default()
+    }
 }
 
 /// What a violating result got wrong; [`Kind::text`] names it for an instruction.

@@ -227,6 +227,11 @@ pub struct ErrorMap {
     /// cell's worst line (as the exact engine gives it; `None` for a cell without one, or
     /// where only NaN is allowed); filled by [`ErrorMap::fill_bounds`].
     pub bounds: Vec<Option<u64>>,
+    /// One operand: whether each cell's results are trivial, the correctly rounded
+    /// result(s) at its lowest operand the same as at its highest (exp's 0, 1 and
+    /// infinity, a square root's NaN for negative operands): where a report's zoom leaves
+    /// off. Filled by [`ErrorMap::fill_bounds`]; empty for maps.
+    pub trivial: Vec<bool>,
 }
 
 impl ErrorMap {
@@ -252,6 +257,7 @@ impl ErrorMap {
             cells: vec![Cell::EMPTY; n],
             examples: Vec::new(),
             bounds: Vec::new(),
+            trivial: Vec::new(),
         }
     }
 
@@ -304,11 +310,44 @@ impl ErrorMap {
         self.bounds = (0..self.cells.len())
             .map(|c| judge.allowed_reach(&self.example(c)?.args))
             .collect();
+        if let [axis] = self.axes[..] {
+            self.trivial = (0..self.cells.len())
+                .map(|c| self.cells[c].lines > 0 && constant_cell(judge, &axis, c))
+                .collect();
+        }
     }
 
     /// The example of cell `c`, if it has one.
     pub fn example(&self, c: usize) -> Option<&Example> {
         self.examples.get(c)?.as_ref()
+    }
+}
+
+/// Whether the correctly rounded results of a one-operand instruction are the same at the
+/// lowest and the highest float operand of cell `c` (two evaluations), or the cell is
+/// infinity and NaN; never for an integer operand or an instruction of vectors.
+fn constant_cell(judge: &Judge, axis: &Axis, c: usize) -> bool {
+    let Domain::Float(f) = axis.domain else {
+        return false;
+    };
+    if judge.width != 1 {
+        return false;
+    }
+    let (negative, first, last) = axis.fields_of(c);
+    if first == (1 << f.exp_bits) - 1 {
+        // Infinity and the NaNs: special operands, whose results are the rules' own.
+        return true;
+    }
+    let lo = f.assemble(negative, first as u32, 0);
+    let hi = f.assemble(negative, last as u32, u64::MAX);
+    let preferred = |bits: u64| {
+        crate::d3d::evaluate(&judge.request(&[bits], None))
+            .ok()
+            .map(|e| e.outputs.iter().map(|o| o.preferred).collect::<Vec<_>>())
+    };
+    match (preferred(lo), preferred(hi)) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
     }
 }
 
@@ -386,6 +425,7 @@ impl TaskMap {
             cells,
             examples: Vec::new(),
             bounds: Vec::new(),
+            trivial: Vec::new(),
         }
     }
 }
@@ -394,6 +434,22 @@ impl TaskMap {
 mod tests {
     use super::*;
     use crate::format::{F16, F32};
+
+    #[test]
+    fn exps_constant_binades_are_trivial() {
+        let judge = Judge::new(crate::d3d::Op::Exp, F16, crate::d3d::RuleSet::D3D11);
+        let mut map = ErrorMap::for_judge(&judge);
+        for c in map.cells.iter_mut() {
+            c.lines = 1;
+        }
+        map.fill_bounds(&judge);
+        let axis = map.axes[0];
+        let at = |bits: u64| map.trivial[axis.cell(bits)];
+        // exp(2^10) and above overflow, exp(-2^10) is 0, exp(2^-14) rounds to 1.
+        assert!(at(0x6400) && at(0xe400) && at(0x0400), "{:?}", map.trivial);
+        // Around 1 and -1 the results vary.
+        assert!(!at(0x3c00) && !at(0xbc00) && !at(0x4400));
+    }
 
     #[test]
     fn a_signed_line_orders_cells_by_value() {

@@ -272,6 +272,7 @@ impl Tally {
                 class: class.clone(),
                 count: 1,
                 example: judge.example(operands, results, i),
+                rule: judge.broken_rule(operands, results, i),
                 first: index,
             }),
         }

@@ -28,6 +28,12 @@ pub struct OpReport {
     /// The largest distance, in ULPs of the result format, of a conforming result from the
     /// correctly rounded one.
     pub max_ulps: u64,
+    /// The largest distance of any result from the correctly rounded one, violations
+    /// included (a NaN against a number has none).
+    pub max_distance: u64,
+    /// The first violating lines by index with their classes, when a listing was asked
+    /// for (`--list`); the count in [`OpReport::violate`] is always whole.
+    pub violations: Vec<crate::judge::Violation>,
     /// Most frequent first.
     pub classes: Vec<ClassCount>,
     /// Why the instruction did not run (a missing device feature), if it did not.
@@ -46,8 +52,6 @@ pub struct OpReport {
 pub struct Sweep {
     /// Every line's distance from the correctly rounded result.
     pub histogram: Histogram,
-    /// The largest distance of any result (violations included).
-    pub max_distance: u64,
     /// Every line of the sweep ran (false when it was interrupted).
     pub complete: bool,
     /// Seconds the device took to compute the chunks and hand back their results.
@@ -74,6 +78,8 @@ impl OpReport {
             conform: v.conform,
             violate: v.violate,
             max_ulps: v.max_ulps,
+            max_distance: v.max_distance,
+            violations: Vec::new(),
             classes: v.classes_by_count(),
             skipped: None,
             log: Vec::new(),
@@ -93,6 +99,8 @@ impl OpReport {
             conform: 0,
             violate: 0,
             max_ulps: 0,
+            max_distance: 0,
+            violations: Vec::new(),
             classes: Vec::new(),
             skipped: Some(reason),
             log: Vec::new(),

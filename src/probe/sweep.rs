@@ -3,6 +3,8 @@
 //! are judged on the other cores while the device computes the next one; at most two
 //! chunks wait in memory, so a sweep of 2^32 lines needs a few tens of MiB.
 
+use std::ops::Range;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::sync_channel;
 use std::time::Instant;
@@ -25,11 +27,23 @@ pub struct SweepRequest {
     pub kernels: Vec<Kernel>,
     /// The rule set results are judged by.
     pub rules: RuleSet,
-    /// Only the first lines of each sweep (tests and quick looks); every line when `None`.
-    pub first: Option<u64>,
+    /// Only these lines of each sweep (`--first N` is `0..N`, `--range` any slice, a
+    /// binade say), cut at the sweep's end; every line when `None`. A line's index is its
+    /// operand pattern, or for two f16 operands `a << 16 | b`.
+    pub range: Option<Range<u64>>,
     /// Count where the error lies in the input range (for `--report`).
     pub map: bool,
+    /// Violating lines kept per instruction, the first by index: listed in each
+    /// [`OpReport::violations`] and handed to the caller's [`ViolationSink`] as lines
+    /// `op` reads (0: none; the counts are whole either way).
+    pub violation_limit: usize,
 }
+
+/// Where a sweep's violating lines go as they are judged (`probe --exhaustive --violations
+/// FILE`): the instruction, the line's index in the sweep and the line as `OP ARG... =
+/// RESULT`. Called in index order, from the thread that judges, so memory stays bounded
+/// whatever the count; a sink that cannot write keeps its error for its owner to report.
+pub type ViolationSink<'a> = dyn FnMut(&Kernel, u64, &str) + Send + 'a;
 
 impl SweepRequest {
     /// Lines the whole request runs (for a progress bar).
@@ -42,8 +56,17 @@ impl SweepRequest {
     }
 
     fn lines_of(&self, k: &Kernel) -> Option<u64> {
+        let r = self.range_of(k)?;
+        Some(r.end - r.start)
+    }
+
+    /// The lines of `k`'s sweep to run (empty when the range starts past its end).
+    fn range_of(&self, k: &Kernel) -> Option<Range<u64>> {
         let all = k.sweep()?;
-        Some(self.first.map_or(all, |n| n.min(all)))
+        Some(match &self.range {
+            Some(r) => r.start.min(all)..r.end.min(all).max(r.start.min(all)),
+            None => 0..all,
+        })
     }
 }
 
@@ -68,7 +91,10 @@ pub fn run_exhaustive(
     req: &SweepRequest,
     progress: &mut dyn FnMut(u64, u64),
     stop: &AtomicBool,
+    sink: Option<&mut ViolationSink>,
 ) -> Result<ProbeReport, ProbeError> {
+    // Locked by whichever thread judges (one at a time: the judge thread, or this one).
+    let sink = sink.map(Mutex::new);
     let start = Instant::now();
     let total = req.total_lines(device);
     let mut done = 0u64;
@@ -79,7 +105,7 @@ pub fn run_exhaustive(
             ops.push(OpReport::skipped(k, reason));
             continue;
         }
-        let Some(lines) = req.lines_of(k) else {
+        let Some(range) = req.range_of(k) else {
             ops.push(OpReport::skipped(
                 k,
                 "no exhaustive sweep (only one-operand instructions and pairs of f16 operands)"
@@ -91,7 +117,19 @@ pub fn run_exhaustive(
             ops.push(OpReport::skipped(k, "interrupted before it ran".into()));
             continue;
         }
+        if range.is_empty() {
+            ops.push(OpReport::skipped(
+                k,
+                format!(
+                    "--range starts past the end of its sweep ({} inputs)",
+                    k.sweep().unwrap_or(0)
+                ),
+            ));
+            continue;
+        }
         let judge = Judge::new(k.op, k.format, req.rules);
+        // Violating lines still to keep for this instruction.
+        let room = Mutex::new(req.violation_limit);
         // Judges one chunk of results: its verdict and the seconds it took.
         let judge_chunk = |base: u64, words: Vec<u32>| -> Result<(Verdict, f64), ProbeError> {
             let t = Instant::now();
@@ -99,15 +137,25 @@ pub fn run_exhaustive(
             let operands = operand_buffers(k, &judge, base, n);
             let cols: Vec<_> = operands.iter().map(Buffer::column).collect();
             let results = result_buffer(k, &judge, &words);
+            let mut room = room.lock().unwrap_or_else(|e| e.into_inner());
             let opts = Options {
                 base,
-                violation_limit: 0,
+                violation_limit: *room,
                 map: req.map,
                 ..Options::default()
             };
             let v = judge.run(&cols, results.column(), &opts).map_err(|e| {
                 ProbeError::Device(format!("{}: the op engine refused a line: {e}", k.name))
             })?;
+            *room -= v.violations.len();
+            if let Some(sink) = &sink {
+                let mut sink = sink.lock().unwrap_or_else(|e| e.into_inner());
+                for viol in &v.violations {
+                    let line =
+                        judge.batch_line(&cols, results.column(), (viol.index - base) as usize);
+                    sink(k, viol.index, &line);
+                }
+            }
             Ok((v, t.elapsed().as_secs_f64()))
         };
         let (tx, rx) = sync_channel::<(u64, Vec<u32>)>(1);
@@ -122,7 +170,7 @@ pub fn run_exhaustive(
                             let mut busy = 0.0;
                             for (base, words) in rx {
                                 let (v, seconds) = judge_chunk(base, words)?;
-                                total.merge(v, 0);
+                                total.merge(v, usize::MAX);
                                 busy += seconds;
                             }
                             Ok((total, busy))
@@ -131,11 +179,11 @@ pub fn run_exhaustive(
                 })
                 .flatten();
             let mut inline = (Verdict::default(), 0.0);
-            let mut base = 0u64;
+            let mut base = range.start;
             let mut failed = None;
             let mut device_time = 0.0;
-            while base < lines && !stop.load(Ordering::Relaxed) {
-                let n = CHUNK_LINES.min(lines - base) as usize;
+            while base < range.end && !stop.load(Ordering::Relaxed) {
+                let n = CHUNK_LINES.min(range.end - base) as usize;
                 let t = Instant::now();
                 let ran = device.run_indexed(k, base, n);
                 device_time += t.elapsed().as_secs_f64();
@@ -144,7 +192,7 @@ pub fn run_exhaustive(
                         if judging.is_none() {
                             match judge_chunk(base, words) {
                                 Ok((v, seconds)) => {
-                                    inline.0.merge(v, 0);
+                                    inline.0.merge(v, usize::MAX);
                                     inline.1 += seconds;
                                 }
                                 Err(e) => {
@@ -170,7 +218,7 @@ pub fn run_exhaustive(
                     }
                 }
                 base += n as u64;
-                progress(done + base, total);
+                progress(done + base - range.start, total);
             }
             drop(tx);
             let judged = match judging {
@@ -179,7 +227,9 @@ pub fn run_exhaustive(
             };
             match failed {
                 Some(e) => Err(e),
-                None => judged.map(|(v, judge_time)| (v, base, device_time, judge_time)),
+                None => {
+                    judged.map(|(v, judge_time)| (v, base - range.start, device_time, judge_time))
+                }
             }
         });
         let (verdict, ran, device_seconds, judge_seconds) = match swept {
@@ -190,16 +240,16 @@ pub fn run_exhaustive(
             r => r?,
         };
         done += ran;
-        partial = ran < lines;
+        partial = ran < range.end - range.start;
         let mut verdict = verdict;
         if let Some(m) = &mut verdict.map {
             m.fill_bounds(&judge);
         }
         let report = OpReport {
             via: k.via,
+            violations: std::mem::take(&mut verdict.violations),
             exhaustive: Some(super::judge::Sweep {
                 histogram: verdict.histogram.clone(),
-                max_distance: verdict.max_distance,
                 complete: !partial,
                 device_seconds,
                 judge_seconds,

@@ -305,7 +305,9 @@ impl Renderer for Csv {
     ) -> io::Result<()> {
         if !self.listed {
             self.listed = true;
-            writeln!(out, "index,channel,a,b,distance")?;
+            // Images add the pixel's column and row.
+            let xy = if x.at.is_some() { ",x,y" } else { "" };
+            writeln!(out, "index,channel,a,b,distance{xy}")?;
         }
         writeln!(out, "{}", super::listed_fields(format, x).join(","))
     }
@@ -334,6 +336,11 @@ impl Renderer for Csv {
             ("nan_both".into(), m.nan_both.to_string()),
             ("over_max".into(), m.over_limit.to_string()),
         ];
+        if let Some(t) = m.tolerance {
+            rows.push(("abs_tol".into(), t.abs.to_string()));
+            rows.push(("rel_tol".into(), t.rel.to_string()));
+            rows.push(("over_tolerance".into(), m.over_tolerance.to_string()));
+        }
         for (label, n) in ulp_text::histogram_rows(m) {
             rows.push((format!("histogram_{label}"), n.to_string()));
         }

@@ -224,6 +224,11 @@ impl Renderer for Json {
             "max": m.limit,
             "over_max": m.over_limit,
             "failed": m.failed(),
+            "abs_tol": m.tolerance.map(|t| t.abs),
+            "rel_tol": m.tolerance.map(|t| t.rel),
+            "over_tolerance": m.over_tolerance,
+            "within_max": m.within_max(),
+            "within_tolerance": m.within_tolerance(),
             "worst": m.worst.iter().map(sample).collect::<Vec<_>>(),
             "first_nans": m.first_nans.iter().map(sample).collect::<Vec<_>>(),
         });
@@ -381,10 +386,12 @@ impl Renderer for Json {
 fn sample_json(format: crate::format::Format, x: &Sample) -> Value {
     json!({
         "index": x.index,
-        "channel": x.channel.map(|c| crate::ulp::CHANNEL_NAMES[c]),
+        "channel": x.channel.map(super::sample_channel_name),
         "a": super::sample_bits(format, x, x.a),
         "b": super::sample_bits(format, x, x.b),
         "distance": distance_json(x.distance),
+        "x": x.at.map(|p| p.0),
+        "y": x.at.map(|p| p.1),
     })
 }
 

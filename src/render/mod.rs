@@ -218,16 +218,26 @@ pub(crate) fn error_text(r: &crate::exact::Ratio) -> String {
 /// channel is the 14-bit `exponent << 9 | mantissa`).
 /// A listed element's fields, as the text styles write them: index, channel (`-` for
 /// none), the two patterns and the signed distance (`nan` when a NaN is involved).
-pub(crate) fn listed_fields(format: Format, s: &Sample) -> [String; 5] {
-    [
+pub(crate) fn listed_fields(format: Format, s: &Sample) -> Vec<String> {
+    let mut fields = vec![
         s.index.to_string(),
-        s.channel.map_or("-".to_string(), |c| {
-            crate::ulp::CHANNEL_NAMES[c].to_string()
-        }),
+        s.channel.map_or("-".to_string(), sample_channel_name),
         sample_bits(format, s, s.a),
         sample_bits(format, s, s.b),
         s.distance.map_or("nan".to_string(), |d| d.to_string()),
-    ]
+    ];
+    if let Some((x, y)) = s.at {
+        fields.push(x.to_string());
+        fields.push(y.to_string());
+    }
+    fields
+}
+
+/// A compared element's channel: `r`, `g`, `b`, `a`, then the channel's number for
+/// pixels of more than four elements (`--channels`).
+pub(crate) fn sample_channel_name(c: usize) -> String {
+    const RGBA: [&str; 4] = ["r", "g", "b", "a"];
+    RGBA.get(c).map_or_else(|| c.to_string(), |n| n.to_string())
 }
 
 pub(crate) fn sample_bits(format: Format, x: &crate::ulp::Sample, bits: u64) -> String {

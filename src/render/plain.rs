@@ -73,7 +73,7 @@ impl Renderer for Plain {
             return Ok(());
         }
         let m = s.summary;
-        writeln!(
+        write!(
             out,
             "count={} max={} mean={} nan={} over_max={}",
             m.compared,
@@ -81,7 +81,11 @@ impl Renderer for Plain {
             m.mean_abs().map_or("nan".to_string(), |x| format!("{x}")),
             m.nans(),
             m.over_limit
-        )
+        )?;
+        if m.tolerance.is_some() {
+            write!(out, " over_tolerance={}", m.over_tolerance)?;
+        }
+        writeln!(out)
     }
 
     /// The correctly rounded bits and the allowed set (`true`/`false` for comparisons;

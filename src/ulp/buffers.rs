@@ -286,8 +286,12 @@ fn compare_chunk_of<const N: usize>(
                     a: e,
                     b: a,
                     distance: line.distance(e, a),
+                    at: None,
                 };
-                list(&sample, summary.over_limit(&sample)).map_err(BufferError::List)?;
+                let over_tolerance = summary.tolerance.is_some()
+                    && summary.check_tolerance(line.value_f64(e), line.value_f64(a));
+                list(&sample, summary.listed(&sample, over_tolerance))
+                    .map_err(BufferError::List)?;
                 summary.record(sample, line.is_nan(e) && line.is_nan(a));
             }
         }

@@ -173,6 +173,24 @@ impl ImageBuffer {
         }
     }
 
+    /// A comparison of this image's elements placed in the picture: its pixel's column
+    /// and row, and for pixels of several elements, the element's channel in its pixel
+    /// (a packed word keeps its own channel).
+    pub fn locate(&self, s: &Sample) -> Sample {
+        let per_pixel = self.per_pixel.max(1) as u64;
+        let pixel = s.index / per_pixel;
+        let width = self.width.max(1);
+        Sample {
+            at: Some((pixel % width, pixel / width)),
+            channel: if per_pixel > 1 {
+                Some((s.index % per_pixel) as usize)
+            } else {
+                s.channel
+            },
+            ..*s
+        }
+    }
+
     fn pixels(&self) -> u64 {
         (self.data.len() / (self.per_pixel * self.format.element_bytes())) as u64
     }
@@ -287,11 +305,36 @@ mod tests {
     }
 
     #[test]
+    fn an_element_is_located_by_column_row_and_channel() {
+        // 3 pixels a row of RGBA f16: element 22 is pixel 5 = (2, 1), channel B.
+        let image = ImageBuffer::raw(Format::Float(F16), 3, 4, vec![0; 6 * 4 * 2]);
+        let s = Sample {
+            at: None,
+            index: 22,
+            channel: None,
+            a: 0,
+            b: 1,
+            distance: Some(1),
+        };
+        let l = image.locate(&s);
+        assert_eq!((l.at, l.channel, l.index), (Some((2, 1)), Some(2), 22));
+        // A packed word is one element a pixel and keeps its own channel.
+        let packed = ImageBuffer::raw(Format::R11G11B10, 4, 1, vec![0; 8 * 4]);
+        let l = packed.locate(&Sample {
+            channel: Some(1),
+            index: 6,
+            ..s
+        });
+        assert_eq!((l.at, l.channel), (Some((2, 1)), Some(1)));
+    }
+
+    #[test]
     fn large_images_are_shown_in_blocks_keeping_the_worst_distance() {
         let image = ImageBuffer::raw(Format::Float(F16), 2048, 1, vec![0; 2048 * 4 * 2]);
         let mut p = Picture::new(image.width, image.height);
         assert_eq!((p.width, p.height, p.block), (512, 1, 4));
         let sample = |index, distance| Sample {
+            at: None,
             index,
             channel: None,
             a: 0,

@@ -35,7 +35,8 @@ pub use buffers::{
 };
 pub use pair::{ChannelDiff, PairDiff, PairReport, Resolved, diff_pair};
 pub use summary::{
-    Compared, HISTOGRAM_BUCKETS, Sample, Summary, SummaryReport, WORST_KEPT, bucket, bucket_range,
+    Compared, HISTOGRAM_BUCKETS, Sample, Summary, SummaryReport, Tolerance, WORST_KEPT, bucket,
+    bucket_range,
 };
 pub use value_line::{CHANNEL_NAMES, Endpoint, Layout, ValueLine};
 

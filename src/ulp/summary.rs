@@ -45,10 +45,35 @@ pub struct Sample {
     pub b: u64,
     /// Signed steps from `a` to `b`; `None` when a NaN is involved.
     pub distance: Option<i128>,
+    /// For an image: the pixel's column and row (`index` stays the element's), and
+    /// `channel` is then the element's channel within its pixel (or a packed word's).
+    pub at: Option<(u64, u64)>,
+}
+
+/// `--abs-tol A --rel-tol R`: numpy's `isclose(actual, expected, rtol=R, atol=A)`. A
+/// comparison passes when `|actual - expected| <= A + R * |expected|` (so anything within
+/// either tolerance passes); equal infinities pass, and a NaN never does (`equal_nan`
+/// off). Computed in double precision, where every value of the formats is exact.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tolerance {
+    /// The absolute tolerance, `atol`.
+    pub abs: f64,
+    /// The relative tolerance, `rtol`, a fraction of |expected|.
+    pub rel: f64,
+}
+
+impl Tolerance {
+    /// Whether `actual` is close enough to `expected`.
+    pub fn passes(&self, expected: f64, actual: f64) -> bool {
+        if expected == actual {
+            return true; // equal infinities, where the difference is NaN
+        }
+        (actual - expected).abs() <= self.abs + self.rel * expected.abs()
+    }
 }
 
 /// Running totals over many comparisons (channels count one each).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Summary {
     /// Every comparison, NaN ones included.
     pub compared: u64,
@@ -71,6 +96,10 @@ pub struct Summary {
     pub worst: Vec<Sample>,
     /// The first comparisons that involved a NaN.
     pub first_nans: Vec<Sample>,
+    /// `--abs-tol`/`--rel-tol`, if given: a comparison beyond it fails the run.
+    pub tolerance: Option<Tolerance>,
+    /// Comparisons that are not close under `tolerance` (0 without one).
+    pub over_tolerance: u64,
 }
 
 impl Summary {
@@ -87,7 +116,45 @@ impl Summary {
             over_limit: 0,
             worst: Vec::with_capacity(WORST_KEPT + 1),
             first_nans: Vec::with_capacity(WORST_KEPT),
+            tolerance: None,
+            over_tolerance: 0,
         }
+    }
+
+    /// Also judged by a tolerance (`--abs-tol`, `--rel-tol`).
+    pub fn with_tolerance(mut self, tolerance: Option<Tolerance>) -> Summary {
+        self.tolerance = tolerance;
+        self
+    }
+
+    /// Counts a differing comparison against the tolerance, given both values; whether it
+    /// is beyond it (false without a tolerance).
+    #[inline]
+    pub fn check_tolerance(&mut self, expected: f64, actual: f64) -> bool {
+        let over = self.tolerance.is_some_and(|t| !t.passes(expected, actual));
+        self.over_tolerance += over as u64;
+        over
+    }
+
+    /// Whether a differing comparison is listed (`--list`): beyond `--max` or beyond the
+    /// tolerance, whichever were given; every difference when neither was.
+    pub fn listed(&self, sample: &Sample, over_tolerance: bool) -> bool {
+        match (self.limit, self.tolerance) {
+            (None, Some(_)) => over_tolerance,
+            (Some(_), Some(_)) => over_tolerance || self.over_limit(sample),
+            (_, None) => self.over_limit(sample),
+        }
+    }
+
+    /// Comparisons within `--max` (NaN ones never are), when it was given.
+    pub fn within_max(&self) -> Option<u64> {
+        self.limit
+            .map(|_| self.compared - self.over_limit - self.nans())
+    }
+
+    /// Comparisons within the tolerance, when one was given.
+    pub fn within_tolerance(&self) -> Option<u64> {
+        self.tolerance.map(|_| self.compared - self.over_tolerance)
     }
 
     /// Comparisons that gave a distance.
@@ -108,7 +175,8 @@ impl Summary {
 
     /// The `--max` verdict over everything seen: a NaN or a distance beyond the limit fails.
     pub fn failed(&self) -> bool {
-        self.limit.is_some() && (self.over_limit > 0 || self.nans() > 0)
+        (self.limit.is_some() && (self.over_limit > 0 || self.nans() > 0))
+            || self.over_tolerance > 0
     }
 
     /// `n` comparisons at distance 0 (equal, non-NaN patterns).
@@ -172,6 +240,9 @@ impl Summary {
     pub fn record_pair(&mut self, index: u64, pair: &PairDiff) {
         for (i, c) in pair.channels.iter().enumerate() {
             let both_nan = c.a.value.is_nan() && c.b.value.is_nan();
+            if c.a.bits != c.b.bits || both_nan {
+                self.check_tolerance(c.line.value_f64(c.a.bits), c.line.value_f64(c.b.bits));
+            }
             self.record(
                 Sample {
                     index,
@@ -179,6 +250,7 @@ impl Summary {
                     a: c.a.bits,
                     b: c.b.bits,
                     distance: c.distance,
+                    at: None,
                 },
                 both_nan,
             );
@@ -252,6 +324,7 @@ mod tests {
     fn summary_keeps_the_worst_and_counts_nans() {
         let mut s = Summary::new(Some(2));
         let sample = |index, distance| Sample {
+            at: None,
             index,
             channel: None,
             a: 0,

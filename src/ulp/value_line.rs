@@ -99,6 +99,31 @@ impl ValueLine {
         }
     }
 
+    /// The value the line reads a pattern as, in double precision (exact for every format
+    /// here): a flushed subnormal is zero, as [`ValueLine::position`] places it. For
+    /// `--abs-tol` and `--rel-tol`.
+    #[inline]
+    pub fn value_f64(&self, bits: u64) -> f64 {
+        match *self {
+            ValueLine::Float {
+                fmt,
+                sign_bit,
+                flushed_span,
+                ..
+            } => {
+                let magnitude = bits & !sign_bit & fmt.mask();
+                if flushed_span != 0 && magnitude != 0 && magnitude <= flushed_span {
+                    return if bits & sign_bit != 0 { -0.0 } else { 0.0 };
+                }
+                fmt.to_f64(bits)
+            }
+            ValueLine::Rgb9e5 => {
+                let exponent = rgb9e5_exponent(bits) as i32;
+                rgb9e5_mantissa(bits) as f64 * 2f64.powi(exponent - 24)
+            }
+        }
+    }
+
     /// One endpoint: its value as stored, whether the line reads it as zero, and the step
     /// from it to the next value up on this line.
     pub fn endpoint(&self, bits: u64) -> Endpoint {

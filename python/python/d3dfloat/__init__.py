@@ -1,8 +1,8 @@
 """Direct3D floating-point formats, rounding and verdicts on numpy arrays.
 
-The Python face of the d3dfloat library (https://github.com/ -- this repository's
-``python/`` crate): every function runs the library's own code, so every bit and every
-verdict is the one the ``d3dfloat`` command line gives.
+The Python face of the d3dfloat library (the ``python/`` crate of its repository; see
+``python/README.md`` and ``docs/`` there): every function runs the library's own code, so
+every bit and every verdict is the one the ``d3dfloat`` command line gives.
 
 Formats are named as on the command line: ``f64``, ``f32``, ``f16``, ``f11``, ``f10``
 (also ``half``, ``float``, ...), ``r11g11b10`` and ``rgb9e5`` (and their DXGI names).
@@ -18,7 +18,8 @@ Functions:
 
 - :func:`encode`, :func:`decode`: values to a float format's patterns and back;
 - :func:`pack`, :func:`unpack`: RGB values to R11G11B10 / RGB9E5 words and back;
-- :func:`ulp_distance`: distances on a format's value line (the ``ulp-diff`` rules);
+- :func:`ulp_distance`: distances on a format's value line (the ``ulp-diff`` rules; their
+  magnitudes, or with ``signed=True`` the signed distances ``ulp-diff`` prints);
 - :func:`classify`: sign, exponent and fraction fields and the class of patterns;
 - :func:`read_image`, :func:`write_dds`: the DDS, EXR and HDR files ``convert`` handles;
 - :func:`check`, :func:`allowed`: a device's results judged against the D3D rules.
@@ -98,7 +99,7 @@ def unpack(words, fmt, dtype=None):
     return _native.unpack(words, fmt, dtype)
 
 
-def ulp_distance(a, b, fmt, flush_subnormals=True):
+def ulp_distance(a, b, fmt, flush_subnormals=True, signed=False):
     """The distance from ``a`` to ``b`` on ``fmt``'s value line, element by element.
 
     The ``d3dfloat ulp-diff`` rules: the number of representable values between the two
@@ -108,9 +109,13 @@ def ulp_distance(a, b, fmt, flush_subnormals=True):
     patterns (the format's unsigned type, or for f16/f32/f64 the float array itself).
 
     Returns ``(distance, nan)``: uint64 magnitudes, and a boolean mask of the elements
-    where either side is NaN (their distance is 0 and means nothing).
+    where either side is NaN (their distance is 0 and means nothing). With
+    ``signed=True`` the distances are int64 and signed as ``ulp-diff`` prints them
+    (negative when ``b`` lies below ``a``; for packed words the first channel of largest
+    magnitude); a distance beyond int64 (f64 values most of the line apart) raises
+    ``ValueError``.
     """
-    return _native.ulp_distance(a, b, fmt, flush_subnormals)
+    return _native.ulp_distance(a, b, fmt, flush_subnormals, signed)
 
 
 def classify(bits, fmt):

@@ -108,9 +108,23 @@ def unpack(
     fmt: Literal["r11g11b10", "rgb9e5"],
     dtype: Optional[Literal["float32", "float64"]] = ...,
 ) -> FloatArray: ...
+@overload
 def ulp_distance(
-    a: Patterns, b: Patterns, fmt: str, flush_subnormals: bool = ...
+    a: Patterns,
+    b: Patterns,
+    fmt: str,
+    flush_subnormals: bool = ...,
+    signed: Literal[False] = ...,
 ) -> Tuple[npt.NDArray[np.uint64], npt.NDArray[np.bool_]]: ...
+@overload
+def ulp_distance(
+    a: Patterns,
+    b: Patterns,
+    fmt: str,
+    flush_subnormals: bool = ...,
+    *,
+    signed: Literal[True],
+) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]: ...
 def classify(bits: Patterns, fmt: str) -> Fields: ...
 def read_image(path: Path, max_pixels: int = ...) -> npt.NDArray[Any]: ...
 def write_dds(

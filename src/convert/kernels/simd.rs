@@ -87,6 +87,27 @@ impl Simd {
         *DETECTED.get_or_init(|| Simd::capped(std::env::var("D3DFLOAT_SIMD").ok().as_deref()))
     }
 
+    /// What is wrong with `D3DFLOAT_SIMD`, when it is set to something other than a level's
+    /// name: one sentence naming the variable and the values it takes, for the command
+    /// line to warn with (an unknown value caps nothing, as [`Simd::detect`] says).
+    pub fn setting_problem() -> Option<String> {
+        Simd::problem_with(std::env::var_os("D3DFLOAT_SIMD").as_deref())
+    }
+
+    fn problem_with(value: Option<&std::ffi::OsStr>) -> Option<String> {
+        let value = value?;
+        if value.to_str().and_then(Level::from_name).is_some() {
+            return None;
+        }
+        let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+        Some(format!(
+            "D3DFLOAT_SIMD={}: not a level, so ignored (it takes {}; the best level this CPU \
+             has is used)",
+            value.to_string_lossy(),
+            names.join(", ")
+        ))
+    }
+
     /// The best level this CPU has at or below the level `cap` names (none, or a name
     /// [`Level::from_name`] does not know: no cap).
     fn capped(cap: Option<&str>) -> Simd {
@@ -250,6 +271,18 @@ pub(crate) use {compile_for, dispatch};
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_simd_setting_is_one_sentence_naming_every_level() {
+        use std::ffi::OsStr;
+        assert_eq!(Simd::problem_with(None), None);
+        assert_eq!(Simd::problem_with(Some(OsStr::new("AVX2"))), None);
+        let p = Simd::problem_with(Some(OsStr::new("sse9"))).unwrap();
+        assert!(p.starts_with("D3DFLOAT_SIMD=sse9: "), "{p}");
+        assert!(p.contains("portable, avx2, f16c, avx512"), "{p}");
+        assert!(!p.contains('\n'));
+        assert!(Simd::problem_with(Some(OsStr::new(""))).is_some());
+    }
 
     #[test]
     fn levels_are_named_both_ways_and_ordered() {

@@ -173,11 +173,15 @@ impl Human {
         let sample_text = |x: &crate::ulp::Sample| {
             let ch = x
                 .channel
-                .map(|c| format!(" {}", crate::ulp::CHANNEL_NAMES[c].to_uppercase()))
+                .map(|c| format!(" {}", crate::render::sample_channel_name(c).to_uppercase()))
                 .unwrap_or_default();
+            // An image's element by pixel, as image tools name it.
+            let place = match x.at {
+                Some((px, py)) => format!("pixel ({px}, {py})"),
+                None => format!("{index_word} {}", x.index),
+            };
             format!(
-                "{index_word} {}{ch}: {} vs {}, {}",
-                x.index,
+                "{place}{ch}: {} vs {}, {}",
                 crate::render::sample_bits(s.format, x, x.a),
                 crate::render::sample_bits(s.format, x, x.b),
                 crate::render::distance_text(x.distance, true)
@@ -188,6 +192,19 @@ impl Human {
         }
         for x in &m.first_nans {
             self.line(out, "", "NaN at", &sample_text(x))?;
+        }
+        if let Some(t) = m.tolerance {
+            let within = m.within_tolerance().unwrap_or(0);
+            let text = format!(
+                "{within} of {} within {} + {} x |expected|",
+                m.compared, t.abs, t.rel
+            );
+            let text = if m.over_tolerance > 0 {
+                self.p.bad(&format!("{text}: {} not", m.over_tolerance))
+            } else {
+                self.p.good(&text)
+            };
+            self.line(out, "", "tolerance", &text)?;
         }
         if let Some(l) = m.limit {
             let text = if m.failed() {

@@ -43,7 +43,7 @@ impl ProbeRenderer for Csv {
     fn report(&mut self, out: &mut dyn Write, r: &ProbeReport) -> io::Result<()> {
         writeln!(
             out,
-            "op,format,lines,conform,violate,max_ulps,classes,top_class,top_count,example,skipped,via"
+            "op,format,lines,conform,violate,max_ulps,classes,top_class,top_count,example,skipped,max_distance,via"
         )?;
         for op in &r.ops {
             let top = op.classes.first();
@@ -61,8 +61,30 @@ impl ProbeRenderer for Csv {
                 top.map_or(String::new(), |c| c.count.to_string()),
                 field(top.map_or("", |c| &c.example)),
                 field(op.skipped.as_deref().unwrap_or("")),
+                if op.skipped.is_some() {
+                    String::new()
+                } else {
+                    op.max_distance.to_string()
+                },
                 op.via,
             )?;
+        }
+        // `--list`: a second table after a blank line, as `ulp-diff --files --list` has.
+        if r.ops.iter().any(|o| !o.violations.is_empty()) {
+            writeln!(out)?;
+            writeln!(out, "op,format,index,class")?;
+            for op in &r.ops {
+                for v in &op.violations {
+                    writeln!(
+                        out,
+                        "{},{},{},{}",
+                        op.name,
+                        field(&op.format),
+                        v.index,
+                        field(&v.class)
+                    )?;
+                }
+            }
         }
         Ok(())
     }
@@ -79,12 +101,21 @@ mod tests {
             .unwrap();
         let text = String::from_utf8(buf).unwrap();
         let rows: Vec<&str> = text.lines().collect();
-        assert_eq!(rows.len(), 4);
+        assert_eq!(rows.len(), 7);
         assert!(rows[0].starts_with("op,format,lines"));
         assert_eq!(
             rows[2],
-            "add,f32,10,7,3,1,1,f32 denormal operand not flushed,3,d3dfloat op add 0x00000001 0x00000001 --check 0x00000002,,direct"
+            "add,f32,10,7,3,1,1,f32 denormal operand not flushed,3,d3dfloat op add 0x00000001 0x00000001 --check 0x00000002,,5,direct"
         );
-        assert!(rows[3].ends_with(",device has no shaderFloat64,direct"));
+        assert!(rows[3].ends_with(",device has no shaderFloat64,,direct"));
+        // The listed violations, after a blank line.
+        assert_eq!(
+            rows[4..],
+            [
+                "",
+                "op,format,index,class",
+                "add,f32,4,f32 denormal operand not flushed"
+            ][..]
+        );
     }
 }

@@ -166,14 +166,15 @@ impl ProbeRenderer for Human {
             out,
             "{}",
             self.p.label(&format!(
-                "{:<10} {:<9} {}{:>w$} {:>w$} {:>w$} {:>8}",
+                "{:<10} {:<9} {}{:>w$} {:>w$} {:>w$} {:>8} {:>9}",
                 "op",
                 "format",
                 via("via"),
                 "lines",
                 "conform",
                 "violate",
-                "max ulps"
+                "max ulps",
+                "conform."
             ))
         )?;
         for op in &r.ops {
@@ -191,7 +192,7 @@ impl ProbeRenderer for Human {
             let violate = format!("{:>w$}", op.violate);
             writeln!(
                 out,
-                "{:<10} {:<9} {}{:>w$} {:>w$} {} {:>8}",
+                "{:<10} {:<9} {}{:>w$} {:>w$} {} {:>8} {:>9}",
                 op.name,
                 op.format,
                 via(op.via.name()),
@@ -202,6 +203,9 @@ impl ProbeRenderer for Human {
                 } else {
                     self.p.good(&violate)
                 },
+                // Every line's largest distance, then the conforming lines' (issue 38: the
+                // conforming one alone read 0 beside thousands of violations).
+                op.max_distance,
                 op.max_ulps
             )?;
         }
@@ -329,7 +333,11 @@ mod tests {
         let text = String::from_utf8(buf).unwrap();
         assert!(text.contains("denorm_flush_f32         granted"));
         assert!(text.contains("denorm_preserve_f64      not supported"));
-        assert!(text.contains("add        f32            10       7       3        1"));
+        // Every line's largest distance (a violation's), then the conforming lines'.
+        assert!(
+            text.contains("add        f32            10       7       3        5         1"),
+            "{text}"
+        );
         assert!(text.contains("dadd       f64       skipped: device has no shaderFloat64"));
         assert!(text.contains("f32 denormal operand not flushed 3"));
         assert!(text.contains("    d3dfloat op add 0x00000001 0x00000001 --check 0x00000002"));

@@ -99,12 +99,13 @@ impl ProbeRenderer for Json {
                     v["conform"] = json!(op.conform);
                     v["violate"] = json!(op.violate);
                     v["max_ulps"] = json!(op.max_ulps);
+                    v["max_distance"] = json!(op.max_distance);
                     v["classes"] = op
                         .classes
                         .iter()
                         .map(|c| {
                             let mut o =
-                                json!({"class": c.class, "count": c.count, "example": c.example});
+                                json!({"class": c.class, "count": c.count, "example": c.example, "rule": c.rule});
                             if paths::introduced(r, op, &c.class) {
                                 o["introduced"] = json!(true);
                             }
@@ -116,10 +117,16 @@ impl ProbeRenderer for Json {
                             o
                         })
                         .collect();
+                    if !op.violations.is_empty() {
+                        v["violations"] = op
+                            .violations
+                            .iter()
+                            .map(|x| json!({"index": x.index, "class": x.class}))
+                            .collect();
+                    }
                     if let Some(sweep) = &op.exhaustive {
                         v["exhaustive"] = json!(true);
                         v["complete"] = json!(sweep.complete);
-                        v["max_distance"] = json!(sweep.max_distance);
                         v["histogram"] = histogram(&sweep.histogram);
                         let secs = |x: f64| (x * 1000.0).round() / 1000.0;
                         v["device_seconds"] = json!(secs(sweep.device_seconds));
@@ -167,6 +174,21 @@ mod tests {
         assert_eq!(objects[2]["op"], "add");
         assert_eq!(objects[2]["violate"], 3);
         assert_eq!(objects[2]["classes"][0]["count"], 3);
+        assert_eq!(
+            (
+                objects[2]["max_ulps"].clone(),
+                objects[2]["max_distance"].clone()
+            ),
+            (json!(1), json!(5))
+        );
+        assert_eq!(
+            objects[2]["violations"],
+            json!([{"index": 4, "class": "f32 denormal operand not flushed"}])
+        );
+        assert!(
+            objects[1].get("violations").is_none(),
+            "listed only when asked"
+        );
         assert_eq!(objects[3]["skipped"], "device has no shaderFloat64");
         assert!(objects[3].get("lines").is_none());
         assert_eq!(objects[4]["kind"], "summary");

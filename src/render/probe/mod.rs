@@ -46,12 +46,22 @@ pub(crate) mod sample {
             conform: 10 - violate,
             violate,
             max_ulps: 1,
+            max_distance: if violate > 0 { 5 } else { 1 },
+            violations: if violate > 0 {
+                vec![crate::judge::Violation {
+                    index: 4,
+                    class: "f32 denormal operand not flushed".into(),
+                }]
+            } else {
+                Vec::new()
+            },
             classes: if violate > 0 {
                 vec![ClassCount {
                     class: "f32 denormal operand not flushed".into(),
                     count: violate,
                     example: "d3dfloat op add 0x00000001 0x00000001 --check 0x00000002".into(),
                     first: 0,
+                    rule: "§3.1.3.2: f32 denormal operands are flushed to zero".into(),
                 }]
             } else {
                 Vec::new()

@@ -1,6 +1,7 @@
-//! `probe --plain`: one line per instruction, `OP FORMAT LINES CONFORM VIOLATE MAX_ULPS`
-//! (or `OP FORMAT skipped`), then `total LINES VIOLATE`. When the report holds a translated
-//! path (`--via`), every instruction line ends with its path (`direct`, `vkd3d-shader`,
+//! `probe --plain`: one line per instruction, `OP FORMAT LINES CONFORM VIOLATE MAX_ULPS
+//! MAX_DISTANCE` (the largest distance of a conforming line, then of any line), or `OP
+//! FORMAT skipped`, then `total LINES VIOLATE`. When the report holds a translated path
+//! (`--via`), every instruction line ends with its path (`direct`, `vkd3d-shader`,
 //! `dxbc-spirv`).
 
 use std::io::{self, Write};
@@ -25,8 +26,14 @@ impl ProbeRenderer for Plain {
                 Some(_) => write!(out, "{} {} skipped", op.name, op.format)?,
                 None => write!(
                     out,
-                    "{} {} {} {} {} {}",
-                    op.name, op.format, op.lines, op.conform, op.violate, op.max_ulps
+                    "{} {} {} {} {} {} {}",
+                    op.name,
+                    op.format,
+                    op.lines,
+                    op.conform,
+                    op.violate,
+                    op.max_ulps,
+                    op.max_distance
                 )?,
             }
             if named {
@@ -50,7 +57,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             String::from_utf8(buf).unwrap(),
-            "mul f32 10 10 0 1\nadd f32 10 7 3 1\ndadd f64 skipped\ntotal 20 3\n"
+            "mul f32 10 10 0 1 1\nadd f32 10 7 3 1 5\ndadd f64 skipped\ntotal 20 3\n"
         );
     }
 }

@@ -9,6 +9,7 @@
 
 use plotters::coord::ranged1d::{IntoSegmentedCoord, SegmentValue};
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::d3d::Domain;
 use crate::judge::map::{Axis, ErrorMap};
@@ -44,6 +45,8 @@ pub fn cell_label(axis: &Axis, c: usize) -> String {
                 "0".into()
             } else if field == top {
                 format!("{sign}inf")
+            } else if field as i32 == f.bias {
+                format!("{sign}1")
             } else {
                 format!("{sign}2^{}", field as i32 - f.bias)
             }
@@ -85,16 +88,88 @@ fn chart_error(e: impl std::fmt::Display) -> std::io::Error {
     std::io::Error::other(format!("drawing a chart: {e}"))
 }
 
-/// The error of a one-operand instruction along its operand's binades: the largest and
-/// the mean distance of each cell, the allowed reach at each cell's worst line, and a
-/// cross on each cell with violations.
-pub fn binade_chart(title: &str, map: &ErrorMap) -> std::io::Result<String> {
-    let axis = map.axes[0];
+/// The power of two of cell `c`'s low edge (`2^e`, or `-2^e` on the negative side), for
+/// the cells that have one (not the zero, infinity or NaN fields, nor integer axes).
+fn cell_exponent(axis: &Axis, c: usize) -> Option<i32> {
+    let Domain::Float(f) = axis.domain else {
+        return None;
+    };
+    let (negative, first, last) = axis.fields_of(c);
+    let field = if negative { last } else { first };
+    let top = (1usize << f.exp_bits) - 1;
+    (field != 0 && field != top).then(|| field as i32 - f.bias)
+}
+
+/// Whether cell `c` gets a label on the binade axis: zero, infinity, ±1, and the binades
+/// whose exponent is a multiple of `step` (a round power of two: 2^-16, 2^32, ...), so
+/// that the ticks read as a ruler rather than wherever the drawing library put them.
+fn labelled_cell(axis: &Axis, c: usize, step: i32) -> bool {
+    match cell_exponent(axis, c) {
+        Some(e) => e == 0 || e % step == 0,
+        None => true,
+    }
+}
+
+/// The exponent step between labelled binades for cells `first..=last`: the smallest
+/// power of two that leaves at most about six labels a side.
+fn label_step(axis: &Axis, first: usize, last: usize) -> i32 {
+    let spread = (first..=last)
+        .filter_map(|c| cell_exponent(axis, c))
+        .fold((0i32, 0i32), |(lo, hi), e| (lo.min(e), hi.max(e)));
+    let widest = spread.0.unsigned_abs().max(spread.1.unsigned_abs()) as i32;
+    let mut step = 1;
+    while widest / step > 6 {
+        step *= 2;
+    }
+    step
+}
+
+/// The cells where an instruction's results are not trivial: not one constant result
+/// over the whole binade ([`ErrorMap::trivial`]: exp's 0, 1 and infinity), or with some
+/// distance, a violation or a NaN against a number there. With a margin of one cell, the
+/// binade chart's zoom, when it is under two thirds of the cells with lines (exp's
+/// useful operands fill a few percent of the f32 line); `None` when the whole range is
+/// the interesting one.
+pub fn zoom_range(map: &ErrorMap) -> Option<(usize, usize)> {
     let cells = &map.cells;
     let used: Vec<usize> = (0..cells.len()).filter(|&c| cells[c].lines > 0).collect();
+    let (&first, &last) = (used.first()?, used.last()?);
+    let busy = |c: &usize| {
+        let cell = &cells[*c];
+        !map.trivial.get(*c).copied().unwrap_or(false)
+            || cell.max > 0
+            || cell.violate > 0
+            || cell.nan > 0
+    };
+    let lo = used
+        .iter()
+        .copied()
+        .find(busy)?
+        .saturating_sub(1)
+        .max(first);
+    let hi = (used.iter().copied().rev().find(busy)? + 1).min(last);
+    (3 * (hi - lo + 1) < 2 * (last - first + 1)).then_some((lo, hi))
+}
+
+/// The error of a one-operand instruction along its operand's binades: the largest and
+/// the mean distance of each cell, the allowed reach at each cell's worst line, and a
+/// cross on each cell with violations; over the cells `range` (first, last) when given,
+/// else over every cell with lines.
+pub fn binade_chart(
+    title: &str,
+    map: &ErrorMap,
+    range: Option<(usize, usize)>,
+) -> std::io::Result<String> {
+    let axis = map.axes[0];
+    let cells = &map.cells;
+    let used: Vec<usize> = (0..cells.len())
+        .filter(|&c| cells[c].lines > 0)
+        .filter(|&c| range.is_none_or(|(lo, hi)| (lo..=hi).contains(&c)))
+        .collect();
     let (Some(&first), Some(&last)) = (used.first(), used.last()) else {
         return Ok(String::new());
     };
+    let step = label_step(&axis, first, last);
     let bound = |c: usize| map.bounds.get(c).copied().flatten();
     let top = used
         .iter()
@@ -114,23 +189,15 @@ pub fn binade_chart(title: &str, map: &ErrorMap) -> std::io::Result<String> {
             .y_label_area_size(56)
             .build_cartesian_2d(x_range, 0f64..y_max)
             .map_err(chart_error)?;
-        let step = (y_max / 10.0).ceil().max(1.0);
+        let y_step = (y_max / 10.0).ceil().max(1.0);
         chart
             .configure_mesh()
             .label_style(("sans-serif", 12))
             .axis_desc_style(("sans-serif", 13))
             .disable_x_mesh()
-            .y_labels((y_max / step) as usize + 1)
+            .y_labels((y_max / y_step) as usize + 1)
             .y_label_formatter(&|y| scale_label(*y))
-            .x_labels(12)
-            .x_label_formatter(&|x| {
-                let c = x.round();
-                if c < 0.0 || (x - c).abs() > 0.01 {
-                    String::new()
-                } else {
-                    cell_label(&axis, c as usize)
-                }
-            })
+            .x_labels(0)
             .x_desc("operand binade")
             .y_desc("ULPs from correctly rounded")
             .light_line_style(WHITE)
@@ -139,8 +206,41 @@ pub fn binade_chart(title: &str, map: &ErrorMap) -> std::io::Result<String> {
         let series = |f: &dyn Fn(usize) -> Option<f64>| {
             runs((first..=last).map(|c| f(c).map(|y| (c as f64, scale(y)))))
         };
+        // The binade labels, drawn here at the round cells only (the mesh would put them
+        // wherever its own key points fall), each under a short tick.
+        for c in (first..=last).filter(|&c| labelled_cell(&axis, c, step)) {
+            let (px, py) = chart.backend_coord(&(c as f64, 0.0));
+            root.draw(&PathElement::new(vec![(px, py), (px, py + 4)], BLACK))
+                .map_err(chart_error)?;
+            root.draw(&Text::new(
+                cell_label(&axis, c),
+                (px, py + 7),
+                ("sans-serif", 12)
+                    .into_font()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Center, VPos::Top)),
+            ))
+            .map_err(chart_error)?;
+        }
         let with_distance = |c: usize| cells[c].lines > cells[c].nan;
+        // Light guide lines at zero and at ±1, where the eye looks first.
+        let guides: Vec<f64> = (first..=last)
+            .filter(|&c| {
+                cell_exponent(&axis, c) == Some(0)
+                    || (cell_exponent(&axis, c).is_none() && cell_label(&axis, c) == "0")
+            })
+            .map(|c| c as f64)
+            .collect();
+        chart
+            .draw_series(guides.iter().map(|&x| {
+                PathElement::new(vec![(x, 0.0), (x, y_max)], BLACK.mix(0.15).stroke_width(1))
+            }))
+            .map_err(chart_error)?;
+        // The allowed line sits a little above the axis where the rules allow 0 ULPs, so
+        // that it shows instead of hiding under the axis.
+        let lift = y_max / 80.0;
         for run in series(&|c| bound(c).map(|b| b as f64)) {
+            let run: Vec<(f64, f64)> = run.into_iter().map(|(x, y)| (x, y.max(lift))).collect();
             chart
                 .draw_series(LineSeries::new(run, BOUND_COLOR.stroke_width(2)))
                 .map_err(chart_error)?;

@@ -54,7 +54,7 @@ fn source(page: &mut Page, report: &ProbeReport) {
                         if *on {
                             "<span class=\"ok\">granted</span>"
                         } else {
-                            "<span class=\"bad\">not available</span>"
+                            "<span class=\"bad\">not supported</span>"
                         }
                     )
                 })
@@ -110,7 +110,8 @@ fn yes_no(b: bool) -> &'static str {
 fn summary(page: &mut Page, report: &ProbeReport) {
     let mut html = String::from(
         "<table class=\"summary\"><tr><th>instruction</th><th>format</th><th>via</th>\
-         <th>lines</th><th>conform</th><th>violate</th><th>max ULPs</th><th>verdict</th></tr>",
+         <th>lines</th><th>conform</th><th>violate</th><th>max ULPs</th><th>conforming max</th>\
+         <th>verdict</th></tr>",
     );
     for (i, op) in report.ops.iter().enumerate() {
         let verdict = match (&op.skipped, op.violate) {
@@ -120,16 +121,20 @@ fn summary(page: &mut Page, report: &ProbeReport) {
         };
         html.push_str(&format!(
             "<tr class=\"op\" data-op=\"{name}\" data-format=\"{fmt}\" data-via=\"{via}\" \
-             data-lines=\"{}\" data-conform=\"{}\" data-violate=\"{}\" data-max-ulps=\"{}\">\
+             data-lines=\"{}\" data-conform=\"{}\" data-violate=\"{}\" data-max-ulps=\"{}\" \
+             data-max-distance=\"{}\">\
              <td><a href=\"#op-{i}\">{name}</a></td><td>{fmt}</td><td>{via}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{verdict}</td></tr>",
+             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+             <td class=\"n\">{}</td><td>{verdict}</td></tr>",
             op.lines,
             op.conform,
             op.violate,
             op.max_ulps,
+            op.max_distance,
             count(op.lines),
             count(op.conform),
             count(op.violate),
+            count(op.max_distance),
             count(op.max_ulps),
             name = escape(op.name),
             fmt = escape(&op.format),
@@ -138,7 +143,7 @@ fn summary(page: &mut Page, report: &ProbeReport) {
     }
     html.push_str(&format!(
         "<tr><th>all</th><th></th><th></th><th class=\"n\">{}</th><th></th><th class=\"n\">{}</th>\
-         <th></th><th></th></tr></table>\n",
+         <th></th><th></th><th></th></tr></table>\n",
         count(report.lines()),
         count(report.violate())
     ));
@@ -212,10 +217,10 @@ fn instruction(page: &mut Page, i: usize, op: &OpReport) -> std::io::Result<()> 
         ("Lines", count(op.lines)),
         ("Conform", count(op.conform)),
         ("Violate", count(op.violate)),
-        ("Max ULPs (conforming)", count(op.max_ulps)),
+        ("Max ULPs (every line)", count(op.max_distance)),
+        ("Max ULPs (conforming lines)", count(op.max_ulps)),
     ];
     if let Some(s) = &op.exhaustive {
-        rows.push(("Max distance (all)", count(s.max_distance)));
         rows.push((
             "Every input",
             if s.complete {
@@ -233,15 +238,16 @@ fn instruction(page: &mut Page, i: usize, op: &OpReport) -> std::io::Result<()> 
     if !op.classes.is_empty() {
         let mut html = String::from(
             "<table class=\"classes\"><tr><th>violation</th><th>count</th><th>first line</th>\
-             <th>example (paste it)</th></tr>",
+             <th>the rule it breaks</th><th>example (paste it)</th></tr>",
         );
         for c in &op.classes {
             html.push_str(&format!(
                 "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-                 <td><code>{}</code></td></tr>",
+                 <td class=\"rule\">{}</td><td><code>{}</code></td></tr>",
                 escape(&c.class),
                 count(c.count),
                 c.first,
+                escape(&c.rule),
                 escape(&c.example)
             ));
         }
@@ -249,7 +255,7 @@ fn instruction(page: &mut Page, i: usize, op: &OpReport) -> std::io::Result<()> 
         page.raw(&html);
     }
     if let Some(map) = &op.map {
-        error_chart(page, op, map)?;
+        error_chart(page, &i.to_string(), op, map)?;
     }
     if let Some(s) = &op.exhaustive {
         distance_histogram(page, op, &s.histogram)?;
@@ -258,7 +264,12 @@ fn instruction(page: &mut Page, i: usize, op: &OpReport) -> std::io::Result<()> 
 }
 
 /// The chart of where the error lies: along the binades for one operand, a map over two.
-fn error_chart(page: &mut Page, op: &OpReport, map: &ErrorMap) -> std::io::Result<()> {
+fn error_chart(
+    page: &mut Page,
+    anchor: &str,
+    op: &OpReport,
+    map: &ErrorMap,
+) -> std::io::Result<()> {
     // What the browser test finds drawn: a point of the largest distance for each cell
     // with a distance (one operand), a cell of each panel for each cell with lines (two).
     let points = if map.axes.len() == 1 {
@@ -268,17 +279,30 @@ fn error_chart(page: &mut Page, op: &OpReport, map: &ErrorMap) -> std::io::Resul
     };
     let title = format!("{} ({}): distance by operand binade", op.name, op.format);
     if map.axes.len() == 1 {
-        let svg = plot::binade_chart(&title, map)?;
-        page.figure(
-            "error-by-binade",
-            &svg,
-            points,
-            "Blue: the largest distance of a result from the correctly rounded one in each \
-             binade of the operand; green: the mean; grey: how far the rules allow a result \
-             to lie at the binade's worst input (from the exact engine); red crosses: \
-             binades with violations. Distances in ULPs of the result, linear to 1 and \
-             logarithmic above.",
-        );
+        let caption = "Blue: the largest distance of a result from the correctly rounded one \
+             in each binade of the operand; green: the mean; grey: how far the rules allow a \
+             result to lie at the binade's worst input (from the exact engine; drawn just \
+             above the axis where that is 0); red crosses: binades with violations. \
+             Distances in ULPs of the result, linear to 1 and logarithmic above.";
+        // Where the results are not trivial first, when that is a small part of the line;
+        // the whole line follows, one link away.
+        if let Some((lo, hi)) = plot::zoom_range(map) {
+            let zoomed = map.cells[lo..=hi]
+                .iter()
+                .filter(|c| c.lines > c.nan)
+                .count();
+            let svg = plot::binade_chart(&format!("{title}, zoomed"), map, Some((lo, hi)))?;
+            page.figure("error-by-binade", &svg, zoomed, caption);
+            page.raw(&format!(
+                "<p class=\"note\">Zoomed to the binades where results are not trivial (not \
+                 one result over the whole binade, as exp's 0, 1 and infinity are, or some \
+                 distance, a violation or a NaN there). <a href=\"#op-{i}-full\">The \
+                 whole operand range</a> is below.</p>\n<div id=\"op-{i}-full\"></div>\n",
+                i = escape(anchor)
+            ));
+        }
+        let svg = plot::binade_chart(&title, map, None)?;
+        page.figure("error-by-binade", &svg, points, caption);
     } else {
         let svg = plot::exponent_map(&title, map)?;
         let reach = map.bounds.iter().flatten().max().copied().unwrap_or(0);
@@ -376,17 +400,19 @@ mod tests {
             conform: (1 << 32) - 12345,
             violate: 12345,
             max_ulps: 2,
+            max_distance: 1 << 30,
+            violations: Vec::new(),
             classes: vec![crate::judge::ClassCount {
                 class: "f32 denormal operand not flushed".into(),
                 count: 12345,
                 example: format!("d3dfloat op {} 0x00000001 --check 0x3f800000", k.name),
                 first: 1,
+                rule: "§3.1.3.2: f32 denormal operands are flushed to zero".into(),
             }],
             skipped: None,
             log: Vec::new(),
             exhaustive: Some(Sweep {
                 histogram,
-                max_distance: 1 << 30,
                 complete: true,
                 device_seconds: 20.0,
                 judge_seconds: 30.0,
