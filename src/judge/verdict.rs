@@ -315,12 +315,14 @@ impl Tally {
                         if first < c.first {
                             c.first = first;
                             c.example = judge.example(operands, results, i);
+                            c.rule = judge.broken_rule(operands, results, i);
                         }
                     }
                     None => v.classes.push(ClassCount {
                         class: class.clone(),
                         count,
                         example: judge.example(operands, results, i),
+                        rule: judge.broken_rule(operands, results, i),
                         first,
                     }),
                 }

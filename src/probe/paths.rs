@@ -167,6 +167,7 @@ mod tests {
                 class: c.into(),
                 count: n,
                 example: String::new(),
+                rule: String::new(),
                 first: 0,
             })
             .collect();

@@ -310,7 +310,7 @@ impl super::Translator for Vkd3dShader {
                 one_line(&text)
             ));
         }
-        if out.code.is_null() || out.size % 4 != 0 {
+        if out.code.is_null() || !out.size.is_multiple_of(4) {
             return Err("vkd3d-shader returned no SPIR-V words".into());
         }
         // SAFETY: on success `out` holds `size` bytes of SPIR-V that vkd3d-shader allocated;

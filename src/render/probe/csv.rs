@@ -49,7 +49,7 @@ impl ProbeRenderer for Csv {
             let top = op.classes.first();
             writeln!(
                 out,
-                "{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 op.name,
                 field(&op.format),
                 op.lines,
