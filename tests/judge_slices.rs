@@ -651,7 +651,7 @@ fn troublesome_operand(rng: &mut Rng, f: &FloatFormat, op: Op, prev: Option<u64>
 /// What a device that flushes nothing, rounds f32tof16 to nearest, converts to integers
 /// unclamped (x86's 0x80000000 for whatever does not fit) and lets a NaN through min and
 /// max returns: the CPU's f32 arithmetic on the operands as given.
-fn careless_device(op: Op, args: &[u64], outputs: usize) -> Vec<u64> {
+fn careless_device(op: Op, args: &[u64], _outputs: usize) -> Vec<u64> {
     let x: Vec<f32> = args.iter().map(|&b| f32::from_bits(b as u32)).collect();
     let f = |v: f32| v.to_bits() as u64;
     let g = |v: f64| f(v as f32);
@@ -701,7 +701,6 @@ fn careless_device(op: Op, args: &[u64], outputs: usize) -> Vec<u64> {
         Op::F32ToF16 => half::f16::from_f32(x[0]).to_bits() as u64,
         _ => return Vec::new(),
     };
-    let _ = outputs;
     vec![r]
 }
 
