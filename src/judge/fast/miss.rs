@@ -122,22 +122,7 @@ pub(super) fn f32_to_f16(x: u32, r: u32) -> Settled {
     if seen.nan {
         return single::<F16>(r, 0x7e00, seen, false);
     }
-    let m = x & F32::MAG;
-    let sign = (x >> 16) & 0x8000;
-    let exp = m >> F32::FRAC;
-    // Truncation is a shift of the f32 bits: a normal half keeps the top 10 fraction bits
-    // under the rebiased exponent (127 to 15), a subnormal one counts 2^-24 steps (a
-    // 32-bit denorm operand, flushed, gives its zero: the shift leaves nothing).
-    let e = sign
-        | if m >= F32::EXP {
-            0x7c00
-        } else if m >= 0x477f_e000 {
-            0x7bff // 65504 and beyond: saturated, not infinity
-        } else if exp >= 113 {
-            (m >> 13) - (112 << 10)
-        } else {
-            ((m & 0x7f_ffff) | 0x80_0000) >> (126 - exp).min(31)
-        };
+    let e = f32_to_f16_rtz(x);
     if r == e {
         return Settled::Conforms(0);
     }
@@ -145,6 +130,26 @@ pub(super) fn f32_to_f16(x: u32, r: u32) -> Settled {
         return Settled::Violates(Kind::RoundsToNearest, distance::<F16>(r, e));
     }
     single::<F16>(r, e, seen, false)
+}
+
+/// f32tof16's one answer on a non-NaN operand.
+#[inline]
+pub(super) fn f32_to_f16_rtz(x: u32) -> u32 {
+    let m = x & F32::MAG;
+    let sign = (x >> 16) & 0x8000;
+    let exp = m >> F32::FRAC;
+    // Truncation is a shift of the f32 bits: a normal half keeps the top 10 fraction bits
+    // under the rebiased exponent (127 to 15), a subnormal one counts 2^-24 steps (a
+    // 32-bit denorm operand, flushed, gives its zero: the shift leaves nothing).
+    sign | if m >= F32::EXP {
+        0x7c00
+    } else if m >= 0x477f_e000 {
+        0x7bff // 65504 and beyond: saturated, not infinity
+    } else if exp >= 113 {
+        (m >> 13) - (112 << 10)
+    } else {
+        ((m & 0x7f_ffff) | 0x80_0000) >> (126 - exp).min(31)
+    }
 }
 
 /// ftoi and ftou (§22.13.3-4): truncation, NaN gives 0, saturation, a denorm read as 0;
