@@ -401,7 +401,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__probe)
-            opts="-h -V --device --list-devices --ops --count --rules --emit-log --seed --exhaustive --first --range --violations --limit --list --report --plain --json --csv --color --help --version"
+            opts="-h -V --device --list-devices --ops --count --rules --emit-log --seed --exhaustive --first --range --violations --limit --list --report --via --translator-lib --dump-dxbc --plain --json --csv --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -448,6 +448,18 @@ _d3dfloat() {
                     return 0
                     ;;
                 --report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --via)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --translator-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dump-dxbc)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

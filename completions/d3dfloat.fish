@@ -134,6 +134,9 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l range -d 'Wi
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l violations -d 'With --exhaustive: write each violating line as \'OP ARG... = RESULT  # index N\' to FILE (f16 instructions\' to FILE.f16), for `d3dfloat op --plain < FILE`' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l limit -d 'Violating lines written (--violations) or listed (--list) per instruction' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l report -d 'Also write the report as one self-contained HTML page, with a plot of each instruction\'s error against its input' -r -F
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l via -d 'Path of each shader to the device, comma-separated: direct (SPIR-V written by d3dfloat), vkd3d-shader or dxbc-spirv (DXBC written by d3dfloat, translated by that translator); with several, every instruction runs through each and the report compares them' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l translator-lib -d 'With --via vkd3d-shader: the vkd3d-shader library to load [default: libvkd3d-shader.so.1 from the system]' -r -F
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l dump-dxbc -d 'Write each selected instruction\'s DXBC compute shader (sampled and exhaustive forms) into DIR as NAME.FORMAT[.indexed].dxbc, then exit; no device is needed' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand probe" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
 always\t''
 never\t''"
