@@ -482,7 +482,7 @@ fn negative_counts_and_missing_arguments_get_true_messages() {
         "-1",
     ]);
     assert!(
-        err.contains("'-1' for '--channels") && err.contains("3 (RGB) or 4"),
+        err.contains("'-1' for '--channels") && err.contains("1 to 4"),
         "{err}"
     );
     let err = usage_error(&["generate", "man"]);
