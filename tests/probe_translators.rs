@@ -94,16 +94,8 @@ fn every_sm5_blob_translates_and_binds_two_buffers() {
         assert!(!t.info().version.is_empty());
         for k in sm5_kernels() {
             let k = k.through(via);
-            let forms = [false, true]
-                .into_iter()
-                .filter(|&i| !i || k.sweep().is_some());
-            for indexed in forms {
-                let blob = if indexed {
-                    dxbc::build_indexed(&k, false)
-                } else {
-                    dxbc::build(&k, false)
-                }
-                .unwrap();
+            for indexed in dxbc::forms(&k) {
+                let blob = dxbc::blob(&k, indexed, false).unwrap();
                 let what = format!(
                     "{} {} via {via} (indexed {indexed})",
                     k.name,

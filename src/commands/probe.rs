@@ -201,16 +201,9 @@ fn dump_dxbc(
             }
             continue;
         }
-        let forms = [false, true]
-            .into_iter()
-            .filter(|&i| !i || k.sweep().is_some());
-        for indexed in forms {
-            let blob = if indexed {
-                dxbc::build_indexed(&k, false)
-            } else {
-                dxbc::build(&k, false)
-            }
-            .map_err(|e| anyhow::anyhow!("--dump-dxbc: {e}"))?;
+        for indexed in dxbc::forms(&k) {
+            let blob =
+                dxbc::blob(&k, indexed, false).map_err(|e| anyhow::anyhow!("--dump-dxbc: {e}"))?;
             let path = dir.join(dxbc::file_name(&k, indexed));
             let mut file = OutputFile::create(&path, None).context("--dump-dxbc")?;
             file.write_all(&blob)

@@ -479,12 +479,8 @@ impl VulkanDevice {
                 shader::build(k, &self.info.float_controls, wrong)
             });
         }
-        let blob = if indexed {
-            dxbc::build_indexed(k, wrong)
-        } else {
-            dxbc::build(k, wrong)
-        }
-        .map_err(|e| ProbeError::Translator(format!("no DXBC: {e}")))?;
+        let blob = dxbc::blob(k, indexed, wrong)
+            .map_err(|e| ProbeError::Translator(format!("no DXBC: {e}")))?;
         let (_, translator) = self
             .translators
             .iter()

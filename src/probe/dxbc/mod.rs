@@ -68,6 +68,24 @@ pub fn build_indexed(k: &Kernel, wrong: bool) -> Result<Vec<u8>, Unsupported> {
     assemble(k, wrong, true)
 }
 
+/// The blob of `k` in one form: the sweep's (`indexed`, [`build_indexed`]) or the one that
+/// reads uploaded operands ([`build`]).
+pub fn blob(k: &Kernel, indexed: bool, wrong: bool) -> Result<Vec<u8>, Unsupported> {
+    if indexed {
+        build_indexed(k, wrong)
+    } else {
+        build(k, wrong)
+    }
+}
+
+/// The forms `k` has, as [`blob`] takes them: uploaded operands, then the sweep's where it
+/// has one.
+pub fn forms(k: &Kernel) -> impl Iterator<Item = bool> + '_ {
+    [false, true]
+        .into_iter()
+        .filter(|&indexed| !indexed || k.sweep().is_some())
+}
+
 fn refusal(k: &Kernel, reason: &'static str) -> Unsupported {
     Unsupported {
         kernel: k.name,
