@@ -92,10 +92,15 @@ pub enum Command {
 const DECODE_HELP: &str = "\
 BITS are 0x7c0, 0b11111000000 or 1984 (an underscore may stand between two digits); a pattern wider
 than the format is an error. Packed formats (r11g11b10, rgb9e5) take one 32-bit word.
+--fmt bc6h_uf16 or bc6h_sf16 takes a BC6H block: 0x and up to 32 hex digits, the 16 bytes
+as one little-endian 128-bit number (the file's first byte is the last two digits); it
+shows the mode, partition, endpoints (stored, transformed, unquantized), indices and the
+16 texels.
 
 Examples:
   d3dfloat decode --fmt f11 0x7c0
   d3dfloat decode --fmt rgb9e5 0x999320c8
+  d3dfloat decode --fmt bc6h_uf16 0xffffffffffffffff000000000000ffe3
   printf '0x3c00\\n0x7bff\\n' | d3dfloat decode --fmt f16 --plain";
 
 const ENCODE_HELP: &str = "\
@@ -145,9 +150,13 @@ pub struct ConvertArgs {
     /// Source format (needed for raw input; a container knows its own)
     #[arg(long, value_name = "F", value_parser = parse_format)]
     pub from: Option<Format>,
-    /// Target format
-    #[arg(long, value_name = "F", value_parser = parse_format)]
-    pub to: Format,
+    /// Target format (or bc6h_uf16, bc6h_sf16: BC6H blocks, from a container input)
+    #[arg(long, value_name = "F", value_parser = parse_format_or_block)]
+    pub to: FormatArg,
+    /// BC6H output: how hard the encoder looks (fast: 2 modes, 1 partition; normal: every
+    /// mode, 4 partitions; slow: every mode, 12 partitions, more refinement)
+    #[arg(long, value_enum, default_value_t = QualityArg::Normal, value_name = "Q")]
+    pub quality: QualityArg,
     /// Rounding direction
     #[arg(long, short = 'r', value_enum, default_value_t = RoundingArg::Rne, value_name = "R")]
     pub rounding: RoundingArg,
@@ -427,9 +436,9 @@ pub struct UlpDiffArgs {
 /// `decode`'s arguments.
 #[derive(Debug, Args)]
 pub struct DecodeArgs {
-    /// Format of the patterns
-    #[arg(long, short = 'f', default_value = "f32", value_name = "F", value_parser = parse_format)]
-    pub fmt: Format,
+    /// Format of the patterns (or bc6h_uf16, bc6h_sf16: one BC6H block)
+    #[arg(long, short = 'f', default_value = "f32", value_name = "F", value_parser = parse_format_or_block)]
+    pub fmt: FormatArg,
     /// Bit patterns to decode (stdin, one per line, when none are given)
     #[arg(value_name = "BITS")]
     pub bits: Vec<String>,
@@ -511,6 +520,46 @@ fn parse_ulp_limit(s: &str) -> Result<u64, String> {
     s.trim()
         .parse()
         .map_err(|_| "N is a whole number of ULPs, 0 or more (|distance| is compared)".into())
+}
+
+/// A `--fmt` or `--to` that may also name a block-compressed format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatArg {
+    /// One of the element formats.
+    Format(Format),
+    /// BC6H blocks, unsigned or signed.
+    Bc6h(crate::format::bc6h::Bc6h),
+}
+
+fn parse_format_or_block(s: &str) -> Result<FormatArg, String> {
+    match crate::format::bc6h::Bc6h::from_name(s) {
+        Some(b) => Ok(FormatArg::Bc6h(b)),
+        None => s
+            .parse::<Format>()
+            .map(FormatArg::Format)
+            .map_err(|e| format!("{e}, or bc6h_uf16, bc6h_sf16")),
+    }
+}
+
+/// `--quality`: the BC6H encoder's effort.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum QualityArg {
+    /// Two modes, the best-fitting partition, one refinement pass
+    Fast,
+    /// Every mode, the 4 best-fitting partitions, two passes
+    Normal,
+    /// Every mode, the 12 best-fitting partitions, four passes
+    Slow,
+}
+
+impl From<QualityArg> for crate::format::bc6h::Quality {
+    fn from(q: QualityArg) -> Self {
+        match q {
+            QualityArg::Fast => Self::Fast,
+            QualityArg::Normal => Self::Normal,
+            QualityArg::Slow => Self::Slow,
+        }
+    }
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {

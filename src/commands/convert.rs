@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::Verdict;
 use crate::convert::dds::{self, Shape, Texels};
 use crate::convert::{Container, Conversion, ConvertError, Report, Stats, image_in, raw};
+use crate::format::bc6h::{Bc6h, Quality};
 use crate::format::{F32, Format, RoundOptions};
 use crate::output_file::{Input, OutputFile, WRITE_BUFFER, refuse_stdout_is_input};
 use crate::path_text;
@@ -39,6 +40,9 @@ pub struct ConvertRequest {
     pub limits: image_in::ImageLimits,
     /// The output style of the summary.
     pub style: Style,
+    /// `--to bc6h_*`: BC6H blocks are encoded from the f16 texels `to` (f16) gives, with
+    /// the encoder's quality.
+    pub bc6h: Option<(Bc6h, Quality)>,
 }
 
 /// Raw inputs larger than this get a progress bar on a terminal.
@@ -127,6 +131,10 @@ pub fn run(
         Container::Raw => Container::Raw,
         c => bail!("convert writes raw data or .dds, not .{}", c.name()),
     };
+    let mut input_bc6h = None;
+    if req.bc6h.is_some() && in_container == Container::Raw {
+        bail!("BC6H output needs a .dds, .exr or .hdr input (raw data has no size)");
+    }
     let (conversion, bytes_in, bytes_out, stats) = match in_container {
         Container::Raw => {
             if out_container == Container::Dds {
@@ -146,6 +154,7 @@ pub fn run(
                 .filter(|m| m.is_file())
                 .map(|m| m.len());
             let texture = dds::read(&mut file, len).with_context(|| input_name(input))?;
+            input_bc6h = texture.bc6h;
             if let Some(from) = req.from
                 && from != texture.texels.format
             {
@@ -204,6 +213,8 @@ pub fn run(
         bytes_out,
         stats,
         seconds: started.elapsed().as_secs_f64(),
+        input_bc6h,
+        output_bc6h: req.bc6h.map(|(b, _)| b),
     };
     if summary_on_stdout {
         r.convert(out, &report)?;
@@ -339,6 +350,17 @@ fn convert_texture(
 ) -> anyhow::Result<(Conversion, u64, u64, Stats)> {
     let (conv, target) =
         dds::plan(texels, req.to, req.channels, req.opts).with_context(|| input_name(input))?;
+    if let Some((b, quality)) = req.bc6h {
+        return write_bc6h(
+            &shape,
+            (conv, target),
+            data,
+            (b, quality),
+            input,
+            output,
+            inputs,
+        );
+    }
     let bytes_out = conv.dst_len(data.len()) as u64;
     let header = if container_of(output) == Container::Dds {
         dds::build(&shape, target, bytes_out)
@@ -361,6 +383,52 @@ fn convert_texture(
     )?;
     sink.finish()?;
     Ok((conv, data.len() as u64, bytes_out, stats))
+}
+
+/// `--to bc6h_*`: the texels converted to f16 (counted as any conversion is), then
+/// encoded into BC6H blocks, slice by slice, and written as DDS or raw blocks.
+#[allow(clippy::too_many_arguments)]
+fn write_bc6h(
+    shape: &Shape,
+    (conv, target): (Conversion, Texels),
+    data: Vec<u8>,
+    (b, quality): (Bc6h, Quality),
+    input: Option<&Path>,
+    output: Option<&Path>,
+    inputs: &[Input],
+) -> anyhow::Result<(Conversion, u64, u64, Stats)> {
+    if target.channels < 3 {
+        bail!(
+            "{}: BC6H holds R, G and B; the input has {} channel(s) per texel",
+            input_name(input),
+            target.channels
+        );
+    }
+    let names = (input_name(input), output_name(output));
+    let mut halves = Vec::with_capacity(conv.dst_len(data.len()));
+    let stats = raw::convert_stream(
+        &conv,
+        &mut data.as_slice(),
+        &mut halves,
+        (&names.0, &names.1),
+        &|_| {},
+    )?;
+    let blocks = dds::encode_bc6h(shape, target.channels, &halves, b, quality);
+    let header = if container_of(output) == Container::Dds {
+        dds::build_bc6h(shape, b, blocks.len() as u64)
+            .and_then(|h| dds::header_bytes(&h))
+            .with_context(|| format!("writing {}", names.1))?
+    } else {
+        Vec::new()
+    };
+    let mut sink = Sink::open(output, Some((header.len() + blocks.len()) as u64), inputs)?;
+    for part in [&header, &blocks] {
+        sink.writer()
+            .write_all(part)
+            .map_err(|e| ConvertError::io(format!("writing {}", names.1), e))?;
+    }
+    sink.finish()?;
+    Ok((conv, data.len() as u64, blocks.len() as u64, stats))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use ddsfile::{
 };
 
 use super::{Conversion, ConvertError};
+use crate::format::bc6h::{self, Bc6h};
 use crate::format::{F16, F32, Format, RoundOptions};
 use crate::io::{MemoryReadError, read_at_most, read_full};
 
@@ -90,6 +91,26 @@ const D3D_TEXELS: [(D3DFormat, Format, usize); 6] = [
     (D3DFormat::A32B32G32R32F, Format::Float(F32), 4),
 ];
 
+/// The BC6H formats (§19.5.13): read into f16 RGBA texels, written from them.
+const DXGI_BC6H: [(DxgiFormat, Bc6h, &str); 2] = [
+    (DxgiFormat::BC6H_UF16, Bc6h::Unsigned, "BC6H_UF16"),
+    (DxgiFormat::BC6H_SF16, Bc6h::Signed, "BC6H_SF16"),
+];
+
+/// What BC6H blocks decode into: f16 RGBA, alpha 1.0 (§19.5.13.3).
+pub const BC6H_TEXELS: Texels = Texels {
+    format: Format::Float(F16),
+    channels: 4,
+};
+
+/// The BC6H format a DXGI format names, if it does.
+fn bc6h_of(dxgi: DxgiFormat) -> Option<Bc6h> {
+    DXGI_BC6H
+        .iter()
+        .find(|(d, ..)| *d == dxgi)
+        .map(|&(_, b, _)| b)
+}
+
 /// The texels of a DXGI format, or `None` for a format convert does not handle.
 pub fn texels_of(dxgi: DxgiFormat) -> Option<Texels> {
     DXGI_TEXELS
@@ -108,7 +129,9 @@ pub fn dxgi_of(t: Texels) -> Option<(DxgiFormat, &'static str)> {
 }
 
 fn supported_names() -> String {
-    DXGI_TEXELS.map(|(.., n)| n).join(", ")
+    let mut names = DXGI_TEXELS.map(|(.., n)| n).to_vec();
+    names.extend(DXGI_BC6H.map(|(.., n)| n));
+    names.join(", ")
 }
 
 /// Size and arrangement of a texture, carried over from input to output.
@@ -176,9 +199,13 @@ pub struct Texture {
     pub shape: Shape,
     /// What one texel is, from the header's DXGI format.
     pub texels: Texels,
-    /// The texel data as stored, little-endian: layer after layer, each with its mip
-    /// levels from the largest down; exactly the size the header describes.
+    /// The texel data, little-endian: layer after layer, each with its mip levels from
+    /// the largest down; exactly the size the header describes (for BC6H, the size of
+    /// the decoded texels).
     pub data: Vec<u8>,
+    /// The BC6H format the file held, whose blocks were decoded into `data`; `None` for
+    /// texels stored as they are.
+    pub bc6h: Option<Bc6h>,
 }
 
 fn container(msg: String) -> ConvertError {
@@ -207,8 +234,15 @@ pub fn read(r: &mut dyn Read, file_len: Option<u64>) -> Result<Texture, ConvertE
         HEADER_BYTES
     };
     let (shape, texels) = shape_of(&dds)?;
-    let expected = checked_size(&shape, texels)?;
-    let describe = describe(&shape, texels);
+    let blocks = dds.header10.as_ref().and_then(|h| bc6h_of(h.dxgi_format));
+    let expected = match blocks {
+        Some(b) => checked_block_size(&shape, b)?,
+        None => checked_size(&shape, texels)?,
+    };
+    let describe = match blocks {
+        Some(b) => describe_blocks(&shape, b),
+        None => describe(&shape, texels),
+    };
     let holds = |n: String| {
         container(format!(
             "DDS header describes {expected} bytes of texels ({describe}) but the file holds {n}"
@@ -240,11 +274,139 @@ pub fn read(r: &mut dyn Read, file_len: Option<u64>) -> Result<Texture, ConvertE
     if data.len() as u64 != expected {
         return Err(holds(data.len().to_string()));
     }
+    if let Some(b) = blocks {
+        data = decode_bc6h(&shape, b, &data)?;
+    }
     Ok(Texture {
         shape,
         texels,
         data,
+        bc6h: blocks,
     })
+}
+
+/// Each level's 2D slices in file order (layer, then level, then depth slice): the
+/// width and height of the slice, as many times as the level has slices.
+fn slices(shape: &Shape) -> impl Iterator<Item = (u32, u32)> + '_ {
+    (0..shape.layers).flat_map(move |_| {
+        (0..shape.mips).flat_map(move |level| {
+            let dim = |n: u32| n.checked_shr(level).unwrap_or(0).max(1);
+            let (w, h, d) = (dim(shape.width), dim(shape.height), dim(shape.depth));
+            (0..d).map(move |_| (w, h))
+        })
+    })
+}
+
+/// Bytes of BC6H blocks the shape holds: every slice of every level of every layer in
+/// whole 4x4 blocks; an error where that overflows a `u64`.
+fn checked_block_size(shape: &Shape, b: Bc6h) -> Result<u64, ConvertError> {
+    // A level's slices are counted by multiplying, not one by one: a 3D texture may
+    // declare billions of them.
+    let mut per_layer: u64 = 0;
+    for level in 0..shape.mips {
+        let dim = |n: u32| n.checked_shr(level).unwrap_or(0).max(1);
+        let bytes = bc6h::surface::slice_bytes(dim(shape.width), dim(shape.height))
+            .and_then(|s| s.checked_mul(dim(shape.depth) as u64))
+            .and_then(|s| per_layer.checked_add(s));
+        per_layer = bytes.ok_or_else(|| impossible(shape, b))?;
+    }
+    per_layer
+        .checked_mul(shape.layers as u64)
+        .ok_or_else(|| impossible(shape, b))
+}
+
+fn impossible(shape: &Shape, b: Bc6h) -> ConvertError {
+    container(format!(
+        "DDS header describes an impossible size ({})",
+        describe_blocks(shape, b)
+    ))
+}
+
+/// The shape of a BC6H texture as messages describe it.
+fn describe_blocks(shape: &Shape, b: Bc6h) -> String {
+    format!(
+        "{}x{}x{}, {} mip levels, {} layers of {}",
+        shape.width,
+        shape.height,
+        shape.depth,
+        shape.mips,
+        shape.layers,
+        DXGI_BC6H.iter().find(|d| d.1 == b).expect("listed").2
+    )
+}
+
+/// Decodes every block of a BC6H texture into f16 RGBA texels, slice by slice in file
+/// order; refuses a decoded size that does not fit memory.
+fn decode_bc6h(shape: &Shape, b: Bc6h, blocks: &[u8]) -> Result<Vec<u8>, ConvertError> {
+    let texels = checked_size(shape, BC6H_TEXELS)?;
+    let mut out: Vec<u8> = Vec::new();
+    usize::try_from(texels)
+        .ok()
+        .and_then(|n| out.try_reserve_exact(n).ok())
+        .ok_or_else(|| {
+            container(format!(
+                "not enough memory for the decoded BC6H texels ({texels} bytes)"
+            ))
+        })?;
+    let mut at = 0usize;
+    for (w, h) in slices(shape) {
+        let len = bc6h::surface::slice_bytes(w, h).expect("checked") as usize;
+        let rgba = bc6h::surface::decode_slice(&blocks[at..at + len], w, h, b.signed());
+        out.extend(rgba.iter().flat_map(|t| t.to_le_bytes()));
+        at += len;
+    }
+    Ok(out)
+}
+
+/// Encodes f16 texels (`channels` per texel, 3 or more, R G B first), laid out as
+/// [`Texture::data`] is, into BC6H blocks in the same order.
+pub fn encode_bc6h(
+    shape: &Shape,
+    channels: usize,
+    texels: &[u8],
+    b: Bc6h,
+    quality: bc6h::Quality,
+) -> Vec<u8> {
+    let halves: Vec<u16> = texels
+        .chunks_exact(2)
+        .map(|p| u16::from_le_bytes([p[0], p[1]]))
+        .collect();
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    for (w, h) in slices(shape) {
+        let n = w as usize * h as usize * channels;
+        let slice = &halves[at..at + n];
+        out.extend(bc6h::surface::encode_slice(
+            slice,
+            channels,
+            w,
+            h,
+            b.signed(),
+            quality,
+        ));
+        at += n;
+    }
+    out
+}
+
+/// The headers of a DDS file of BC6H blocks of the given shape, as [`build`] makes them.
+pub fn build_bc6h(shape: &Shape, b: Bc6h, data_len: u64) -> Result<Dds, ConvertError> {
+    let &(format, ..) = DXGI_BC6H.iter().find(|d| d.1 == b).expect("listed");
+    let needed = checked_block_size(shape, b)?;
+    if data_len != needed {
+        return Err(container(format!(
+            "encoded data is {data_len} bytes where the DDS layout ({}) needs {needed}",
+            describe_blocks(shape, b)
+        )));
+    }
+    // The pitch (one row of blocks) is a u32 that ddsfile computes without a check.
+    if (shape.width as u64).div_ceil(4) * bc6h::BLOCK_BYTES as u64 > u32::MAX as u64 {
+        return Err(container(format!(
+            "a row of {} texels of BC6H blocks is more bytes than a DDS header's pitch can hold",
+            shape.width
+        )));
+    }
+    headers(shape, format)
 }
 
 fn reading_error(e: MemoryReadError, what: &str) -> ConvertError {
@@ -264,13 +426,15 @@ fn shape_of(dds: &Dds) -> Result<(Shape, Texels), ConvertError> {
     let depth = dds.header.depth.unwrap_or(1).max(1);
     let (texels, cubemap, dimension, alpha_mode, layers) = match dds.header10.as_ref() {
         Some(h10) => {
-            let texels = texels_of(h10.dxgi_format).ok_or_else(|| {
-                container(format!(
-                    "DDS format {:?} is not one convert reads ({})",
-                    h10.dxgi_format,
-                    supported_names()
-                ))
-            })?;
+            let texels = texels_of(h10.dxgi_format)
+                .or_else(|| bc6h_of(h10.dxgi_format).map(|_| BC6H_TEXELS))
+                .ok_or_else(|| {
+                    container(format!(
+                        "DDS format {:?} is not one convert reads ({})",
+                        h10.dxgi_format,
+                        supported_names()
+                    ))
+                })?;
             let cube = h10.misc_flag.contains(ddsfile::MiscFlag::TEXTURECUBE);
             // ddsfile's own count multiplies by six in a u32 and wraps: 0x2AAAAAAB cubes
             // would read as 2 faces.
@@ -457,6 +621,11 @@ pub fn build(shape: &Shape, texels: Texels, data_len: u64) -> Result<Dds, Conver
             dxgi_of(texels).expect("listed").1
         )));
     }
+    headers(shape, format)
+}
+
+/// The DDS headers (with a DX10 header) for a texture of `shape` in `format`.
+fn headers(shape: &Shape, format: DxgiFormat) -> Result<Dds, ConvertError> {
     let header = ddsfile::Header::new_dxgi(
         shape.height,
         shape.width,

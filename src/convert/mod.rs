@@ -215,4 +215,8 @@ pub struct Report {
     pub stats: Stats,
     /// Wall-clock seconds of the conversion, reading and writing included.
     pub seconds: f64,
+    /// The BC6H format the input held (decoded to f16 RGBA before the conversion).
+    pub input_bc6h: Option<crate::format::bc6h::Bc6h>,
+    /// The BC6H format written (encoded from the conversion's f16 texels).
+    pub output_bc6h: Option<crate::format::bc6h::Bc6h>,
 }
