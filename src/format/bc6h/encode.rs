@@ -167,7 +167,7 @@ fn fit_line(t: &Texels, members: &[usize]) -> Line {
             }
         }
     }
-    let axis = principal_axis(&cov);
+    let axis = principal_axis(&cov, 8);
     let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
     for &i in members {
         let p: f32 = (0..3).map(|c| (t.scaled[i][c] - mean[c]) * axis[c]).sum();
@@ -179,15 +179,15 @@ fn fit_line(t: &Texels, members: &[usize]) -> Line {
     [at(lo), at(hi)]
 }
 
-/// The eigenvector of the largest eigenvalue of a covariance matrix, by power iteration
-/// from the diagonal's largest direction.
-fn principal_axis(cov: &[[f32; 3]; 3]) -> [f32; 3] {
+/// The eigenvector of the largest eigenvalue of a covariance matrix, by `iterations` steps
+/// of power iteration from the diagonal's largest direction.
+fn principal_axis(cov: &[[f32; 3]; 3], iterations: usize) -> [f32; 3] {
     let mut v = [1f32, 1.0, 1.0];
     let largest = (0..3)
         .max_by(|&a, &b| cov[a][a].total_cmp(&cov[b][b]))
         .expect("three");
     v[largest] = 2.0;
-    for _ in 0..8 {
+    for _ in 0..iterations {
         let w: [f32; 3] = std::array::from_fn(|r| (0..3).map(|c| cov[r][c] * v[c]).sum());
         let norm = w.iter().map(|x| x * x).sum::<f32>().sqrt();
         if norm < 1e-12 {
@@ -218,7 +218,8 @@ fn partition_score(t: &Texels, regions: &[u8; 16]) -> f32 {
         }
         let cov: [[f32; 3]; 3] =
             std::array::from_fn(|a| std::array::from_fn(|b| sq[a][b] - sum[a] * sum[b] / n));
-        let axis = principal_axis(&cov);
+        // A ranking needs less precision than a fit.
+        let axis = principal_axis(&cov, 4);
         let trace = cov[0][0] + cov[1][1] + cov[2][2];
         let along: f32 = (0..3)
             .map(|a| axis[a] * (0..3).map(|b| cov[a][b] * axis[b]).sum::<f32>())
@@ -258,6 +259,14 @@ fn assign(
         palette(mode, &endpoints[0], &endpoints[1], t.signed),
         palette(mode, &endpoints[2], &endpoints[3], t.signed),
     ];
+    let ws = weights(mode);
+    // Each region's line from its first palette entry to its last: a texel's index is
+    // found by projecting it on the line, then the entries either side are measured
+    // exactly (the palette is that line up to the final scaling's rounding).
+    let lines = palettes.map(|pal| {
+        let d: [i64; 3] = std::array::from_fn(|c| (pal[n - 1][c] - pal[0][c]) as i64);
+        (d, d.iter().map(|x| x * x).sum::<i64>())
+    });
     let mut total = 0u64;
     for i in 0..16 {
         let r = regions[i] as usize;
@@ -267,8 +276,24 @@ fn assign(
         } else {
             n
         };
+        let (d, len2) = lines[r];
+        let guess = if len2 == 0 {
+            0
+        } else {
+            let along: i64 = (0..3)
+                .map(|c| (t.target[i][c] - pal[0][c]) as i64 * d[c])
+                .sum();
+            // The weight (of 64) nearest the projection.
+            let w = (along * 64 + len2 / 2).div_euclid(len2).clamp(0, 64) as i32;
+            ws.iter()
+                .enumerate()
+                .min_by_key(|(_, x)| (**x - w).abs())
+                .map_or(0, |(k, _)| k)
+        };
         let mut best = (u64::MAX, 0u8);
-        for (k, entry) in pal.iter().enumerate().take(limit) {
+        let first = guess.saturating_sub(1);
+        let end = (guess + 2).min(limit).max(first);
+        for (k, entry) in pal.iter().enumerate().take(end).skip(first) {
             let e: u64 = (0..3)
                 .map(|c| {
                     let d = (entry[c] - t.target[i][c]) as i64;
@@ -278,6 +303,17 @@ fn assign(
             if e < best.0 {
                 best = (e, k as u8);
             }
+        }
+        if best.0 == u64::MAX {
+            // An anchor whose projection lies in the upper half: the top of the lower.
+            let k = limit - 1;
+            let e: u64 = (0..3)
+                .map(|c| {
+                    let d = (pal[k][c] - t.target[i][c]) as i64;
+                    (d * d) as u64
+                })
+                .sum();
+            best = (e, k as u8);
         }
         indices[i] = best.1;
         total += best.0;
