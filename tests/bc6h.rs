@@ -83,7 +83,7 @@ fn random_blocks_of_every_mode_match_bcdec() {
     random_blocks(200_000, 1);
 }
 
-/// The 10^6 run (about 10 s in the debug build; `cargo test --release -- --ignored` runs
+/// The 10^6 run (17 s in the debug build on the 2-core machine; `cargo test --release -- --ignored` runs
 /// it in a second).
 #[test]
 #[ignore]
