@@ -61,15 +61,15 @@ pub fn run(
     let kernels = catalog::select(&req.ops).map_err(|e| anyhow::anyhow!("{e}"))?;
     // The log files are opened (and refused) now, before any device is touched: a log that
     // cannot be written fails in a moment, not after the run.
+    let halves = kernels.iter().any(|k| k.family == Family::F16);
+    let logging = !req.list_devices && req.exhaustive.is_none();
+    refuse_same_file(req, logging, halves)?;
     let mut logs = match &req.emit_log {
-        Some(path) if !req.list_devices && req.exhaustive.is_none() => {
-            let halves = kernels.iter().any(|k| k.family == Family::F16);
-            Some(Logs::create(path, halves)?)
-        }
+        Some(path) if logging => Some(Logs::create(path, halves)?),
         _ => None,
     };
     // So does the report's.
-    let report_file = ReportFile::create_if(&req.report)?;
+    let report_file = ReportFile::create_if(&req.report, &[])?;
     let fake = std::env::var(FAKE_DEVICE_VAR)
         .ok()
         .filter(|v| !v.is_empty());
@@ -131,6 +131,26 @@ pub fn run(
     })
 }
 
+/// Refuses a run whose outputs (the log, its `.f16` beside it, the report) share a file.
+fn refuse_same_file(req: &ProbeCommand, logging: bool, halves: bool) -> anyhow::Result<()> {
+    let shown = |flag: &str, p: &Path| format!("{flag} {}", crate::path_text::one_line(p));
+    let log = req.emit_log.as_ref().filter(|_| logging);
+    let f16 = log.filter(|_| halves).map(|p| half_log(p));
+    let mut outputs = Vec::new();
+    if let Some(log) = log {
+        outputs.push((shown("--emit-log", log), log.as_path()));
+    }
+    if let Some(f16) = &f16 {
+        let shown = format!("--emit-log's {}", crate::path_text::one_line(f16));
+        outputs.push((shown, f16.as_path()));
+    }
+    if let Some((report, _)) = &req.report {
+        outputs.push((shown("--report", report), report.as_path()));
+    }
+    crate::output_file::refuse_same_file(&outputs)?;
+    Ok(())
+}
+
 /// `--emit-log FILE`: the log for `op` (f32 and double lines) and, when 16-bit arithmetic
 /// is probed, `FILE.f16` for `op --fmt f16`. Both are output files ([`OutputFile`]):
 /// replaced whole when the run completes, never left half-written.
@@ -156,9 +176,7 @@ impl Logs {
             );
         }
         let halves = if halves {
-            let mut p = path.as_os_str().to_owned();
-            p.push(".f16");
-            Some(OutputFile::create(&PathBuf::from(p), None).context("--emit-log")?)
+            Some(OutputFile::create(&half_log(path), None).context("--emit-log")?)
         } else {
             None
         };
@@ -177,6 +195,13 @@ impl Logs {
         }
         Ok(())
     }
+}
+
+/// `FILE.f16`, beside the log `FILE`.
+fn half_log(path: &Path) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(".f16");
+    PathBuf::from(p)
 }
 
 fn write_log<'a>(
@@ -213,12 +238,15 @@ fn exhaustive(
         map: report_file.is_some(),
     };
     let stop = Arc::new(AtomicBool::new(false));
-    // The first Ctrl-C ends the sweep after the chunk in hand; a second one exits at once.
+    // The first Ctrl-C ends the sweep after the chunk in hand, and the partial report is
+    // written (stdout and --report); a second one exits at once, removing the report's
+    // temporary file (output_file::interrupts). The flag is also set here directly, for a
+    // run whose signal thread the system refused.
     #[cfg(unix)]
     {
         use signal_hook::{consts::SIGINT, flag};
-        flag::register_conditional_shutdown(SIGINT, 130, Arc::clone(&stop))
-            .and_then(|_| flag::register(SIGINT, Arc::clone(&stop)))
+        crate::output_file::interrupts::first_interrupt_sets(Arc::clone(&stop))
+            .and_then(|()| flag::register(SIGINT, Arc::clone(&stop)).map(drop))
             .context("listening for Ctrl-C")?;
     }
     let bar = std::io::stderr().is_terminal().then(|| {
