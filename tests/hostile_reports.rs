@@ -92,16 +92,19 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
+/// `op add` over the buffers of [`add_buffers`].
+const OP_ADD: [&str; 6] = [
+    "op",
+    "add",
+    "--operands",
+    "x.f32,y.f32",
+    "--results",
+    "r.f32",
+];
+
 fn op_add(dir: &Path) -> Command {
     let mut c = d3dfloat();
-    c.current_dir(dir).args([
-        "op",
-        "add",
-        "--operands",
-        "x.f32,y.f32",
-        "--results",
-        "r.f32",
-    ]);
+    c.current_dir(dir).args(OP_ADD);
     c
 }
 
@@ -172,14 +175,7 @@ fn stdout_or_a_report_through_dev_stdout_appending_to_an_operand_is_refused() {
     let dir = TempDir::new().unwrap();
     add_buffers(dir.path());
     let before = snapshot(dir.path());
-    let op = [
-        "op",
-        "add",
-        "--operands",
-        "x.f32,y.f32",
-        "--results",
-        "r.f32",
-    ];
+    let op = OP_ADD;
     let with_report = [&op[..], &["--report", "/dev/stdout"]].concat();
     let ulp = ["ulp-diff", "--files", "x.f32", "x2.f32"];
     let ulp_report = [&ulp[..], &["--report", "/dev/stdout"]].concat();
