@@ -420,7 +420,13 @@ fn an_exhaustive_sweep_lists_violating_indexes_in_json_and_csv() {
     let tables: Vec<&str> = text.split("\n\n").collect();
     assert_eq!(tables.len(), 2, "{text}");
     assert!(tables[0].starts_with("op,format,lines,conform,violate,max_ulps,"));
-    assert!(tables[0].lines().next().unwrap().ends_with(",max_distance,via"));
+    assert!(
+        tables[0]
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with(",max_distance,via")
+    );
     let rows: Vec<&str> = tables[1].lines().collect();
     assert_eq!(rows[0], "op,format,index,class");
     assert!(rows[1].starts_with("rsq,f32,8388606,") && rows[2].starts_with("rsq,f32,8388607,"));
