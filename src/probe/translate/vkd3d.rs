@@ -160,7 +160,7 @@ impl Vkd3dShader {
         };
         let version = text.unwrap_or_else(|| format!("vkd3d-shader {major}.{minor}"));
         let source = library.map_or_else(
-            || resolved(&lib).unwrap_or_else(|| LIBRARY.to_string()),
+            || resolved().unwrap_or_else(|| LIBRARY.to_string()),
             |p| p.display().to_string(),
         );
         Ok(Vkd3dShader {
@@ -190,7 +190,7 @@ impl Vkd3dShader {
 
 /// The file the dynamic linker chose for the library: the mapped file of that name in
 /// `/proc/self/maps` (Linux), so the report names the build that ran.
-fn resolved(_lib: &libloading::Library) -> Option<String> {
+fn resolved() -> Option<String> {
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
     maps.lines()
         .filter_map(|l| l.split_whitespace().nth(5))
