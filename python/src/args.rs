@@ -9,7 +9,8 @@ use std::borrow::Cow;
 use d3dfloat::d3d::RuleSet;
 use d3dfloat::format::{F64, FloatFormat, Format, RoundOptions, Rounding};
 use numpy::{
-    Element, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods,
+    Element, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray,
+    PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -100,6 +101,7 @@ pub fn array_of<'py, T: Element + DtypeName>(
     obj: &Bound<'py, PyAny>,
     what: &str,
 ) -> PyResult<PyReadonlyArrayDyn<'py, T>> {
+    let obj = &native_order(obj)?;
     if obj.downcast::<PyUntypedArray>().is_err() {
         return Err(PyTypeError::new_err(format!(
             "{what} must be a numpy array of {}, not {}",
@@ -117,13 +119,36 @@ pub fn array_of<'py, T: Element + DtypeName>(
     }
 }
 
-/// The elements in C order: the array's own memory where it is C-contiguous (no copy),
-/// a copy otherwise.
-pub fn elements<'a, T: Element + Copy>(a: &'a PyReadonlyArrayDyn<'_, T>) -> Cow<'a, [T]> {
-    match a.as_slice() {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => Cow::Owned(a.as_array().iter().copied().collect()),
+/// An array whose byte order is not the machine's (`>f4` here), copied into the machine's
+/// order, the values' bits unchanged (a byte swap); anything else as it is. Every array
+/// the package reads passes here first, and is then read by [`elements`]: together the
+/// one place where an array's layout and byte order are dealt with, so that no function
+/// reads bytes in an order the array does not mean.
+pub fn native_order<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let Ok(a) = obj.downcast::<PyUntypedArray>() else {
+        return Ok(obj.clone());
+    };
+    let dtype = a.dtype();
+    if dtype.is_native_byteorder() != Some(false) {
+        return Ok(obj.clone());
     }
+    let native = dtype.call_method1("newbyteorder", ("=",))?;
+    let kwargs = pyo3::types::PyDict::new(obj.py());
+    kwargs.set_item("order", "C")?;
+    obj.call_method("astype", (native,), Some(&kwargs))
+}
+
+/// The elements in C order, the array's logical order whatever its memory layout: the
+/// array's own memory where it is C-contiguous (no copy), a copy in logical order
+/// otherwise. (numpy's `as_slice` also lends a Fortran-ordered array's memory, which holds
+/// the elements in another order: never used here.)
+pub fn elements<'a, T: Element + Copy>(a: &'a PyReadonlyArrayDyn<'_, T>) -> Cow<'a, [T]> {
+    if a.is_c_contiguous()
+        && let Ok(s) = a.as_slice()
+    {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(a.as_array().iter().copied().collect())
 }
 
 /// Float values for the encoders: float32 or float64 arrays.
@@ -137,6 +162,7 @@ pub enum FloatArray<'py> {
 impl<'py> FloatArray<'py> {
     /// A float32 or float64 array; anything else is a `TypeError`.
     pub fn extract(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<FloatArray<'py>> {
+        let obj = &native_order(obj)?;
         if let Ok(a) = obj.downcast::<PyArrayDyn<f32>>() {
             return Ok(FloatArray::F32(a.readonly()));
         }
@@ -157,25 +183,34 @@ impl<'py> FloatArray<'py> {
         }
     }
 
-    /// The source format of the conversion (f32 or f64) and the values' bytes in C order,
-    /// borrowed where the array is contiguous.
-    pub fn bytes(&self) -> (Format, Cow<'_, [u8]>) {
-        fn cast<'a, T: bytemuck::Pod + Element>(a: &'a PyReadonlyArrayDyn<'_, T>) -> Cow<'a, [u8]> {
-            match a.as_slice() {
-                Ok(s) => Cow::Borrowed(bytemuck::cast_slice(s)),
-                // One copy, in C order, straight into bytes.
-                Err(_) => {
-                    let mut out = Vec::with_capacity(a.len() * std::mem::size_of::<T>());
-                    for x in a.as_array().iter() {
-                        out.extend_from_slice(bytemuck::bytes_of(x));
-                    }
-                    Cow::Owned(out)
-                }
-            }
-        }
+    /// The source format of the conversion (f32 or f64) and the values in C order,
+    /// borrowed where the array is C-contiguous ([`elements`]).
+    pub fn bytes(&self) -> (Format, Values<'_>) {
         match self {
-            FloatArray::F32(a) => (Format::Float(d3dfloat::format::F32), cast(a)),
-            FloatArray::F64(a) => (Format::Float(F64), cast(a)),
+            FloatArray::F32(a) => (
+                Format::Float(d3dfloat::format::F32),
+                Values::F32(elements(a)),
+            ),
+            FloatArray::F64(a) => (Format::Float(F64), Values::F64(elements(a))),
+        }
+    }
+}
+
+/// Float values in C order, read as the bytes the bulk kernels take.
+pub enum Values<'a> {
+    /// float32 values.
+    F32(Cow<'a, [f32]>),
+    /// float64 values.
+    F64(Cow<'a, [f64]>),
+}
+
+impl std::ops::Deref for Values<'_> {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Values::F32(v) => bytemuck::cast_slice(v),
+            Values::F64(v) => bytemuck::cast_slice(v),
         }
     }
 }

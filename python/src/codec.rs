@@ -136,26 +136,35 @@ fn value_format(dtype: Option<&str>, default_f64: bool) -> PyResult<Format> {
     }
 }
 
-/// Widens `src` bytes of format `from` into values of `to` (float32 or float64).
-fn widen<'py>(
-    py: Python<'py>,
-    conv: &Conversion,
-    src: &[u8],
-    shape: Vec<usize>,
-) -> PyResult<Bound<'py, PyAny>> {
-    if conv.to == Format::Float(F64) {
-        let (v, _) = convert_into::<f64>(py, conv, src);
-        shaped(py, v, shape)
-    } else {
-        let (v, _) = convert_into::<f32>(py, conv, src);
-        shaped(py, v, shape)
+/// Where the conversion kernels made a signalling NaN quiet, makes it signalling again.
+///
+/// The kernels quiet every NaN, as the core's conversions do (IEEE 754-2019 §6.2: an
+/// operation never delivers a signalling NaN); decode and unpack instead answer which
+/// value a pattern stands for, and a numpy array keeps whatever bits it is given, so the
+/// pattern is kept: the same payload (widened as the kernels widen it, which keeps it
+/// non-zero, so the result is still a NaN) with the quiet bit clear. Only the IEEE formats
+/// (f16, f32, f64) mark signalling NaNs; `clear` takes the quiet bit off element `i`.
+fn keep_signalling<T: Copy + Into<u64> + Sync>(
+    from: Format,
+    src: &[T],
+    stats: &Stats,
+    mut clear: impl FnMut(usize),
+) {
+    let Format::Float(f) = from else { return };
+    if stats.nan_in == 0 {
+        return;
+    }
+    for (i, &b) in src.iter().enumerate() {
+        if f.is_quiet_nan(b.into()) == Some(false) {
+            clear(i);
+        }
     }
 }
 
 /// Bit patterns of `T` (uint16 for f16/f11/f10, uint32 for f32 and the packed words,
-/// uint64 for f64), checked against the format's width and widened through `conv`, read
-/// in place where the array is contiguous. `extra` is a trailing axis of the output (the
-/// three channels of a packed word).
+/// uint64 for f64), checked against the format's width and widened through `conv` into
+/// float32 or float64 values, read in place where the array is C-contiguous. `extra` is a
+/// trailing axis of the output (the three channels of a packed word).
 fn widen_patterns<'py, T>(
     py: Python<'py>,
     bits: &Bound<'py, PyAny>,
@@ -172,7 +181,20 @@ where
     check_width(&e, width, fmt, what)?;
     let mut shape = a.shape().to_vec();
     shape.extend(extra);
-    widen(py, conv, bytemuck::cast_slice(&e), shape)
+    let src: &[u8] = bytemuck::cast_slice(&e);
+    if conv.to == Format::Float(F64) {
+        let (mut v, stats) = convert_into::<f64>(py, conv, src);
+        keep_signalling(conv.from, &e, &stats, |i| {
+            v[i] = f64::from_bits(v[i].to_bits() & !(1 << 51));
+        });
+        shaped(py, v, shape)
+    } else {
+        let (mut v, stats) = convert_into::<f32>(py, conv, src);
+        keep_signalling(conv.from, &e, &stats, |i| {
+            v[i] = f32::from_bits(v[i].to_bits() & !(1 << 22));
+        });
+        shaped(py, v, shape)
+    }
 }
 
 /// Bit patterns of a float format back to values, exactly.

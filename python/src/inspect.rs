@@ -66,6 +66,9 @@ impl<'py> Patterns<'py> {
                 type_name(obj)
             ))
         };
+        // Another byte order is read in this machine's (args::native_order), not misread.
+        let native = args::native_order(obj)?;
+        let obj = &native;
         let dtype = obj.getattr("dtype").map_err(|_| refuse())?;
         let kind: String = dtype.getattr("kind")?.extract()?;
         let itemsize: usize = dtype.getattr("itemsize")?.extract()?;

@@ -23,6 +23,9 @@ use pyo3::prelude::*;
 /// The extension module; `d3dfloat/__init__.py` re-exports it with its docstrings.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The interpreter handles its signals (Ctrl-C is KeyboardInterrupt): the library's
+    // handler, which removes temporary outputs and exits, is for the command line only.
+    d3dfloat::output_file::interrupts::leave_to_host();
     m.add_function(wrap_pyfunction!(codec::encode, m)?)?;
     m.add_function(wrap_pyfunction!(codec::decode, m)?)?;
     m.add_function(wrap_pyfunction!(codec::pack, m)?)?;

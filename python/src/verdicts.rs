@@ -58,18 +58,103 @@ fn operand_patterns<'py>(j: &Judge, operands: &Bound<'py, PyAny>) -> PyResult<Ve
         .collect()
 }
 
-/// The shape of the per-line outputs: the first operand's shape, less its trailing axis of
-/// components for a vector instruction (dp2-dp4).
-fn line_shape(first: &Patterns<'_>, width: usize, lines: usize) -> Vec<usize> {
-    let mut shape = first.shape();
-    if width > 1 {
-        if shape.last() == Some(&width) {
-            shape.pop();
-        } else {
-            shape = vec![lines];
+/// The shape of the per-line outputs, after checking the operands' shapes: every operand
+/// has the first one's shape; a vector instruction's (dp2-dp4) is `(..., width)` (one line
+/// per row) or flat `(lines * width,)` (components one after another, as a buffer holds
+/// them). A `(width, n)` stack of components is refused, not read as rows.
+fn line_shape(j: &Judge, ops: &[Patterns<'_>]) -> PyResult<Vec<usize>> {
+    let width = j.arity().1;
+    let Some(first) = ops.first() else {
+        return Ok(vec![0]);
+    };
+    let shape = first.shape();
+    for (i, o) in ops.iter().enumerate().skip(1) {
+        if o.shape() != shape {
+            return Err(PyValueError::new_err(format!(
+                "{}'s operands differ in shape: operand 1 is {}, operand {} is {}",
+                j.name(),
+                shape_text(&shape),
+                i + 1,
+                shape_text(&o.shape())
+            )));
         }
     }
-    shape
+    if width == 1 {
+        return Ok(shape);
+    }
+    match shape[..] {
+        [.., last] if last == width => Ok(shape[..shape.len() - 1].to_vec()),
+        [n] => Ok(vec![n / width]),
+        _ => Err(PyValueError::new_err(format!(
+            "{} takes vector operands of {width} components: shape (..., {width}) (one line a \
+             row) or ({width}n,) (components one after another), not {}",
+            j.name(),
+            shape_text(&shape)
+        ))),
+    }
+}
+
+/// Checks the result's shape against the lines': the lines' shape, with a trailing axis
+/// of the outputs for an instruction of several (sincos: `(..., 2)`), or flat `(lines *
+/// outputs,)` (every output of a line one after another, as a buffer holds them). A
+/// `(2, n)` stack of sines and cosines is refused, not read as pairs.
+fn check_result_shape(j: &Judge, lines: &[usize], result: &Patterns<'_>) -> PyResult<()> {
+    let outputs = j.outputs();
+    let mut want = lines.to_vec();
+    if outputs > 1 {
+        want.push(outputs);
+    }
+    let got = result.shape();
+    let total: usize = want.iter().product();
+    if got == want || got[..] == [total] {
+        return Ok(());
+    }
+    Err(PyValueError::new_err(format!(
+        "{}'s result must have shape {} or ({total},), not {}",
+        j.name(),
+        shape_text(&want),
+        shape_text(&got)
+    )))
+}
+
+/// A shape as Python writes it: `(3,)`, `(4, 2)`.
+fn shape_text(shape: &[usize]) -> String {
+    match shape {
+        [n] => format!("({n},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// How many lines a call handles between two looks for a signal (Ctrl-C): sized as it
+/// goes so that a block takes about 50 ms whatever the instruction costs (memory speed
+/// where the fast deciders settle every line, microseconds a line in the exact engine)
+/// and whatever the machine, so that KeyboardInterrupt comes well within a second.
+struct Pace {
+    lines: usize,
+}
+
+impl Pace {
+    /// The first block: small, until the cost of a line is seen.
+    fn new() -> Pace {
+        Pace { lines: 1 << 12 }
+    }
+
+    /// The next block's size after one of `self.lines` lines that took `took`.
+    fn after(&mut self, took: std::time::Duration) {
+        let ms = took.as_millis();
+        if ms < 25 {
+            self.lines = (self.lines * 2).min(1 << 24);
+        } else if ms > 100 {
+            self.lines = (self.lines / 2).max(64);
+        }
+    }
 }
 
 /// A judge error (counts, element types, lengths) as a `ValueError`.
@@ -127,18 +212,45 @@ pub fn check<'py>(
     let res_slice = res.slice();
     let results = res_slice.column();
     let lines = j.lines(&columns, results).map_err(judge_error)?;
+    let shape = line_shape(&j, &ops)?;
+    check_result_shape(&j, &shape, &res)?;
     let opts = Options {
         violation_limit: usize::MAX,
         ..Options::default()
     };
-    let verdict = py
-        .detach(|| j.run(&columns, results, &opts))
-        .map_err(judge_error)?;
+    // Block by block, the interpreter released during each and asked between them
+    // whether a signal came (Ctrl-C raises KeyboardInterrupt within a block's time).
+    let (width, outputs) = (j.arity().1, j.outputs());
+    let mut pace = Pace::new();
+    let mut verdict = Verdict::default();
     let mut conforms = vec![true; lines];
-    for v in &verdict.violations {
-        conforms[v.index as usize] = false;
+    let mut start = 0;
+    while start < lines {
+        let began = std::time::Instant::now();
+        let end = (start + pace.lines).min(lines);
+        let cols: Vec<Column> = columns
+            .iter()
+            .map(|c| c.range(start * width..end * width))
+            .collect();
+        let res = results.range(start * outputs..end * outputs);
+        let opts = Options {
+            base: start as u64,
+            ..opts
+        };
+        let mut part = py
+            .detach(|| j.run(&cols, res, &opts))
+            .map_err(judge_error)?;
+        // A block's violations (about 100 bytes each, with their class) go into
+        // `conforms` and are dropped: 10^7 violating lines once held a gigabyte.
+        for v in &part.violations {
+            conforms[v.index as usize] = false;
+        }
+        part.violations = Vec::new();
+        verdict.merge(part, 0);
+        py.check_signals()?;
+        pace.after(began.elapsed());
+        start = end;
     }
-    let shape = line_shape(&ops[0], j.arity().1, lines);
     Ok((shaped(py, conforms, shape)?, summary(py, &verdict)?))
 }
 
@@ -149,6 +261,36 @@ struct Bounds {
     lo: u64,
     hi: u64,
     nan: bool,
+}
+
+/// Line `i`'s bounds, one per output, from the exact engine.
+fn line_bounds(j: &Judge, columns: &[Column], i: usize) -> Vec<Result<Bounds, String>> {
+    let width = j.arity().1;
+    let args: Vec<Vec<u64>> = columns
+        .iter()
+        .map(|c| (0..width).map(|k| c.get(i * width + k)).collect())
+        .collect();
+    let refs: Vec<&[u64]> = args.iter().map(|a| a.as_slice()).collect();
+    let req = OpRequest::from_bits(j.op(), j.format(), j.rules(), &refs);
+    match evaluate(&req) {
+        Ok(eval) => eval
+            .outputs
+            .iter()
+            .map(|out| {
+                let (lo, hi) = match out.allowed.extremes() {
+                    Some((l, h)) => (out.domain.bits(l), out.domain.bits(h)),
+                    None => (out.preferred, out.preferred),
+                };
+                Ok(Bounds {
+                    correct: out.preferred,
+                    lo,
+                    hi,
+                    nan: out.allowed.nan,
+                })
+            })
+            .collect(),
+        Err(e) => vec![Err(format!("line {i}: {e}"))],
+    }
 }
 
 /// The correctly rounded result and the bounds of the allowed set of every line.
@@ -165,47 +307,33 @@ pub fn allowed<'py>(
     let ops = operand_patterns(&j, operands)?;
     let op_slices: Vec<_> = ops.iter().map(|p| p.slice()).collect();
     let columns: Vec<Column> = op_slices.iter().map(|s| s.column()).collect();
-    let (operand_count, width) = j.arity();
+    let width = j.arity().1;
     let outputs = j.outputs();
     // The judge checks the operands' count, types and lengths against a result slice;
     // hand it one of the right size to learn the number of lines.
     let first_len = columns.first().map_or(0, |c| c.len());
     let dummy = Buffer::zeroed(j.result_elem(), first_len / width.max(1) * outputs);
     let lines = j.lines(&columns, dummy.column()).map_err(judge_error)?;
-    let bounds: Result<Vec<Bounds>, String> = py.detach(|| {
-        (0..lines)
-            .into_par_iter()
-            .flat_map_iter(|i| {
-                let args: Vec<Vec<u64>> = (0..operand_count)
-                    .map(|o| (0..width).map(|k| columns[o].get(i * width + k)).collect())
-                    .collect();
-                let refs: Vec<&[u64]> = args.iter().map(|a| a.as_slice()).collect();
-                let req = OpRequest::from_bits(j.op(), j.format(), j.rules(), &refs);
-                let per_output: Vec<Result<Bounds, String>> = match evaluate(&req) {
-                    Ok(eval) => eval
-                        .outputs
-                        .iter()
-                        .map(|out| {
-                            let (lo, hi) = match out.allowed.extremes() {
-                                Some((l, h)) => (out.domain.bits(l), out.domain.bits(h)),
-                                None => (out.preferred, out.preferred),
-                            };
-                            Ok(Bounds {
-                                correct: out.preferred,
-                                lo,
-                                hi,
-                                nan: out.allowed.nan,
-                            })
-                        })
-                        .collect(),
-                    Err(e) => vec![Err(format!("line {i}: {e}"))],
-                };
-                per_output
-            })
-            .collect()
-    });
-    let bounds = bounds.map_err(PyRuntimeError::new_err)?;
-    let mut shape = line_shape(&ops[0], width, lines);
+    let shape = line_shape(&j, &ops)?;
+    // Block by block, a signal (Ctrl-C) raised between blocks, as in check.
+    let mut pace = Pace::new();
+    let mut bounds: Vec<Bounds> = Vec::with_capacity(lines * outputs);
+    let mut start = 0;
+    while start < lines {
+        let began = std::time::Instant::now();
+        let end = (start + pace.lines).min(lines);
+        let part: Result<Vec<Bounds>, String> = py.detach(|| {
+            (start..end)
+                .into_par_iter()
+                .flat_map_iter(|i| line_bounds(&j, &columns, i))
+                .collect()
+        });
+        bounds.extend(part.map_err(PyRuntimeError::new_err)?);
+        py.check_signals()?;
+        pace.after(began.elapsed());
+        start = end;
+    }
+    let mut shape = shape;
     if outputs > 1 {
         shape.push(outputs);
     }

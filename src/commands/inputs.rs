@@ -132,6 +132,9 @@ pub fn for_each_stdin_line(
     expects: &str,
     mut each: impl FnMut(&mut dyn Write, Origin, &str) -> anyhow::Result<()>,
 ) -> anyhow::Result<usize> {
+    // `decode < log >> log` would read its own answers back and grow without end.
+    let stdin_input: Vec<_> = crate::output_file::Input::stdin().into_iter().collect();
+    crate::output_file::refuse_stdout_is_input(&stdin_input)?;
     let stdin = io::stdin();
     if stdin.is_terminal() {
         // Someone typed the command without inputs: say what it waits for, on stderr only.

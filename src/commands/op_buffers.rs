@@ -50,25 +50,34 @@ struct Input {
     elem: Elem,
     per_line: usize,
     bytes: u64,
+    /// A regular file's size when it was opened: a file that ends sooner or goes on
+    /// longer changed during the run, and the error names it (not the file it then
+    /// disagrees with).
+    opened_len: Option<u64>,
 }
 
 impl Input {
     fn open(path: &Path, elem: Elem, per_line: usize, what: &str) -> anyhow::Result<Input> {
         let name = crate::path_text::one_line(path);
         let file = File::open(path).with_context(|| format!("{what} {name}"))?;
+        let opened_len = file
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len());
         Ok(Input {
             name,
             file,
             elem,
             per_line,
             bytes: 0,
+            opened_len,
         })
     }
 
     /// The size of a regular file (devices, FIFOs and stdin tell theirs only at the end).
     fn known_len(&self) -> Option<u64> {
-        let m = self.file.metadata().ok()?;
-        m.is_file().then_some(m.len())
+        self.opened_len
     }
 
     fn line_bytes(&self) -> u64 {
@@ -82,6 +91,22 @@ impl Input {
         let got = read_full(&mut self.file, buf.bytes_mut())
             .with_context(|| format!("reading {}", self.name))?;
         self.bytes += got as u64;
+        if let Some(len) = self.opened_len {
+            let ended = got < buf.bytes_mut().len();
+            if self.bytes > len || (ended && self.bytes < len) {
+                bail!(
+                    "{} changed while it was read: {len} bytes when it was opened, {} after {} \
+                     bytes",
+                    self.name,
+                    if self.bytes > len {
+                        "still going"
+                    } else {
+                        "its end"
+                    },
+                    self.bytes
+                );
+            }
+        }
         buf.truncate(got / self.elem.bytes());
         buf.from_le();
         Ok((got / self.line_bytes() as usize, got))
@@ -211,54 +236,84 @@ pub fn run(
             }
         }
     }
-    let mut log = match &req.violations {
-        Some(path) => {
-            // The log must not overwrite a buffer being judged.
-            let inputs: Vec<_> = req
-                .operands
+    // No output may be a buffer being judged (stdout included), nor two outputs one file.
+    let named: Vec<_> = req
+        .operands
+        .iter()
+        .chain(std::iter::once(&req.results))
+        .filter_map(|p| crate::output_file::Input::path(p))
+        .collect();
+    crate::output_file::refuse_stdout_is_input(&named)?;
+    let shown = |flag: &str, p: &Path| format!("{flag} {}", crate::path_text::one_line(p));
+    let outputs: Vec<(String, &Path)> = req
+        .violations
+        .iter()
+        .map(|p| (shown("--violations", p), p.as_path()))
+        .chain(
+            req.report
                 .iter()
-                .chain(std::iter::once(&req.results))
-                .filter_map(|p| crate::output_file::Input::path(p))
-                .collect();
-            Some(ViolationLog::create(path, &inputs)?)
-        }
+                .map(|(p, _)| (shown("--report", p), p.as_path())),
+        )
+        .collect();
+    crate::output_file::refuse_same_file(&outputs)?;
+    let mut log = match &req.violations {
+        Some(path) => Some(ViolationLog::create(path, &named)?),
         None => None,
     };
-    let report_file = super::report::ReportFile::create_if(&req.report)?;
+    let report_file = super::report::ReportFile::create_if(&req.report, &named)?;
     let map = report_file.is_some();
-    let operand_names: Vec<String> = inputs.iter().map(|f| f.name.clone()).collect();
-    let results_name = results.name.clone();
+    // As named, for JSON; the human output and the page show them through path_text.
+    let as_named = |p: &PathBuf| p.to_string_lossy().into_owned();
+    let operand_names: Vec<String> = req.operands.iter().map(as_named).collect();
+    let results_name = as_named(&req.results);
     let mut total = Tally::default();
     let mut listed: Vec<crate::judge::Violation> = Vec::new();
     let mut base = 0u64;
-    // Judges one block, the lines from `base` on.
+    // Judges one block, the lines from `base` on. With --violations every violation is
+    // listed (its index and class, about 100 bytes) until it is written: the block is
+    // judged a few tasks' lines at a time, so that the list stays at a few MiB even
+    // when every line violates.
+    let piece = if log.is_some() {
+        rayon::current_num_threads().max(1) << 14
+    } else {
+        BLOCK_LINES
+    };
     let mut judge_block = |block: &Block| -> anyhow::Result<()> {
-        let cols: Vec<_> = block.operands.iter().map(Buffer::column).collect();
-        let res = block.results.column();
-        let opts = Options {
-            base,
-            violation_limit: if log.is_some() {
-                usize::MAX
-            } else {
-                req.list.unwrap_or(0).saturating_sub(listed.len())
-            },
-            map,
-            ..Options::default()
-        };
-        let verdict = judge
-            .run(&cols, res, &opts)
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-        if let Some(log) = &mut log {
-            for v in &verdict.violations {
-                let line = judge.batch_line(&cols, res, (v.index - base) as usize);
-                log.line(&format!("{line}  # index {}", v.index))?;
+        let (width, outputs) = (judge.arity().1, judge.outputs());
+        for start in (0..block.lines).step_by(piece) {
+            let end = (start + piece).min(block.lines);
+            let cols: Vec<_> = block
+                .operands
+                .iter()
+                .map(|b| b.column().range(start * width..end * width))
+                .collect();
+            let res = block.results.column().range(start * outputs..end * outputs);
+            let first = base + start as u64;
+            let opts = Options {
+                base: first,
+                violation_limit: if log.is_some() {
+                    usize::MAX
+                } else {
+                    req.list.unwrap_or(0).saturating_sub(listed.len())
+                },
+                map,
+                ..Options::default()
+            };
+            let verdict = judge
+                .run(&cols, res, &opts)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            if let Some(log) = &mut log {
+                for v in &verdict.violations {
+                    let line = judge.batch_line(&cols, res, (v.index - first) as usize);
+                    log.line(&format!("{line}  # index {}", v.index))?;
+                }
             }
+            if let Some(limit) = req.list {
+                let room = limit.saturating_sub(listed.len());
+                listed.extend(verdict.violations.iter().take(room).cloned());
+            }
+            total.merge(verdict, 0);
         }
-        if let Some(limit) = req.list {
-            let room = limit.saturating_sub(listed.len());
-            listed.extend(verdict.violations.iter().take(room).cloned());
-        }
-        total.merge(verdict, 0);
         base += block.lines as u64;
         Ok(())
     };

@@ -95,21 +95,19 @@ pub fn run(
     let kernels = catalog::through_each(&kernels, &paths);
     // The log files are opened (and refused) now, before any device is touched: a log that
     // cannot be written fails in a moment, not after the run.
+    let halves = kernels.iter().any(|k| k.family == Family::F16);
+    let others = kernels.iter().any(|k| k.family != Family::F16);
+    let logging = !req.list_devices && req.exhaustive.is_none();
+    refuse_same_file(req, logging, others, halves)?;
     let mut logs = match &req.emit_log {
-        Some(path) if !req.list_devices && req.exhaustive.is_none() => {
-            let halves = kernels.iter().any(|k| k.family == Family::F16);
-            let others = kernels.iter().any(|k| k.family != Family::F16);
-            Some(Logs::create("--emit-log", path, others, halves)?)
-        }
+        Some(path) if logging => Some(Logs::create("--emit-log", path, others, halves)?),
         _ => None,
     };
     // So does the report's.
-    let report_file = ReportFile::create_if(&req.report)?;
+    let report_file = ReportFile::create_if(&req.report, &[])?;
     // And the sweep's violations file.
     let violation_logs = match req.exhaustive.as_ref().and_then(|s| s.violations.as_ref()) {
         Some(path) if !req.list_devices => {
-            let halves = kernels.iter().any(|k| k.family == Family::F16);
-            let others = kernels.iter().any(|k| k.family != Family::F16);
             Some(Logs::create("--violations", path, others, halves)?)
         }
         _ => None,
@@ -230,6 +228,53 @@ fn dump_dxbc(
 /// output files ([`OutputFile`]): replaced whole when the run completes, never left
 /// half-written. With only f16 instructions selected, FILE itself is not written (issue
 /// 38: it was left empty).
+/// Refuses a run whose outputs (each log, its `.f16` beside it, the report) share a file
+/// (issue 39: one of the two was silently lost).
+fn refuse_same_file(
+    req: &ProbeCommand,
+    logging: bool,
+    others: bool,
+    halves: bool,
+) -> anyhow::Result<()> {
+    let shown = |flag: &str, p: &Path| format!("{flag} {}", crate::path_text::one_line(p));
+    let mut outputs = Vec::new();
+    let mut log = |flag: &str, path: &Path| {
+        if others {
+            outputs.push((shown(flag, path), path.to_path_buf()));
+        }
+        if halves {
+            let f16 = half_log(path);
+            outputs.push((
+                format!("{flag}'s {}", crate::path_text::one_line(&f16)),
+                f16,
+            ));
+        }
+    };
+    if let Some(path) = req.emit_log.as_ref().filter(|_| logging) {
+        log("--emit-log", path);
+    }
+    let sweep_log = req.exhaustive.as_ref().and_then(|s| s.violations.as_ref());
+    if let Some(path) = sweep_log.filter(|_| !req.list_devices) {
+        log("--violations", path);
+    }
+    if let Some((report, _)) = &req.report {
+        outputs.push((shown("--report", report), report.clone()));
+    }
+    let outputs: Vec<(String, &Path)> = outputs
+        .iter()
+        .map(|(s, p)| (s.clone(), p.as_path()))
+        .collect();
+    crate::output_file::refuse_same_file(&outputs)?;
+    Ok(())
+}
+
+/// `FILE.f16`, beside the log `FILE`.
+fn half_log(path: &Path) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(".f16");
+    PathBuf::from(p)
+}
+
 struct Logs {
     /// The option that named the files, for messages.
     option: &'static str,
@@ -263,9 +308,7 @@ impl Logs {
             );
         }
         let halves = if halves {
-            let mut p = path.as_os_str().to_owned();
-            p.push(".f16");
-            Some(OutputFile::create(&PathBuf::from(p), None).context(option)?)
+            Some(OutputFile::create(&half_log(path), None).context(option)?)
         } else {
             None
         };
@@ -347,12 +390,15 @@ fn exhaustive(
         },
     };
     let stop = Arc::new(AtomicBool::new(false));
-    // The first Ctrl-C ends the sweep after the chunk in hand; a second one exits at once.
+    // The first Ctrl-C ends the sweep after the chunk in hand, and the partial report is
+    // written (stdout and --report); a second one exits at once, removing the report's
+    // temporary file (output_file::interrupts). The flag is also set here directly, for a
+    // run whose signal thread the system refused.
     #[cfg(unix)]
     {
         use signal_hook::{consts::SIGINT, flag};
-        flag::register_conditional_shutdown(SIGINT, 130, Arc::clone(&stop))
-            .and_then(|_| flag::register(SIGINT, Arc::clone(&stop)))
+        crate::output_file::interrupts::first_interrupt_sets(Arc::clone(&stop))
+            .and_then(|()| flag::register(SIGINT, Arc::clone(&stop)).map(drop))
             .context("listening for Ctrl-C")?;
     }
     let bar = std::io::stderr().is_terminal().then(|| {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::output_file::OutputFile;
+use crate::output_file::{Input, OutputFile};
 use crate::probe::ProbeReport;
 use crate::render::report::{Meta, UlpPage, probe_page, ulp_page};
 
@@ -20,9 +20,10 @@ pub struct ReportFile {
 }
 
 impl ReportFile {
-    /// Opens `path` for the report.
-    pub fn create(path: &Path, meta: Meta) -> anyhow::Result<ReportFile> {
-        let file = OutputFile::create(path, None)
+    /// Opens `path` for the report, refusing one of the run's `inputs` (the report would
+    /// destroy it, or a FIFO would wait on itself).
+    pub fn create(path: &Path, meta: Meta, inputs: &[Input]) -> anyhow::Result<ReportFile> {
+        let file = OutputFile::create_apart(path, None, inputs)
             .with_context(|| format!("--report {}", crate::path_text::one_line(path)))?;
         Ok(ReportFile {
             file,
@@ -39,10 +40,13 @@ impl ReportFile {
     }
 
     /// Opens the report a command was asked for (`--report`), if it was.
-    pub fn create_if(report: &Option<(PathBuf, Meta)>) -> anyhow::Result<Option<ReportFile>> {
+    pub fn create_if(
+        report: &Option<(PathBuf, Meta)>,
+        inputs: &[Input],
+    ) -> anyhow::Result<Option<ReportFile>> {
         report
             .as_ref()
-            .map(|(path, meta)| ReportFile::create(path, meta.clone()))
+            .map(|(path, meta)| ReportFile::create(path, meta.clone(), inputs))
             .transpose()
     }
 

@@ -147,7 +147,13 @@ fn compare_files(
     r: &mut dyn Renderer,
     out: &mut dyn Write,
 ) -> anyhow::Result<Verdict> {
-    let report_file = super::report::ReportFile::create_if(&req.report)?;
+    // Neither the report nor stdout may be one of the files compared.
+    let inputs: Vec<_> = [expected, actual]
+        .into_iter()
+        .filter_map(|p| crate::output_file::Input::path(p))
+        .collect();
+    crate::output_file::refuse_stdout_is_input(&inputs)?;
+    let report_file = super::report::ReportFile::create_if(&req.report, &inputs)?;
     let shown = |p: &PathBuf| crate::path_text::one_line(p);
     let names = format!("{} and {}", shown(expected), shown(actual));
     let containers = (Container::of_path(expected), Container::of_path(actual));
@@ -326,10 +332,14 @@ fn compare_images(
     if (e.format, e.per_pixel, e.width, e.height) != (a.format, a.per_pixel, a.width, a.height)
         || e.data.len() != a.data.len()
     {
+        // Raw buffers read with one --width have the same words: their sizes tell them
+        // apart.
         anyhow::bail!(
-            "{names} are not the same kind of image: {} against {}",
+            "{names} are not the same kind of image: {}, {} bytes, against {}, {} bytes",
             e.holds,
-            a.holds
+            e.data.len(),
+            a.holds,
+            a.data.len()
         );
     }
     let element = e.format.element_bytes();
@@ -371,7 +381,8 @@ fn compare_images(
         format: e.format,
         elements,
         summary,
-        picture: Some(picture),
+        // Empty buffers have no picture, as without --width (a picture has pixels).
+        picture: (elements > 0).then_some(picture),
     };
     finish(req, files, measured, report_file, r, out)
 }

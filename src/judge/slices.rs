@@ -54,7 +54,7 @@ pub enum Column<'a> {
     U64(&'a [u64]),
 }
 
-impl Column<'_> {
+impl<'a> Column<'a> {
     /// Elements in the slice.
     pub fn len(&self) -> usize {
         match self {
@@ -75,6 +75,16 @@ impl Column<'_> {
             Column::U16(_) => Elem::U16,
             Column::U32(_) => Elem::U32,
             Column::U64(_) => Elem::U64,
+        }
+    }
+
+    /// Elements `range` of the slice (a block of lines, for a caller that judges in
+    /// pieces).
+    pub fn range(&self, range: std::ops::Range<usize>) -> Column<'a> {
+        match *self {
+            Column::U16(s) => Column::U16(&s[range]),
+            Column::U32(s) => Column::U32(&s[range]),
+            Column::U64(s) => Column::U64(&s[range]),
         }
     }
 

@@ -153,3 +153,54 @@ pub fn refuse_stdout_is_input(inputs: &[Input]) -> Result<(), OutputError> {
         None => Ok(()),
     }
 }
+
+/// Which file an output path will write: an existing file (through links, descriptors
+/// included), or the place a new one will be created (its folder, through links, and its
+/// name). `None` when the folder cannot be looked at (creating the output says why).
+fn output_place(path: &Path) -> Option<Place> {
+    if let Some(id) = FileId::of_path(path) {
+        return Some(Place::Existing(id));
+    }
+    let target = match super::resolve(path).ok()? {
+        super::Resolved::Path(p) => p,
+        super::Resolved::Descriptor(_) => return None,
+    };
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(Place::New(
+        std::fs::canonicalize(dir).ok()?.join(target.file_name()?),
+    ))
+}
+
+/// Where an output goes, for telling two outputs of one run apart.
+#[derive(Debug, PartialEq, Eq)]
+enum Place {
+    Existing(FileId),
+    New(std::path::PathBuf),
+}
+
+/// Fails when two of one run's outputs (each named for messages with its option, such as
+/// `--report same.out`) are the same file, however they are named (a link, `./`, a hard
+/// link): the one renamed into place last would replace the other, or the two would mix.
+/// A character device (`/dev/null`, a terminal) may take several.
+pub fn refuse_same_file(outputs: &[(String, &Path)]) -> Result<(), OutputError> {
+    let places: Vec<Option<Place>> = outputs.iter().map(|(_, p)| output_place(p)).collect();
+    for (i, a) in places.iter().enumerate() {
+        for (j, b) in places.iter().enumerate().skip(i + 1) {
+            let same = match (a, b) {
+                (Some(Place::Existing(x)), Some(Place::Existing(y))) => x.clashes(y),
+                (Some(Place::New(x)), Some(Place::New(y))) => x == y,
+                _ => false,
+            };
+            if same {
+                return Err(OutputError::SameFile {
+                    first: outputs[i].0.clone(),
+                    second: outputs[j].0.clone(),
+                });
+            }
+        }
+    }
+    Ok(())
+}

@@ -3,9 +3,13 @@
 //! by it.
 
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 static TEMP_FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The flag the next SIGINT sets instead of ending the run ([`first_interrupt_sets`]).
+static SOFT_STOP: Mutex<Option<Arc<AtomicBool>>> = Mutex::new(None);
 
 fn registry() -> MutexGuard<'static, Vec<PathBuf>> {
     TEMP_FILES.lock().unwrap_or_else(|p| p.into_inner())
@@ -35,11 +39,27 @@ pub const ENDING_SIGNALS: &[i32] = {
     ]
 };
 
-/// Installs the handler once per process. Until then, and without a temporary file in
-/// flight, these signals end the process with the same status as they always do.
+/// Set by [`leave_to_host`]: the process is someone else's (the Python package's
+/// interpreter), which handles its own signals.
+static HOSTED: AtomicBool = AtomicBool::new(false);
+
+/// For the library inside another program (the Python package): never install the
+/// handler, so that the host's own handling stays (Python's KeyboardInterrupt on Ctrl-C,
+/// not an exit of the interpreter). A temporary file is then removed by its drop when
+/// the host unwinds, or left as a SIGKILL leaves it.
+pub fn leave_to_host() {
+    HOSTED.store(true, Ordering::SeqCst);
+}
+
+/// Installs the handler once per process (never after [`leave_to_host`]). Until then,
+/// and without a temporary file in flight, these signals end the process with the same
+/// status as they always do.
 #[cfg(unix)]
 pub fn install() -> std::io::Result<()> {
     use std::sync::OnceLock;
+    if HOSTED.load(Ordering::SeqCst) {
+        return Ok(());
+    }
     static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
     INSTALLED
         .get_or_init(|| start().map_err(|e| e.to_string()))
@@ -64,7 +84,12 @@ fn start() -> std::io::Result<()> {
     let _ = std::thread::Builder::new()
         .name("signals".into())
         .spawn(move || {
-            if let Some(signal) = signals.forever().next() {
+            for signal in signals.forever() {
+                let soft = SOFT_STOP.lock().unwrap_or_else(|p| p.into_inner()).take();
+                if let Some(stop) = soft.filter(|_| signal == signal_hook::consts::SIGINT) {
+                    stop.store(true, Ordering::SeqCst);
+                    continue;
+                }
                 // Held until exit: no new temporary file can appear meanwhile.
                 let files = registry();
                 for f in files.iter() {
@@ -73,6 +98,17 @@ fn start() -> std::io::Result<()> {
                 std::process::exit(128 + signal);
             }
         });
+    Ok(())
+}
+
+/// Makes the next Ctrl-C (SIGINT) set `stop` instead of ending the run, for a command
+/// that ends early with what it has and still writes its outputs whole (`probe
+/// --exhaustive`'s partial report and page); the one after ends the run as any signal
+/// does, removing the temporary files. Other signals are unchanged.
+#[cfg(unix)]
+pub fn first_interrupt_sets(stop: Arc<AtomicBool>) -> std::io::Result<()> {
+    install()?;
+    *SOFT_STOP.lock().unwrap_or_else(|p| p.into_inner()) = Some(stop);
     Ok(())
 }
 

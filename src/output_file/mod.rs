@@ -34,7 +34,7 @@ pub mod interrupts;
 mod reserve;
 
 use identity::refuse_inputs;
-pub use identity::{FileId, Input, refuse_stdout_is_input};
+pub use identity::{FileId, Input, refuse_same_file, refuse_stdout_is_input};
 pub use reserve::{RESERVE_STEP, reserve};
 use reserve::{Reserving, release_unused};
 
@@ -62,6 +62,17 @@ pub enum OutputError {
         input: String,
         /// `file` or `pipe`.
         kind: &'static str,
+    },
+    /// Two outputs of one run are the same file: one would replace (or mix with) the other.
+    #[error(
+        "{first} and {second} are the same file: one output would be lost; name two \
+         different files"
+    )]
+    SameFile {
+        /// The first output as shown, with its option (`--report same.out`).
+        first: String,
+        /// The second one.
+        second: String,
     },
     /// The cause is the error's source, so a `{:#}` chain names it once.
     #[error("{context}")]

@@ -157,7 +157,8 @@ pub struct ProbeRequest {
 pub enum Source {
     /// A device the probe ran the instructions on.
     Device(DeviceInfo),
-    /// Buffers a harness wrote (`op --operands ... --results ...`): the files as named.
+    /// Buffers a harness wrote (`op --operands ... --results ...`): the files as named
+    /// (not quoted or escaped: each renderer shows them its way).
     Buffers {
         /// One file per source operand.
         operands: Vec<String>,

@@ -24,9 +24,15 @@ Functions:
 - :func:`read_image`, :func:`write_dds`: the DDS, EXR and HDR files ``convert`` handles;
 - :func:`check`, :func:`allowed`: a device's results judged against the D3D rules.
 
-Contiguous input arrays are read in place (not copied), the interpreter lock is released
-while the library runs, and large arrays use every core. The functions are plain
-functions of arrays, so they run inside ``dask.array.map_blocks`` or a Ray task unchanged.
+Arrays are read as numpy means them, element by element in C (row-major) order of their
+shape, whatever their memory: C-contiguous arrays in the machine's byte order are read in
+place (not copied); Fortran-ordered (``a.T``), strided or reversed views, and arrays of
+the other byte order (``>f4`` on a little-endian machine), are first copied into that
+form (a byte swap keeps every bit, NaN payloads included), so each gives exactly the
+answer its C-ordered copy gives. The interpreter lock is released while the library runs,
+large arrays use every core, and ``check`` and ``allowed`` stop with ``KeyboardInterrupt``
+within a second of Ctrl-C. The functions are plain functions of arrays, so they run
+inside ``dask.array.map_blocks`` or a Ray task unchanged.
 """
 
 from __future__ import annotations
@@ -78,7 +84,10 @@ def decode(bits, fmt, dtype=None):
     """Decode float format ``fmt``'s bit patterns to values, exactly.
 
     ``bits`` is uint16 (f16, f11, f10), uint32 (f32) or uint64 (f64). Returns float32
-    values (float64 for f64, or with ``dtype="float64"``). f32 subnormals are kept.
+    values (float64 for f64, or with ``dtype="float64"``). f32 subnormals are kept, and
+    so are NaNs as they are: the sign, the payload (widened into the top of the wider
+    fraction) and a signalling NaN's clear quiet bit (f32 0x7f800001 decodes to the
+    float32 of those bits, not to the quieted 0x7fc00001 ``encode`` would write).
     """
     return _native.decode(bits, fmt, dtype)
 
@@ -156,11 +165,15 @@ def write_dds(path, array, fmt, rounding="rne", saturate=False, counts=False):
 def check(op, operands, result, fmt="f32", rules="d3d11"):
     """Judge a device's results of instruction ``op`` against the D3D rules.
 
-    ``operands`` is one array per source operand (a single array for a unary instruction;
-    a vector operand of dp2-dp4 has a trailing axis of its components); ``result`` holds
-    the results as read back (sincos: a trailing axis of 2). Patterns or the float array of
-    the working format ``fmt`` (f32, f16 or f64). Judged by the library's judge over slices,
-    the ``d3dfloat op --check`` verdicts.
+    ``operands`` is one array per source operand (a single array for a unary instruction),
+    all of one shape: one line per element, or for dp2-dp4 one line per row of shape
+    ``(..., n)`` (n components), or flat ``(lines * n,)`` as a buffer holds them; a
+    ``(n, lines)`` stack of components is refused. ``result`` has the lines' shape
+    (sincos: with a trailing axis of 2, sine then cosine), or is flat ``(lines * outputs,)``
+    as read back from a buffer; any other shape is a ``ValueError`` (a ``(2, lines)``
+    stack of sines and cosines is refused). Patterns or the float array of the working
+    format ``fmt`` (f32, f16 or f64). Judged by the library's judge over slices, the
+    ``d3dfloat op --check`` verdicts.
 
     Returns ``(conforms, summary)``: a boolean array, one per line, and a dict with
     ``lines``, ``conform``, ``violate``, ``max_ulps`` (largest distance of a conforming

@@ -47,7 +47,9 @@ impl Meta {
 }
 
 /// A word as a POSIX shell reads it back: bare when it holds only safe characters,
-/// single-quoted otherwise.
+/// single-quoted otherwise, and with control characters (a newline, an escape) in
+/// `$'...'` with each one escaped (`\n`, `\x1b`; POSIX.1-2024, bash, zsh and ksh read it):
+/// the page shows no raw control character, as its other rows show none.
 pub fn shell_quote(word: &str) -> String {
     let safe = !word.is_empty()
         && word
@@ -55,6 +57,29 @@ pub fn shell_quote(word: &str) -> String {
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
     if safe {
         word.to_string()
+    } else if word.chars().any(char::is_control) {
+        let mut out = String::from("$'");
+        for c in word.chars() {
+            match c {
+                '\'' => out.push_str("\\'"),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                c if (c as u32) < 0x80 && c.is_control() => {
+                    out.push_str(&format!("\\x{:02x}", c as u32))
+                }
+                // C1 controls, as UTF-8 (bash's \u needs a UTF-8 locale).
+                c if c.is_control() => {
+                    let mut buf = [0; 4];
+                    for b in c.encode_utf8(&mut buf).bytes() {
+                        out.push_str(&format!("\\x{b:02x}"));
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        out
     } else {
         format!("'{}'", word.replace('\'', r"'\''"))
     }
@@ -192,6 +217,11 @@ mod tests {
         assert_eq!(shell_quote("a b"), "'a b'");
         assert_eq!(shell_quote("it's"), r"'it'\''s'");
         assert_eq!(shell_quote(""), "''");
+        // Control characters never reach the page raw: $'...' escapes, which a shell
+        // reads back as the same bytes.
+        assert_eq!(shell_quote("a\u{1}b\u{1b}[31m"), r"$'a\x01b\x1b[31m'");
+        assert_eq!(shell_quote("it's\n\\"), r"$'it\'s\n\\'");
+        assert_eq!(shell_quote("\u{85}"), r"$'\xc2\x85'");
         assert_eq!(
             escape("<a href=\"x\">&'"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"

@@ -79,15 +79,19 @@ fn source(page: &mut Page, report: &ProbeReport) {
             }
         }
         Source::Buffers { operands, results } => {
+            let shown = |name: &String| crate::path_text::one_line(std::path::Path::new(name));
             rows.push((
                 "Operands",
                 operands
                     .iter()
-                    .map(|o| format!("<code>{}</code>", escape(o)))
+                    .map(|o| format!("<code>{}</code>", escape(&shown(o))))
                     .collect::<Vec<_>>()
                     .join(", "),
             ));
-            rows.push(("Results", format!("<code>{}</code>", escape(results))));
+            rows.push((
+                "Results",
+                format!("<code>{}</code>", escape(&shown(results))),
+            ));
         }
     }
     rows.push(("Rules", escape(report.rules.as_str())));
