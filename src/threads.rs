@@ -47,6 +47,22 @@ fn build(
     threads: usize,
     spawn: &mut dyn FnMut(rayon::ThreadBuilder) -> std::io::Result<()>,
 ) -> (rayon::ThreadPool, usize, bool) {
+    if let Some((pool, n)) = build_workers(threads, spawn) {
+        return (pool, n, false);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .use_current_thread()
+        .build()
+        .expect("a pool of the current thread starts no thread");
+    (pool, 1, true)
+}
+
+/// A pool of at least two new threads for `threads` (halved on each refusal), or `None`.
+fn build_workers(
+    threads: usize,
+    spawn: &mut dyn FnMut(rayon::ThreadBuilder) -> std::io::Result<()>,
+) -> Option<(rayon::ThreadPool, usize)> {
     let mut n = threads;
     while n >= 2 {
         let built = rayon::ThreadPoolBuilder::new()
@@ -55,16 +71,20 @@ fn build(
             .spawn_handler(&mut *spawn)
             .build();
         if let Ok(pool) = built {
-            return (pool, n, false);
+            return Some((pool, n));
         }
         n /= 2;
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .use_current_thread()
-        .build()
-        .expect("a pool of the current thread starts no thread");
-    (pool, 1, true)
+    None
+}
+
+/// A pool of its own, as many threads as the run's, for rayon work beside a thread of the
+/// run's pool that blocks outside rayon (the probe's device loop waits on each dispatch
+/// on one of them, a worker the judge's loops would otherwise never get). `None` when the
+/// run has one thread or the system refuses the threads: the caller then uses
+/// [`install`].
+pub fn side_pool() -> Option<rayon::ThreadPool> {
+    build_workers(capped(requested(), cores()), &mut spawn_worker).map(|(pool, _)| pool)
 }
 
 /// Starts a worker as rayon does, through `std::thread::Builder`, so a refusal is an

@@ -205,7 +205,7 @@ fn expressible() -> Vec<(Kernel, bool)> {
 
 fn blob_of(k: &Kernel, indexed: bool, wrong: bool) -> Vec<u8> {
     let built = if indexed {
-        build_indexed(k, wrong)
+        build_indexed(k, wrong, 1024)
     } else {
         build(k, wrong)
     };
@@ -249,7 +249,7 @@ fn every_expressible_kernel_builds_verifies_and_parses() {
     }
     // Kernels with no sweep have no indexed shader.
     let dp3 = all.iter().find(|k| k.name == "dp3").unwrap();
-    assert!(build_indexed(dp3, false).is_err());
+    assert!(build_indexed(dp3, false, 1024).is_err());
 }
 
 #[test]
@@ -259,7 +259,7 @@ fn indexed_shaders_split_two_operands_into_halves() {
     let mut k = all_kernels().into_iter().find(|k| k.name == "add").unwrap();
     k.input = Lane::F16;
     assert!(k.sweep().is_some());
-    let blob = build_indexed(&k, false).unwrap();
+    let blob = build_indexed(&k, false, 1024).unwrap();
     let shex = container::find(&blob, b"SHEX").unwrap().unwrap();
     let ops: Vec<u32> = tokens::instructions(shex)
         .unwrap()

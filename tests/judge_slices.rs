@@ -644,6 +644,11 @@ fn troublesome_operand(rng: &mut Rng, f: &FloatFormat, op: Op, prev: Option<u64>
                 | (rng.next() & 0x7f_e000)
                 | [0x1000, 0x0fff, 0x1001][rng.below(3) as usize]
         }
+        11 => {
+            // From 2^126 up: reciprocals (and quotients) among the denorms, which a device
+            // that does not flush returns as they are.
+            sign | (0x7e80_0000 + (rng.next() & 0xff_ffff)).min(0x7f7f_ffff)
+        }
         _ => float_operand(rng, f, op, prev),
     }
 }

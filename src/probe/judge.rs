@@ -110,6 +110,15 @@ impl OpReport {
     }
 }
 
+/// [`result_buffer`], keeping the words' vector itself when it is already the buffer (one
+/// 32-bit word a result).
+pub fn result_buffer_from(k: &Kernel, judge: &Judge, words: Vec<u32>) -> Buffer {
+    match (judge.result_elem(), k.outputs[0]) {
+        (Elem::U32, lane) if lane != Lane::F64 => Buffer::U32(words),
+        _ => result_buffer(k, judge, &words),
+    }
+}
+
 /// The result slice of `lines` lines from the device's words: a float16 in the low half of
 /// its word, a double in two words (low first), everything else a word.
 pub fn result_buffer(k: &Kernel, judge: &Judge, words: &[u32]) -> Buffer {

@@ -133,6 +133,18 @@ pub trait Device {
             .collect();
         self.run(k, &words, lines)
     }
+    /// [`Device::run_indexed`] into `out` (replacing what it held): a sweep hands back
+    /// the vector of a chunk it has judged, so that no chunk needs a new one.
+    fn run_indexed_into(
+        &mut self,
+        k: &Kernel,
+        base: u64,
+        lines: usize,
+        out: &mut Vec<u32>,
+    ) -> Result<(), ProbeError> {
+        *out = self.run_indexed(k, base, lines)?;
+        Ok(())
+    }
 }
 
 /// What a probe was asked.

@@ -10,14 +10,14 @@ use std::sync::mpsc::sync_channel;
 use std::time::Instant;
 
 use super::catalog::Kernel;
-use super::judge::{OpReport, result_buffer};
+use super::judge::{OpReport, result_buffer_from};
 use super::{Device, ProbeError, ProbeReport, Source};
 use crate::d3d::RuleSet;
 use crate::judge::{Buffer, Elem, Judge, Options, Verdict};
 use crate::threads;
 
-/// Lines per dispatch: 2^21 lines is 32,768 workgroups of 64, inside the 65,535 every
-/// Vulkan device allows in one dimension, and 8 or 16 MiB of results.
+/// Lines per dispatch: 2^21 lines is 32,768 workgroups of 64 (2,048 of 1024), inside the
+/// 65,535 every Vulkan device allows in one dimension, and 8 or 16 MiB of results.
 pub const CHUNK_LINES: u64 = 1 << 21;
 
 /// What an exhaustive probe was asked.
@@ -69,6 +69,10 @@ impl SweepRequest {
         })
     }
 }
+
+/// A judged chunk: its verdict, the seconds judging took, and the results' vector when it
+/// can be used again.
+type Judged = (Verdict, f64, Option<Vec<u32>>);
 
 /// The operands of a chunk of a sweep, made as the shader makes them.
 fn operand_buffers(k: &Kernel, judge: &Judge, base: u64, lines: usize) -> Vec<Buffer> {
@@ -130,13 +134,14 @@ pub fn run_exhaustive(
         let judge = Judge::new(k.op, k.format, req.rules);
         // Violating lines still to keep for this instruction.
         let room = Mutex::new(req.violation_limit);
-        // Judges one chunk of results: its verdict and the seconds it took.
-        let judge_chunk = |base: u64, words: Vec<u32>| -> Result<(Verdict, f64), ProbeError> {
+        // Judges one chunk of results: its verdict, the seconds it took, and the words'
+        // vector when it can hold the next chunk (see `spare` below).
+        let judge_chunk = |base: u64, words: Vec<u32>| -> Result<Judged, ProbeError> {
             let t = Instant::now();
             let n = words.len() / k.output_words();
             let operands = operand_buffers(k, &judge, base, n);
             let cols: Vec<_> = operands.iter().map(Buffer::column).collect();
-            let results = result_buffer(k, &judge, &words);
+            let results = result_buffer_from(k, &judge, words);
             let mut room = room.lock().unwrap_or_else(|e| e.into_inner());
             let opts = Options {
                 base,
@@ -156,25 +161,43 @@ pub fn run_exhaustive(
                     sink(k, viol.index, &line);
                 }
             }
-            Ok((v, t.elapsed().as_secs_f64()))
+            let spare = match results {
+                Buffer::U32(words) => Some(words),
+                _ => None,
+            };
+            Ok((v, t.elapsed().as_secs_f64(), spare))
         };
         let (tx, rx) = sync_channel::<(u64, Vec<u32>)>(1);
+        // Judged chunks' vectors go back to the device loop, which copies the next results
+        // into one rather than into a new vector the system must zero (a sixth of the
+        // device's time on lavapipe).
+        let (spare_tx, spare_rx) = std::sync::mpsc::channel::<Vec<u32>>();
         let swept = std::thread::scope(|s| {
             // A judge thread beside the device when the system allows one; otherwise each
-            // chunk is judged here, between dispatches.
+            // chunk is judged here, between dispatches. It judges in a pool of its own: this
+            // thread is one of the run's pool, and while it waits on the device no judging
+            // loop could use it (the judge had one core of two on lavapipe).
             let judging = threads::side_threads_allowed()
                 .then(|| {
                     threads::spawn_scoped(s, "probe-judge", move || {
-                        threads::install(|| -> Result<(Verdict, f64), ProbeError> {
+                        let judge_all = || -> Result<(Verdict, f64), ProbeError> {
                             let mut total = Verdict::default();
                             let mut busy = 0.0;
                             for (base, words) in rx {
-                                let (v, seconds) = judge_chunk(base, words)?;
+                                let (v, seconds, spare) = judge_chunk(base, words)?;
                                 total.merge(v, usize::MAX);
                                 busy += seconds;
+                                if let Some(words) = spare {
+                                    // The device loop may have ended: the vector is freed.
+                                    let _ = spare_tx.send(words);
+                                }
                             }
                             Ok((total, busy))
-                        })
+                        };
+                        match threads::side_pool() {
+                            Some(pool) => pool.install(judge_all),
+                            None => threads::install(judge_all),
+                        }
                     })
                 })
                 .flatten();
@@ -185,13 +208,16 @@ pub fn run_exhaustive(
             while base < range.end && !stop.load(Ordering::Relaxed) {
                 let n = CHUNK_LINES.min(range.end - base) as usize;
                 let t = Instant::now();
-                let ran = device.run_indexed(k, base, n);
+                let mut words = spare_rx.try_recv().unwrap_or_default();
+                let ran = device
+                    .run_indexed_into(k, base, n, &mut words)
+                    .map(|()| words);
                 device_time += t.elapsed().as_secs_f64();
                 match ran {
                     Ok(words) if words.len() == n * k.output_words() => {
                         if judging.is_none() {
                             match judge_chunk(base, words) {
-                                Ok((v, seconds)) => {
+                                Ok((v, seconds, _)) => {
                                     inline.0.merge(v, usize::MAX);
                                     inline.1 += seconds;
                                 }

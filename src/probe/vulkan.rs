@@ -11,7 +11,7 @@ use ash::vk;
 
 use super::catalog::Kernel;
 use super::layout::{self, Binding, Layout};
-use super::shader::{self, WORKGROUP};
+use super::shader::{self, SWEEP_WORKGROUP, WORKGROUP};
 use super::translate::{Translator, Via};
 use super::{Device, DeviceInfo, FloatControls, ProbeError, dxbc};
 
@@ -264,6 +264,9 @@ pub struct VulkanDevice {
     queue: vk::Queue,
     /// `maxTexelBufferElements`: the longest texel buffer a translated shader may read.
     max_texels: u32,
+    /// Invocations a workgroup of the sweeps' shaders: [`SWEEP_WORKGROUP`] where the
+    /// device's limits allow it, else [`WORKGROUP`].
+    sweep_local: u32,
     commands: vk::CommandPool,
     fence: vk::Fence,
     wrong: Vec<String>,
@@ -343,16 +346,23 @@ impl VulkanDevice {
                 .create_fence(&vk::FenceCreateInfo::default(), None)
                 .map_err(vk_error("creating a fence"))?;
             let memory_props = instance.get_physical_device_memory_properties(pd);
-            let max_texels = instance
-                .get_physical_device_properties(pd)
-                .limits
-                .max_texel_buffer_elements;
+            let limits = instance.get_physical_device_properties(pd).limits;
+            let max_texels = limits.max_texel_buffer_elements;
+            let big = SWEEP_WORKGROUP as u32;
+            let sweep_local = if limits.max_compute_work_group_invocations >= big
+                && limits.max_compute_work_group_size[0] >= big
+            {
+                big
+            } else {
+                WORKGROUP as u32
+            };
             Ok(VulkanDevice {
                 info,
                 device,
                 memory_props,
                 queue,
                 max_texels,
+                sweep_local,
                 commands,
                 fence,
                 wrong,
@@ -433,17 +443,28 @@ impl VulkanDevice {
     }
 
     fn read(&self, b: &Buffer, words: usize) -> Result<Vec<u32>, ProbeError> {
-        let mut out = vec![0u32; words.min(b.bytes / 4)];
-        // SAFETY: the dispatch that wrote the memory has finished (its fence was waited on).
+        let mut out = Vec::new();
+        self.read_into(b, words, &mut out)?;
+        Ok(out)
+    }
+
+    /// The buffer's first `words` words into `out`, replacing what it held (copied once,
+    /// into the capacity `out` has when it is enough).
+    fn read_into(&self, b: &Buffer, words: usize, out: &mut Vec<u32>) -> Result<(), ProbeError> {
+        let n = words.min(b.bytes / 4);
+        out.clear();
+        // SAFETY: the dispatch that wrote the memory has finished (its fence was waited on);
+        // the mapping holds b.bytes bytes, at least n words, and lives until unmapped
+        // after the copy.
         unsafe {
             let p = self
                 .device
                 .map_memory(b.memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
                 .map_err(vk_error("mapping memory"))? as *const u32;
-            std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), out.len());
+            out.extend_from_slice(std::slice::from_raw_parts(p, n));
             self.device.unmap_memory(b.memory);
         }
-        Ok(out)
+        Ok(())
     }
 
     fn free(&self, b: Buffer) {
@@ -474,13 +495,17 @@ impl VulkanDevice {
         let wrong = self.wrong.iter().any(|w| w == k.name);
         if k.via == Via::Direct {
             return Ok(if indexed {
-                shader::build_indexed(k, &self.info.float_controls, wrong)
+                shader::build_indexed(k, &self.info.float_controls, wrong, self.sweep_local)
             } else {
                 shader::build(k, &self.info.float_controls, wrong)
             });
         }
-        let blob = dxbc::blob(k, indexed, wrong)
-            .map_err(|e| ProbeError::Translator(format!("no DXBC: {e}")))?;
+        let blob = if indexed {
+            dxbc::build_indexed(k, wrong, self.sweep_local)
+        } else {
+            dxbc::build(k, wrong)
+        }
+        .map_err(|e| ProbeError::Translator(format!("no DXBC: {e}")))?;
         let (_, translator) = self
             .translators
             .iter()
@@ -796,8 +821,21 @@ impl Device for VulkanDevice {
     }
 
     fn run_indexed(&mut self, k: &Kernel, base: u64, lines: usize) -> Result<Vec<u32>, ProbeError> {
-        let groups = lines.div_ceil(WORKGROUP);
-        let padded = groups * WORKGROUP;
+        let mut out = Vec::new();
+        self.run_indexed_into(k, base, lines, &mut out)?;
+        Ok(out)
+    }
+
+    fn run_indexed_into(
+        &mut self,
+        k: &Kernel,
+        base: u64,
+        lines: usize,
+        out: &mut Vec<u32>,
+    ) -> Result<(), ProbeError> {
+        let local = self.sweep_local as usize;
+        let groups = lines.div_ceil(local);
+        let padded = groups * local;
         let key = (k.name, k.family, k.via);
         let fits = self
             .sweep
@@ -819,7 +857,7 @@ impl Device for VulkanDevice {
         // Sweeps have at most 2^32 lines: the first index of every dispatch fits a word.
         self.write(&sw.input, &[base as u32])?;
         self.submit(&sw.pipe, &sw.input, &sw.output, groups as u32)?;
-        self.read(&sw.output, lines * k.output_words())
+        self.read_into(&sw.output, lines * k.output_words(), out)
     }
 }
 

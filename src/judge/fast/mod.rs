@@ -14,7 +14,9 @@
 //!   or a root;
 //! - the library `exp2`, `log2`, `sin`, `cos` and `sqrt` of an `f64` are within a few `f64`
 //!   ULPs (2^-50 relative) of the exact value, far inside the margin of 2^-40 kept to every
-//!   tolerance here, so a result inside the shrunk bound is inside the exact one; and the
+//!   tolerance here (sin and cos of 32-bit operands from 2^7 up are reduced exactly
+//!   first and stay within 2^-50 too: `trig.rs`), so a result inside the shrunk bound is
+//!   inside the exact one; and the
 //!   nearest pattern of the exact value is known when both ends of the approximation's
 //!   margin round to the same pattern.
 
@@ -26,6 +28,7 @@ use crate::format::Arithmetic;
 
 mod bits; // the formats' patterns, values and roundings
 mod miss; // the violations they prove and name
+mod trig; // sin and cos of large 32-bit operands
 
 use bits::{
     F16, F32, Fmt, dist, finite_nonzero, floor, is_nan, normal, ordinal, pow2, read, step, trunc,
@@ -131,6 +134,20 @@ fn rcp<F: Fmt>(x: u32, r: u32) -> Option<u64> {
 
 /// rsq (§22.10.19): 2^-21 relative.
 fn rsq<F: Fmt>(x: u32, r: u32) -> Option<u64> {
+    // The common case first (a positive finite operand, whose window is decided as below),
+    // without branches ([`common_window`]).
+    let v = read::<F>(x);
+    let a = 1.0 / v.sqrt();
+    let (fits, d) = common_window::<F>(r, a, a * (REL_2_21 - MARGIN));
+    if fits & (v > 0.0) & (v < f64::INFINITY) {
+        return Some(d);
+    }
+    rsq_rest::<F>(x, r)
+}
+
+/// [`rsq`] for what its common case leaves.
+#[inline(never)]
+fn rsq_rest<F: Fmt>(x: u32, r: u32) -> Option<u64> {
     if is_nan::<F>(x) {
         return nan_result::<F>(r);
     }
@@ -146,8 +163,42 @@ fn rsq<F: Fmt>(x: u32, r: u32) -> Option<u64> {
     within::<F>(r, e, a, a * (REL_2_21 - MARGIN))
 }
 
+/// Whether normal result `r` is inside a relative window around `a`, a value known to
+/// within the margin whose nearest pattern (`nearest_of_approx`) is normal, with that
+/// nearest pattern's distance: [`nearest_of_approx`] and [`within`] for the common case,
+/// as one expression without branches. The transcendental instructions' results rarely
+/// equal the nearest pattern on a real device (lavapipe's exp differs in about half the
+/// lines), so a branch on it is mispredicted about every other line and stops the
+/// processor overlapping one line's library call with the next; here every line takes
+/// the same path and the caller branches once, on an answer that is almost always yes.
+/// `false` proves nothing: the caller's full decider runs.
+#[inline(always)]
+fn common_window<F: Fmt>(r: u32, a: f64, bound: f64) -> (bool, u64) {
+    let lo = F::rne(a * (1.0 - MARGIN));
+    let hi = F::rne(a * (1.0 + MARGIN));
+    let near = (F::to_f64(r) - a).abs() <= bound;
+    let ok = (lo == hi) & normal::<F>(lo) & ((r == lo) | (normal::<F>(r) & near));
+    (ok, dist::<F>(r, lo))
+}
+
 /// exp (§22.10.6): 2^x within 2^-21 relative.
 fn exp<F: Fmt>(x: u32, r: u32) -> Option<u64> {
+    // The common case first (a normal finite operand, a normal result): the result's window
+    // well inside the normal range, where every cut-off below answers as here. An
+    // operand of ±0 (or a denorm read as one) is left to the rules below: exp(0) is 1
+    // exactly (§22.10.6's table).
+    let v = read::<F>(x);
+    let a = v.exp2();
+    let (fits, d) = common_window::<F>(r, a, a * (REL_2_21 - MARGIN));
+    if fits & (v != 0.0) & (a > 4.0 * F::MIN_NORMAL) & (a < F::MAX / 4.0) {
+        return Some(d);
+    }
+    exp_rest::<F>(x, r)
+}
+
+/// [`exp`] for what its common case leaves.
+#[inline(never)]
+fn exp_rest<F: Fmt>(x: u32, r: u32) -> Option<u64> {
     if is_nan::<F>(x) {
         return nan_result::<F>(r);
     }
@@ -178,6 +229,27 @@ fn exp<F: Fmt>(x: u32, r: u32) -> Option<u64> {
 
 /// log (§22.10.8): log2 x within 2^-21 absolute on [0.5, 2], relative elsewhere.
 fn log<F: Fmt>(x: u32, r: u32) -> Option<u64> {
+    // The common case first (a positive finite operand, whose window is decided as below),
+    // without branches ([`common_window`]).
+    let v = read::<F>(x);
+    let a = v.log2();
+    let (fits, d) = common_window::<F>(r, a, log_bound(v, a));
+    if fits & (v > 0.0) & (v < f64::INFINITY) {
+        return Some(d);
+    }
+    log_rest::<F>(x, r)
+}
+
+/// log's tolerance at operand `v` with `a` its log2, shrunk by the margin.
+#[inline(always)]
+fn log_bound(v: f64, a: f64) -> f64 {
+    let absolute = (0.5..=2.0).contains(&v);
+    (REL_2_21 - MARGIN) * if absolute { 1.0 } else { a.abs() }
+}
+
+/// [`log`] for what its common case leaves.
+#[inline(never)]
+fn log_rest<F: Fmt>(x: u32, r: u32) -> Option<u64> {
     if is_nan::<F>(x) {
         return nan_result::<F>(r);
     }
@@ -190,24 +262,58 @@ fn log<F: Fmt>(x: u32, r: u32) -> Option<u64> {
     }
     let a = v.log2();
     let e = nearest_of_approx::<F>(a)?;
-    let bound = if (0.5..=2.0).contains(&v) {
-        REL_2_21 - MARGIN
-    } else {
-        a.abs() * (REL_2_21 - MARGIN)
-    };
-    within::<F>(r, e, a, bound)
+    within::<F>(r, e, a, log_bound(v, a))
 }
 
 /// sin or cos (§22.10.20): 0.0008 absolute on [-100π, 100π], anything in [-1, 1] outside.
 fn sin_cos<F: Fmt>(x: u32, r: u32, sine: bool) -> Option<u64> {
     let v = read::<F>(x);
-    let a = if sine { v.sin() } else { v.cos() };
+    let (s, c) = sin_and_cos::<F>(x, v);
+    let a = if sine { s } else { c };
     sin_cos_of::<F>(v, a, r, sine)
+}
+
+/// The sine and cosine of operand `x`, whose value as read is `v`, within 2^-50 relative:
+/// the library's, with 32-bit operands from 2^7 up reduced exactly first ([`trig`]).
+#[inline(always)]
+fn sin_and_cos<F: Fmt>(x: u32, v: f64) -> (f64, f64) {
+    if F::WIDE {
+        trig::sin_cos_f32(x, v)
+    } else {
+        (v.sin(), v.cos())
+    }
+}
+
+/// [`sin_cos_of`]'s common case without branches (see [`common_window`]): a nonzero
+/// finite operand, and a result that is the nearest pattern or a normal or zero one within
+/// the rules below. `false` proves nothing.
+#[inline(always)]
+fn sin_cos_common<F: Fmt>(v: f64, a: f64, r: u32) -> (bool, u64) {
+    let lo = F::rne(a * (1.0 - MARGIN));
+    let hi = F::rne(a * (1.0 + MARGIN));
+    let rv = F::to_f64(r);
+    let inside = v.abs() <= 100.0 * std::f64::consts::PI;
+    let near = (rv - a).abs() <= SINCOS_ABS - MARGIN;
+    let readable = normal::<F>(r) | (r & F::MAG == 0);
+    let allowed = readable & (rv.abs() <= 1.0) & (!inside | near);
+    let operand = (v != 0.0) & v.is_finite();
+    let ok = operand & (lo == hi) & normal::<F>(lo) & ((r == lo) | allowed);
+    (ok, dist::<F>(r, lo))
 }
 
 /// [`sin_cos`] given the operand's value `v` and the library's `a` = sin or cos of it.
 #[inline]
 fn sin_cos_of<F: Fmt>(v: f64, a: f64, r: u32, sine: bool) -> Option<u64> {
+    let (fits, d) = sin_cos_common::<F>(v, a, r);
+    if fits {
+        return Some(d);
+    }
+    sin_cos_rest::<F>(v, a, r, sine)
+}
+
+/// [`sin_cos_of`] for what its common case leaves.
+#[inline(never)]
+fn sin_cos_rest<F: Fmt>(v: f64, a: f64, r: u32, sine: bool) -> Option<u64> {
     if !v.is_finite() {
         return nan_result::<F>(r);
     }
@@ -464,6 +570,20 @@ fn sqrt_then<F: Fmt>(x: u32, r: u32) -> Option<Settled> {
     None
 }
 
+/// rcp beyond the first pass: a denorm operand (the one answer at its zero), or a
+/// number's reciprocal (a tolerance set: neither NaN nor, for 32 bits, a denorm, which is
+/// what a device that does not flush returns for |x| beyond 2^126, §3.1.3.2), as div's.
+#[inline]
+fn rcp_then<F: Fmt>(x: u32, r: u32) -> Option<Settled> {
+    if let Some(s) = denorm_unary::<F>(x, r, |v| written::<F>(F::rne(1.0 / v))) {
+        return Some(s);
+    }
+    if finite_nonzero::<F>(x) {
+        return outside_number::<F>(r, written::<F>(F::rne(1.0 / read::<F>(x))));
+    }
+    None
+}
+
 /// add and sub beyond the first pass: where an operand is zero (a flushed denorm
 /// included), infinite or NaN, or the sum cancels, the one IEEE answer (`add_basic`);
 /// otherwise a tolerance set around the sum.
@@ -651,9 +771,7 @@ fn by_format<F: Fmt>(
         // A 32-bit denorm operand reads as the zero of its sign (§3.1.3.2); at a zero each
         // of these has one allowed result, the table's (§22.10).
         Op::Sqrt => unary!(sqrt::<F>, sqrt_then::<F>),
-        Op::Rcp => unary!(rcp::<F>, |x, r| denorm_unary::<F>(x, r, |v| {
-            written::<F>(F::rne(1.0 / v))
-        })),
+        Op::Rcp => unary!(rcp::<F>, rcp_then::<F>),
         Op::Rsq => unary!(rsq::<F>, |x, r| denorm_unary::<F>(x, r, |v| {
             F::rne(1.0 / v.sqrt())
         })),
@@ -672,8 +790,16 @@ fn by_format<F: Fmt>(
         Op::Sincos => typed!(ops[0], x => typed!(res, r => {
             lines(range, t, slow, |i| {
                 let v = read::<F>(word(x[i]));
-                let s = sin_cos_of::<F>(v, v.sin(), word(r[2 * i]), true)?;
-                let c = sin_cos_of::<F>(v, v.cos(), word(r[2 * i + 1]), false)?;
+                let (sine, cosine) = sin_and_cos::<F>(word(x[i]), v);
+                let (rs, rc) = (word(r[2 * i]), word(r[2 * i + 1]));
+                // Both common cases at once, one branch for the two.
+                let (s_fits, s) = sin_cos_common::<F>(v, sine, rs);
+                let (c_fits, c) = sin_cos_common::<F>(v, cosine, rc);
+                if s_fits & c_fits {
+                    return Some(s.max(c));
+                }
+                let s = sin_cos_rest::<F>(v, sine, rs, true)?;
+                let c = sin_cos_rest::<F>(v, cosine, rc, false)?;
                 Some(s.max(c))
             }, |i| {
                 // A denorm: sin(±0) = ±0 and cos(±0) = 1, each the one allowed result.

@@ -12,7 +12,7 @@ pub mod container;
 pub mod tokens;
 
 use super::catalog::{Family, Kernel, Lane};
-use super::shader::WORKGROUP;
+use super::shader::{SWEEP_WORKGROUP, WORKGROUP};
 use crate::d3d::Op;
 use container::Chunk;
 use tokens::{Operand, Reg, global_flags, mask, opcode, run};
@@ -54,25 +54,26 @@ pub fn file_name(k: &Kernel, indexed: bool) -> String {
 /// [`super::shader::build`] does: `add` subtracts, anything else has the lowest bit of its
 /// first result word flipped.
 pub fn build(k: &Kernel, wrong: bool) -> Result<Vec<u8>, Unsupported> {
-    assemble(k, wrong, false)
+    assemble(k, wrong, None)
 }
 
 /// The shader of `k`'s exhaustive sweep: `u0` holds one word, the sweep index of the
 /// dispatch's first line, and thread `i` makes its operands from `base + i` as
 /// [`Kernel::sweep_words`] does; results as [`build`]'s. Kernels with no sweep
-/// ([`Kernel::sweep`] is `None`) have no indexed shader.
-pub fn build_indexed(k: &Kernel, wrong: bool) -> Result<Vec<u8>, Unsupported> {
+/// ([`Kernel::sweep`] is `None`) have no indexed shader. `local` threads a group
+/// (`dcl_thread_group local, 1, 1`; [`SWEEP_WORKGROUP`] where the device allows it).
+pub fn build_indexed(k: &Kernel, wrong: bool, local: u32) -> Result<Vec<u8>, Unsupported> {
     if k.sweep().is_none() {
         return Err(refusal(k, "has no exhaustive sweep"));
     }
-    assemble(k, wrong, true)
+    assemble(k, wrong, Some(local))
 }
 
-/// The blob of `k` in one form: the sweep's (`indexed`, [`build_indexed`]) or the one that
-/// reads uploaded operands ([`build`]).
+/// The blob of `k` in one form: the sweep's (`indexed`, [`build_indexed`], in groups of
+/// [`SWEEP_WORKGROUP`]) or the one that reads uploaded operands ([`build`]).
 pub fn blob(k: &Kernel, indexed: bool, wrong: bool) -> Result<Vec<u8>, Unsupported> {
     if indexed {
-        build_indexed(k, wrong)
+        build_indexed(k, wrong, SWEEP_WORKGROUP as u32)
     } else {
         build(k, wrong)
     }
@@ -187,7 +188,9 @@ fn operand_reg(o: usize) -> Reg {
     Reg::Temp(1 + o as u32)
 }
 
-fn assemble(k: &Kernel, wrong: bool, indexed: bool) -> Result<Vec<u8>, Unsupported> {
+/// The blob of [`build`], or with `sweep` (its group size) of [`build_indexed`].
+fn assemble(k: &Kernel, wrong: bool, sweep: Option<u32>) -> Result<Vec<u8>, Unsupported> {
+    let indexed = sweep.is_some();
     if let Some(reason) = unsupported(k) {
         return Err(refusal(k, reason));
     }
@@ -200,7 +203,11 @@ fn assemble(k: &Kernel, wrong: bool, indexed: bool) -> Result<Vec<u8>, Unsupport
     body.extend(tokens::dcl_uav_raw(1));
     body.extend(tokens::dcl_input_thread_id(1));
     body.extend(tokens::dcl_temps(TEMPS));
-    body.extend(tokens::dcl_thread_group(WORKGROUP as u32, 1, 1));
+    body.extend(tokens::dcl_thread_group(
+        sweep.unwrap_or(WORKGROUP as u32),
+        1,
+        1,
+    ));
 
     let thread = Operand::select(Reg::ThreadId, 0);
     scale(&mut body, 1, thread, 4 * k.output_words() as u32);
