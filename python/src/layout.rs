@@ -279,8 +279,8 @@ impl<'a, T: Elem> Strided<'a, T> {
 
 /// Copies `dst.len() / n` rows of `n` elements into `dst`: row `r` starts `r * row_stride`
 /// bytes after `src`, its elements `stride` bytes apart. The short rows of an RGB slice
-/// (`rgba[..., :3]`) get loops of a fixed length, adjacent elements a `memcpy` or a loop
-/// the compiler vectorises, each a copy of the loop for the byte swap or not.
+/// (`rgba[..., :3]`) get loops of a fixed length, long rows of adjacent elements a
+/// `memcpy` (or with the byte swap a loop the compiler vectorises).
 ///
 /// # Safety
 ///
@@ -294,21 +294,26 @@ unsafe fn copy_rows<T: Elem>(
     swap: bool,
 ) {
     let adjacent = stride == size_of::<T>() as isize;
+    // One copy of the loop for each short row length (1 to 4: a fixed number of moves,
+    // where a `memcpy` a row would cost a call per texel), swap and adjacency.
+    macro_rules! by_length {
+        ($swap:literal, $adjacent:literal) => {
+            match n {
+                1 => rows::<T, 1, $swap, $adjacent>(src, row_stride, stride, n, dst),
+                2 => rows::<T, 2, $swap, $adjacent>(src, row_stride, stride, n, dst),
+                3 => rows::<T, 3, $swap, $adjacent>(src, row_stride, stride, n, dst),
+                4 => rows::<T, 4, $swap, $adjacent>(src, row_stride, stride, n, dst),
+                _ => rows::<T, 0, $swap, $adjacent>(src, row_stride, stride, n, dst),
+            }
+        };
+    }
     // SAFETY: passed on from the caller.
     unsafe {
-        match (swap, adjacent, n) {
-            (false, true, _) => rows::<T, 0, false, true>(src, row_stride, stride, n, dst),
-            (true, true, _) => rows::<T, 0, true, true>(src, row_stride, stride, n, dst),
-            (false, false, 1) => rows::<T, 1, false, false>(src, row_stride, stride, n, dst),
-            (false, false, 2) => rows::<T, 2, false, false>(src, row_stride, stride, n, dst),
-            (false, false, 3) => rows::<T, 3, false, false>(src, row_stride, stride, n, dst),
-            (false, false, 4) => rows::<T, 4, false, false>(src, row_stride, stride, n, dst),
-            (false, false, _) => rows::<T, 0, false, false>(src, row_stride, stride, n, dst),
-            (true, false, 1) => rows::<T, 1, true, false>(src, row_stride, stride, n, dst),
-            (true, false, 2) => rows::<T, 2, true, false>(src, row_stride, stride, n, dst),
-            (true, false, 3) => rows::<T, 3, true, false>(src, row_stride, stride, n, dst),
-            (true, false, 4) => rows::<T, 4, true, false>(src, row_stride, stride, n, dst),
-            (true, false, _) => rows::<T, 0, true, false>(src, row_stride, stride, n, dst),
+        match (swap, adjacent) {
+            (false, true) => by_length!(false, true),
+            (true, true) => by_length!(true, true),
+            (false, false) => by_length!(false, false),
+            (true, false) => by_length!(true, false),
         }
     }
 }
@@ -333,11 +338,12 @@ unsafe fn rows<T: Elem, const N: usize, const SWAP: bool, const ADJACENT: bool>(
         // SAFETY: row `r` and its `n` elements are readable (the caller's promise).
         unsafe {
             let row = src.offset(r as isize * row_stride);
-            if ADJACENT && !SWAP {
+            if ADJACENT && !SWAP && N == 0 {
                 std::ptr::copy_nonoverlapping(row, out.as_mut_ptr().cast::<u8>(), n * size);
             } else if ADJACENT {
                 for (j, o) in out.iter_mut().enumerate() {
-                    *o = row.cast::<T>().add(j).read_unaligned().swapped();
+                    let v = row.cast::<T>().add(j).read_unaligned();
+                    *o = if SWAP { v.swapped() } else { v };
                 }
             } else {
                 for (j, o) in out.iter_mut().enumerate() {
