@@ -25,7 +25,7 @@ fn conversion(
 /// Runs `conv` over the elements of `src` (whole source groups, in C order) into a new
 /// vector of `O`, with the interpreter released, on every core: in place where the array
 /// is C-contiguous, else gathered block by block ([`Strided::convert`]).
-pub fn convert_into<O: bytemuck::Pod + Send, T: Elem>(
+fn convert_into<O: bytemuck::Pod + Send, T: Elem>(
     py: Python<'_>,
     conv: &Conversion,
     src: &Strided<'_, T>,
