@@ -4,16 +4,16 @@
 //! Every refusal is a `TypeError` (a wrong type or dtype) or a `ValueError` (a wrong name,
 //! shape, length or value) with one line that says what was expected.
 
-use std::borrow::Cow;
-
 use d3dfloat::d3d::RuleSet;
-use d3dfloat::format::{F64, FloatFormat, Format, RoundOptions, Rounding};
+use d3dfloat::format::{F32, F64, FloatFormat, Format, RoundOptions, Rounding};
 use numpy::{
     Element, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray,
     PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+
+use crate::layout::{Elem, Strided};
 
 /// A format by any name the command line takes (`f16`, `half`, `DXGI_FORMAT_R11G11B10_FLOAT`).
 pub fn format(name: &str) -> PyResult<Format> {
@@ -96,129 +96,119 @@ macro_rules! dtype_names {
 }
 dtype_names!(u16 => "uint16", u32 => "uint32", u64 => "uint64", f32 => "float32", f64 => "float64");
 
-/// An array of exactly element type `T`, or a `TypeError` naming what `what` takes.
-pub fn array_of<'py, T: Element + DtypeName>(
-    obj: &Bound<'py, PyAny>,
-    what: &str,
-) -> PyResult<PyReadonlyArrayDyn<'py, T>> {
-    let obj = &native_order(obj)?;
-    if obj.downcast::<PyUntypedArray>().is_err() {
-        return Err(PyTypeError::new_err(format!(
-            "{what} must be a numpy array of {}, not {}",
-            T::NAME,
-            type_name(obj)
-        )));
+/// An array the package reads: numpy's array of `T`, and whether its bytes are in the
+/// other order (a `>f4` array on this machine, read through a view as `<f4`).
+pub struct ArrayIn<'py, T: Element> {
+    array: PyReadonlyArrayDyn<'py, T>,
+    swapped: bool,
+}
+
+impl<'py, T: Element + Elem> ArrayIn<'py, T> {
+    /// `obj` as an array of exactly `T` once its byte order is seen to ([`native_view`]).
+    pub fn downcast((obj, swapped): &(Bound<'py, PyAny>, bool)) -> Option<ArrayIn<'py, T>> {
+        let a = obj.downcast::<PyArrayDyn<T>>().ok()?;
+        Some(ArrayIn {
+            array: a.readonly(),
+            swapped: *swapped,
+        })
     }
-    match obj.downcast::<PyArrayDyn<T>>() {
-        Ok(a) => Ok(a.readonly()),
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "{what} must be a numpy array of {}, not {}",
-            T::NAME,
-            type_name(obj)
-        ))),
+
+    /// The array's shape.
+    pub fn shape(&self) -> Vec<usize> {
+        self.array.shape().to_vec()
+    }
+
+    /// The array's memory as numpy describes it, to be read in C order.
+    pub fn strided(&self) -> Strided<'_, T> {
+        let a = &self.array;
+        // SAFETY: numpy's own data pointer, shape and byte strides of the array, which the
+        // read-only borrow (`PyReadonlyArray`, held as long as `self`) keeps alive and
+        // unwritten by Rust code; `Strided` reads them at any alignment.
+        unsafe { Strided::new(a.data().cast::<u8>(), a.shape(), a.strides(), self.swapped) }
     }
 }
 
-/// An array whose byte order is not the machine's (`>f4` here), copied into the machine's
-/// order, the values' bits unchanged (a byte swap); anything else as it is. Every array
-/// the package reads passes here first, and is then read by [`elements`]: together the
-/// one place where an array's layout and byte order are dealt with, so that no function
-/// reads bytes in an order the array does not mean.
-pub fn native_order<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+/// An array of exactly element type `T`, or a `TypeError` naming what `what` takes.
+pub fn array_of<'py, T: Element + Elem + DtypeName>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+) -> PyResult<ArrayIn<'py, T>> {
+    let native = native_view(obj)?;
+    ArrayIn::downcast(&native).ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "{what} must be a numpy array of {}, not {}",
+            T::NAME,
+            type_name(&native.0)
+        ))
+    })
+}
+
+/// An array whose byte order is not the machine's (`>f4` here) as a view of the same
+/// memory in the machine's order (`<f4`: the values' bytes reversed), and `true`, which
+/// says that every element read from it is to be byte-swapped (a swap keeps every bit);
+/// anything else as it is, and `false`. Every array the package reads passes here first
+/// and is then read through [`ArrayIn::strided`]: together the one place where an
+/// array's layout and byte order are dealt with, so that no function reads bytes in an
+/// order the array does not mean. The swap is made in the block copy
+/// ([`crate::layout`]), not in a whole copy of the array.
+pub fn native_view<'py>(obj: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyAny>, bool)> {
     let Ok(a) = obj.downcast::<PyUntypedArray>() else {
-        return Ok(obj.clone());
+        return Ok((obj.clone(), false));
     };
     let dtype = a.dtype();
     if dtype.is_native_byteorder() != Some(false) {
-        return Ok(obj.clone());
+        return Ok((obj.clone(), false));
     }
     let native = dtype.call_method1("newbyteorder", ("=",))?;
-    let kwargs = pyo3::types::PyDict::new(obj.py());
-    kwargs.set_item("order", "C")?;
-    obj.call_method("astype", (native,), Some(&kwargs))
-}
-
-/// The elements in C order, the array's logical order whatever its memory layout: the
-/// array's own memory where it is C-contiguous (no copy), a copy in logical order
-/// otherwise. (numpy's `as_slice` also lends a Fortran-ordered array's memory, which holds
-/// the elements in another order: never used here.)
-pub fn elements<'a, T: Element + Copy>(a: &'a PyReadonlyArrayDyn<'_, T>) -> Cow<'a, [T]> {
-    if a.is_c_contiguous()
-        && let Ok(s) = a.as_slice()
-    {
-        return Cow::Borrowed(s);
-    }
-    Cow::Owned(a.as_array().iter().copied().collect())
+    Ok((obj.call_method1("view", (native,))?, true))
 }
 
 /// Float values for the encoders: float32 or float64 arrays.
 pub enum FloatArray<'py> {
     /// float32 values.
-    F32(PyReadonlyArrayDyn<'py, f32>),
+    F32(ArrayIn<'py, f32>),
     /// float64 values.
-    F64(PyReadonlyArrayDyn<'py, f64>),
+    F64(ArrayIn<'py, f64>),
 }
 
 impl<'py> FloatArray<'py> {
     /// A float32 or float64 array; anything else is a `TypeError`.
     pub fn extract(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<FloatArray<'py>> {
-        let obj = &native_order(obj)?;
-        if let Ok(a) = obj.downcast::<PyArrayDyn<f32>>() {
-            return Ok(FloatArray::F32(a.readonly()));
+        let native = native_view(obj)?;
+        if let Some(a) = ArrayIn::downcast(&native) {
+            return Ok(FloatArray::F32(a));
         }
-        if let Ok(a) = obj.downcast::<PyArrayDyn<f64>>() {
-            return Ok(FloatArray::F64(a.readonly()));
+        if let Some(a) = ArrayIn::downcast(&native) {
+            return Ok(FloatArray::F64(a));
         }
         Err(PyTypeError::new_err(format!(
             "{what} must be a numpy array of float32 or float64 values, not {}",
-            type_name(obj)
+            type_name(&native.0)
         )))
     }
 
     /// The array's shape.
     pub fn shape(&self) -> Vec<usize> {
         match self {
-            FloatArray::F32(a) => a.shape().to_vec(),
-            FloatArray::F64(a) => a.shape().to_vec(),
+            FloatArray::F32(a) => a.shape(),
+            FloatArray::F64(a) => a.shape(),
         }
     }
 
-    /// The source format of the conversion (f32 or f64) and the values in C order,
-    /// borrowed where the array is C-contiguous ([`elements`]).
-    pub fn bytes(&self) -> (Format, Values<'_>) {
+    /// The source format of the conversion: f32 or f64.
+    pub fn format(&self) -> Format {
         match self {
-            FloatArray::F32(a) => (
-                Format::Float(d3dfloat::format::F32),
-                Values::F32(elements(a)),
-            ),
-            FloatArray::F64(a) => (Format::Float(F64), Values::F64(elements(a))),
-        }
-    }
-}
-
-/// Float values in C order, read as the bytes the bulk kernels take.
-pub enum Values<'a> {
-    /// float32 values.
-    F32(Cow<'a, [f32]>),
-    /// float64 values.
-    F64(Cow<'a, [f64]>),
-}
-
-impl std::ops::Deref for Values<'_> {
-    type Target = [u8];
-
-    fn deref(&self) -> &[u8] {
-        match self {
-            Values::F32(v) => bytemuck::cast_slice(v),
-            Values::F64(v) => bytemuck::cast_slice(v),
+            FloatArray::F32(_) => Format::Float(F32),
+            FloatArray::F64(_) => Format::Float(F64),
         }
     }
 }
 
 /// Refuses patterns with bits set above the format's width (an f11 or f10 in a uint16):
-/// they name no pattern, and truncating them would answer for another one.
-pub fn check_width<T: Copy + Into<u64> + Sync>(
-    bits: &[T],
+/// they name no pattern, and truncating them would answer for another one. Read in
+/// blocks: no copy of the array is made.
+pub fn check_width<T: Elem + Into<u64>>(
+    bits: &Strided<'_, T>,
     width: u32,
     fmt: &str,
     what: &str,
@@ -227,11 +217,11 @@ pub fn check_width<T: Copy + Into<u64> + Sync>(
         return Ok(());
     }
     let mask = (1u64 << width) - 1;
-    match bits.iter().position(|&b| b.into() & !mask != 0) {
+    match bits.position(|b| b.into() & !mask != 0) {
         None => Ok(()),
-        Some(i) => Err(PyValueError::new_err(format!(
+        Some((i, b)) => Err(PyValueError::new_err(format!(
             "{what}: element {i} is {:#x}, wider than {fmt}'s {width} bits",
-            bits[i].into()
+            b.into()
         ))),
     }
 }

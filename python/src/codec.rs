@@ -2,15 +2,15 @@
 //! (`convert::raw::convert_parallel`, the SIMD kernels on every core), so every element
 //! gets exactly the bits `d3dfloat encode` and `d3dfloat convert` give it.
 
-use d3dfloat::convert::raw::convert_parallel;
 use d3dfloat::convert::{Conversion, Stats};
 use d3dfloat::format::{F32, F64, Format, RoundOptions, Rounding};
-use numpy::{Element, PyArray1, PyArrayMethods, PyUntypedArrayMethods};
+use numpy::{Element, PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::args::{self, FloatArray, array_of, check_width, elements};
+use crate::args::{self, FloatArray, array_of, check_width};
+use crate::layout::{Elem, Strided};
 
 /// A conversion error (only a channel count can go wrong here) as a `ValueError`.
 fn conversion(
@@ -22,17 +22,30 @@ fn conversion(
     Conversion::new(from, to, channels, opts).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// Runs `conv` over `src` (whole source groups) into a new vector of `O`, with the
-/// interpreter released, on every core.
-fn convert_into<O: bytemuck::Pod + Send>(
+/// Runs `conv` over the elements of `src` (whole source groups, in C order) into a new
+/// vector of `O`, with the interpreter released, on every core: in place where the array
+/// is C-contiguous, else gathered block by block ([`Strided::convert`]).
+fn convert_into<O: bytemuck::Pod + Send, T: Elem>(
     py: Python<'_>,
     conv: &Conversion,
-    src: &[u8],
+    src: &Strided<'_, T>,
 ) -> (Vec<O>, Stats) {
-    let out_bytes = conv.dst_len(src.len());
+    let out_bytes = conv.dst_len(src.len() * std::mem::size_of::<T>());
     let mut out: Vec<O> = vec![O::zeroed(); out_bytes / std::mem::size_of::<O>()];
-    let stats = py.detach(|| convert_parallel(conv, src, bytemuck::cast_slice_mut(&mut out)));
+    let stats = py.detach(|| src.convert(conv, bytemuck::cast_slice_mut(&mut out)));
     (out, stats)
+}
+
+/// [`convert_into`] of float32 or float64 values.
+pub fn convert_values<O: bytemuck::Pod + Send>(
+    py: Python<'_>,
+    conv: &Conversion,
+    values: &FloatArray<'_>,
+) -> (Vec<O>, Stats) {
+    match values {
+        FloatArray::F32(a) => convert_into(py, conv, &a.strided()),
+        FloatArray::F64(a) => convert_into(py, conv, &a.strided()),
+    }
 }
 
 /// A new array of `shape` from `v`'s storage (no copy).
@@ -84,19 +97,18 @@ fn encode_floats<'py>(
     opts: RoundOptions,
 ) -> PyResult<(Bound<'py, PyAny>, Stats)> {
     let shape = values.shape();
-    let (from, src) = values.bytes();
-    let conv = conversion(from, to, 1, opts)?;
+    let conv = conversion(values.format(), to, 1, opts)?;
     Ok(match to.element_bytes() {
         2 => {
-            let (v, s) = convert_into::<u16>(py, &conv, &src);
+            let (v, s) = convert_values::<u16>(py, &conv, values);
             (shaped(py, v, shape)?, s)
         }
         4 => {
-            let (v, s) = convert_into::<u32>(py, &conv, &src);
+            let (v, s) = convert_values::<u32>(py, &conv, values);
             (shaped(py, v, shape)?, s)
         }
         _ => {
-            let (v, s) = convert_into::<u64>(py, &conv, &src);
+            let (v, s) = convert_values::<u64>(py, &conv, values);
             (shaped(py, v, shape)?, s)
         }
     })
@@ -163,8 +175,9 @@ fn keep_signalling<T: Copy + Into<u64> + Sync>(
 
 /// Bit patterns of `T` (uint16 for f16/f11/f10, uint32 for f32 and the packed words,
 /// uint64 for f64), checked against the format's width and widened through `conv` into
-/// float32 or float64 values, read in place where the array is C-contiguous. `extra` is a
-/// trailing axis of the output (the three channels of a packed word).
+/// float32 or float64 values, read in place where the array is C-contiguous and in blocks
+/// otherwise. `extra` is a trailing axis of the output (the three channels of a packed
+/// word).
 fn widen_patterns<'py, T>(
     py: Python<'py>,
     bits: &Bound<'py, PyAny>,
@@ -174,25 +187,30 @@ fn widen_patterns<'py, T>(
     extra: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>>
 where
-    T: Element + args::DtypeName + bytemuck::Pod + Into<u64> + Sync,
+    T: Element + Elem + args::DtypeName + Into<u64>,
 {
     let a = array_of::<T>(bits, &format!("{what} ({fmt} patterns)"))?;
-    let e = elements(&a);
-    check_width(&e, width, fmt, what)?;
-    let mut shape = a.shape().to_vec();
+    let s = a.strided();
+    check_width(&s, width, fmt, what)?;
+    let mut shape = a.shape();
     shape.extend(extra);
-    let src: &[u8] = bytemuck::cast_slice(&e);
+    // The patterns again, where NaNs came in (rare): those that were signalling.
+    let patterns = |stats: &Stats| (stats.nan_in > 0).then(|| s.elements());
     if conv.to == Format::Float(F64) {
-        let (mut v, stats) = convert_into::<f64>(py, conv, src);
-        keep_signalling(conv.from, &e, &stats, |i| {
-            v[i] = f64::from_bits(v[i].to_bits() & !(1 << 51));
-        });
+        let (mut v, stats) = convert_into::<f64, T>(py, conv, &s);
+        if let Some(e) = patterns(&stats) {
+            keep_signalling(conv.from, &e, &stats, |i| {
+                v[i] = f64::from_bits(v[i].to_bits() & !(1 << 51));
+            });
+        }
         shaped(py, v, shape)
     } else {
-        let (mut v, stats) = convert_into::<f32>(py, conv, src);
-        keep_signalling(conv.from, &e, &stats, |i| {
-            v[i] = f32::from_bits(v[i].to_bits() & !(1 << 22));
-        });
+        let (mut v, stats) = convert_into::<f32, T>(py, conv, &s);
+        if let Some(e) = patterns(&stats) {
+            keep_signalling(conv.from, &e, &stats, |i| {
+                v[i] = f32::from_bits(v[i].to_bits() & !(1 << 22));
+            });
+        }
         shaped(py, v, shape)
     }
 }
@@ -247,9 +265,8 @@ pub fn pack<'py>(
         }
     };
     shape.pop();
-    let (from, src) = values.bytes();
-    let conv = conversion(from, to, channels, opts)?;
-    let (words, stats) = convert_into::<u32>(py, &conv, &src);
+    let conv = conversion(values.format(), to, channels, opts)?;
+    let (words, stats) = convert_values::<u32>(py, &conv, &values);
     with_counts(py, shaped(py, words, shape)?, &stats, counts)
 }
 

@@ -13,7 +13,7 @@ use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyPermissionError, PyValu
 use pyo3::prelude::*;
 
 use crate::args::{self, FloatArray};
-use crate::codec::{shaped, stats_dict};
+use crate::codec::{convert_values, shaped, stats_dict};
 
 /// A conversion error as the command line words it, naming the file: an operating-system
 /// failure as `OSError` (its subclass for a missing file or a refused permission), a file
@@ -144,21 +144,15 @@ pub fn write_dds<'py>(
             "write_dds: a DDS texture is 1 to 4294967295 texels wide and high, not {w}x{h}"
         )));
     }
-    let (from, src) = values.bytes();
     let src_texels = Texels {
-        format: from,
+        format: values.format(),
         channels,
     };
     let (conv, target) = dds::plan(src_texels, to, None, opts).map_err(|e| file_error(&path, e))?;
-    let (header, data, stats) = py
-        .detach(|| {
-            let mut out = vec![0u8; conv.dst_len(src.len())];
-            let stats = convert_parallel(&conv, &src, &mut out);
-            let shape = Shape::image(w as u32, h as u32);
-            dds::build(&shape, target, out.len() as u64)
-                .and_then(|d| dds::header_bytes(&d))
-                .map(|header| (header, out, stats))
-        })
+    let (data, stats) = convert_values::<u8>(py, &conv, &values);
+    let shape = Shape::image(w as u32, h as u32);
+    let header = dds::build(&shape, target, data.len() as u64)
+        .and_then(|d| dds::header_bytes(&d))
         .map_err(|e| file_error(&path, e))?;
     // By `convert -o`'s rules: a temporary file renamed into place, modes kept, a device or
     // FIFO written in place (d3dfloat::output_file).

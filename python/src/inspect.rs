@@ -6,13 +6,12 @@ use std::borrow::Cow;
 use d3dfloat::format::{Class, FloatFormat, Format};
 use d3dfloat::judge::Column;
 use d3dfloat::ulp::{DiffOptions, Layout};
-use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
-use crate::args::{self, check_width, elements, type_name};
+use crate::args::{self, ArrayIn, check_width, type_name};
 use crate::codec::shaped;
 
 /// Elements per parallel task.
@@ -23,11 +22,11 @@ const TASK: usize = 1 << 16;
 /// stored, NaN payloads included).
 pub enum Patterns<'py> {
     /// uint16 or float16.
-    U16(PyReadonlyArrayDyn<'py, u16>),
+    U16(ArrayIn<'py, u16>),
     /// uint32 or float32.
-    U32(PyReadonlyArrayDyn<'py, u32>),
+    U32(ArrayIn<'py, u32>),
     /// uint64 or float64.
-    U64(PyReadonlyArrayDyn<'py, u64>),
+    U64(ArrayIn<'py, u64>),
 }
 
 impl<'py> Patterns<'py> {
@@ -66,64 +65,59 @@ impl<'py> Patterns<'py> {
                 type_name(obj)
             ))
         };
-        // Another byte order is read in this machine's (args::native_order), not misread.
-        let native = args::native_order(obj)?;
+        // Another byte order is read through a view in this machine's, its elements
+        // byte-swapped as they are read (args::native_view), not misread.
+        let (native, swapped) = args::native_view(obj)?;
         let obj = &native;
         let dtype = obj.getattr("dtype").map_err(|_| refuse())?;
         let kind: String = dtype.getattr("kind")?.extract()?;
         let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
         // A float array of the width is its patterns, a signed integer array its two's
         // complement patterns (itof's i32 operands): view them as such.
-        let viewed;
         let obj = if itemsize == bytes && ((kind == "f" && floats) || kind == "i") {
-            viewed = obj.call_method1("view", (wanted,)).map_err(|_| refuse())?;
-            &viewed
+            obj.call_method1("view", (wanted,)).map_err(|_| refuse())?
         } else {
-            obj
+            obj.clone()
         };
+        let viewed = (obj, swapped);
         match bytes {
-            2 => obj
-                .downcast::<PyArrayDyn<u16>>()
-                .map(|a| Patterns::U16(a.readonly())),
-            4 => obj
-                .downcast::<PyArrayDyn<u32>>()
-                .map(|a| Patterns::U32(a.readonly())),
-            _ => obj
-                .downcast::<PyArrayDyn<u64>>()
-                .map(|a| Patterns::U64(a.readonly())),
+            2 => ArrayIn::downcast(&viewed).map(Patterns::U16),
+            4 => ArrayIn::downcast(&viewed).map(Patterns::U32),
+            _ => ArrayIn::downcast(&viewed).map(Patterns::U64),
         }
-        .map_err(|_| refuse())
+        .ok_or_else(refuse)
     }
 
     /// The patterns, read in place where the array is contiguous.
     pub fn slice(&self) -> CowSlice<'_> {
         match self {
-            Patterns::U16(a) => CowSlice::U16(elements(a)),
-            Patterns::U32(a) => CowSlice::U32(elements(a)),
-            Patterns::U64(a) => CowSlice::U64(elements(a)),
+            Patterns::U16(a) => CowSlice::U16(a.strided().elements()),
+            Patterns::U32(a) => CowSlice::U32(a.strided().elements()),
+            Patterns::U64(a) => CowSlice::U64(a.strided().elements()),
         }
     }
 
     /// The array's shape.
     pub fn shape(&self) -> Vec<usize> {
         match self {
-            Patterns::U16(a) => a.shape().to_vec(),
-            Patterns::U32(a) => a.shape().to_vec(),
-            Patterns::U64(a) => a.shape().to_vec(),
+            Patterns::U16(a) => a.shape(),
+            Patterns::U32(a) => a.shape(),
+            Patterns::U64(a) => a.shape(),
         }
     }
 
     fn check_width(&self, fmt: Format, what: &str) -> PyResult<()> {
         let (name, width) = (fmt.name(), fmt.width());
         match self {
-            Patterns::U16(a) => check_width(&elements(a), width, name, what),
-            Patterns::U32(a) => check_width(&elements(a), width, name, what),
-            Patterns::U64(a) => check_width(&elements(a), width, name, what),
+            Patterns::U16(a) => check_width(&a.strided(), width, name, what),
+            Patterns::U32(a) => check_width(&a.strided(), width, name, what),
+            Patterns::U64(a) => check_width(&a.strided(), width, name, what),
         }
     }
 }
 
-/// Patterns borrowed from their array, or copied where it is not contiguous.
+/// Patterns borrowed from their array, or gathered in C order where it is not
+/// C-contiguous in this machine's byte order (one whole copy, made on every core).
 pub enum CowSlice<'a> {
     /// uint16 patterns.
     U16(Cow<'a, [u16]>),

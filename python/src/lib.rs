@@ -1,12 +1,14 @@
 //! `d3dfloat._native`: the Python binding of the d3dfloat library, a thin layer over it.
 //!
-//! Arrays come in as numpy arrays, are read in place where they are C-contiguous, go
-//! through the library's own functions with the interpreter released (the bulk kernels
-//! and the judge use every core), and come back as new arrays made from the library's
-//! output without a copy. No rounding or rule is written here: every answer is the
+//! Arrays come in as numpy arrays, are read in place where they are C-contiguous (any
+//! other layout or byte order in blocks gathered in C order), go through the library's
+//! own functions with the interpreter released (the bulk kernels and the judge use every
+//! core), and come back as new arrays made from the library's output without a copy. No rounding or rule is written here: every answer is the
 //! library's, so it is the command line's.
 //!
 //! - [`args`]: names (format, rounding, rules) and arrays, checked at the border;
+//! - [`layout`]: any array's memory read in C order, in blocks where it is not
+//!   C-contiguous;
 //! - [`codec`]: encode, decode, pack, unpack (the bulk conversion kernels);
 //! - [`inspect`]: ulp_distance, classify (the value line and the format descriptor);
 //! - [`images`]: read_image, write_dds (the `convert` containers);
@@ -16,6 +18,7 @@ mod args;
 mod codec;
 mod images;
 mod inspect;
+mod layout;
 mod verdicts;
 
 use pyo3::prelude::*;

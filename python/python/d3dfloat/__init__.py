@@ -26,12 +26,13 @@ Functions:
 
 Arrays are read as numpy means them, element by element in C (row-major) order of their
 shape, whatever their memory: C-contiguous arrays in the machine's byte order are read in
-place (not copied); Fortran-ordered (``a.T``), strided or reversed views, and arrays of
-the other byte order (``>f4`` on a little-endian machine), are first copied into that
-form (a byte swap keeps every bit, NaN payloads included), so each gives exactly the
-answer its C-ordered copy gives. The interpreter lock is released while the library runs,
-large arrays use every core, and ``check`` and ``allowed`` stop with ``KeyboardInterrupt``
-within a second of Ctrl-C. The functions are plain functions of arrays, so they run
+place (not copied); Fortran-ordered (``a.T``), strided or reversed views, unaligned
+memory, and arrays of the other byte order (``>f4`` on a little-endian machine), are
+gathered into that order in blocks (a byte swap keeps every bit, NaN payloads included),
+so each gives exactly the answer its C-ordered copy gives without that copy being made
+(``classify``, ``ulp_distance``, ``check`` and ``allowed`` do make it, in one pass).
+The interpreter lock is released while the library runs, large arrays use every core,
+and ``check`` and ``allowed`` stop with ``KeyboardInterrupt`` within a second of Ctrl-C. The functions are plain functions of arrays, so they run
 inside ``dask.array.map_blocks`` or a Ray task unchanged.
 """
 
