@@ -114,14 +114,15 @@ pub fn heat_legend(l: &Legend) -> String {
             l.top * (i + 1) as f64 / SWATCHES as f64,
         );
         let mid = (a + b) / 2.0;
-        // A hair wider than the step, so that no seam of the page's colour shows between.
+        // A pixel wider than the step, under the next one: the edges fall between pixels,
+        // and without the overlap the page's white shows through the blended edge.
         let _ = write!(
             s,
             "<rect class=\"swatch\" data-position=\"{mid}\" x=\"{:.2}\" y=\"{BAR_Y}\" \
              width=\"{:.2}\" height=\"{BAR_H}\" fill=\"{}\" stroke=\"none\" \
              shape-rendering=\"crispEdges\"/>",
             x_of(a),
-            width + 0.4,
+            width + if i + 1 < SWATCHES { 1.0 } else { 0.0 },
             hex((l.color)(mid))
         );
     }
