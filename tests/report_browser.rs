@@ -322,9 +322,8 @@ enum Brightness {
     Falls,
 }
 
-/// Rec. 709 luma of a `#RRGGBB` colour.
-fn luma(hex: &str) -> f64 {
-    let c = parse_hex(hex);
+/// Rec. 709 luma of a colour.
+fn luma(c: [u8; 3]) -> f64 {
     0.2126 * c[0] as f64 + 0.7152 * c[1] as f64 + 0.0722 * c[2] as f64
 }
 
@@ -361,7 +360,7 @@ fn legend(figure: &str, way: Brightness) -> Vec<(u128, [u8; 3])> {
         .map(|t| {
             (
                 attr(t, "data-position").unwrap().parse().unwrap(),
-                luma(&attr(t, "fill").unwrap()),
+                luma(parse_hex(&attr(t, "fill").unwrap())),
             )
         })
         .collect();
@@ -408,7 +407,7 @@ fn legend(figure: &str, way: Brightness) -> Vec<(u128, [u8; 3])> {
         assert_eq!(*label, shown);
     }
     assert!(ticks.windows(2).all(|w| w[1].1 > w[0].1));
-    let tick_lumas: Vec<f64> = ticks.iter().map(|t| luma(&t.2)).collect();
+    let tick_lumas: Vec<f64> = ticks.iter().map(|t| luma(parse_hex(&t.2))).collect();
     assert!(
         ordered(&tick_lumas, true),
         "tick colours not strictly {way:?}: {tick_lumas:?}"
@@ -595,6 +594,14 @@ fn check_ulp_numbers(dom: &str, json: &[Value]) {
     assert_eq!(n("data-over-limit"), summary["over_max"].as_u64().unwrap());
 }
 
+/// The page's heat map figure: (class, points, inner HTML).
+fn heatmap(dom: &str) -> (String, usize, String) {
+    figures(dom)
+        .into_iter()
+        .find(|f| f.0 == "heatmap")
+        .expect("no heat map on the page")
+}
+
 /// Two RGBA pictures as f32 values: a gradient, and the same with a disc of pixels a few
 /// ULPs off and one NaN pixel.
 fn pictures(w: usize, h: usize) -> (Vec<f32>, Vec<f32>) {
@@ -640,8 +647,7 @@ fn a_raw_buffer_comparison_report_shows_where_pixels_differ() {
     );
     let r = check_page(&page);
     check_ulp_numbers(&r.dom, &json);
-    let figures = figures(&r.dom);
-    let heat = figures.iter().find(|f| f.0 == "heatmap").unwrap();
+    let heat = heatmap(&r.dom);
     // The disc and the NaN pixel outside it.
     let disc = (0..48i64)
         .flat_map(|y| (0..64i64).map(move |x| (x - 32) * (x - 32) + (y - 24) * (y - 24)))
@@ -678,10 +684,7 @@ fn the_render_in_tests_data_differs_where_rounding_does() {
     );
     let r = check_page(&page);
     check_ulp_numbers(&r.dom, &json);
-    let heat = figures(&r.dom)
-        .into_iter()
-        .find(|f| f.0 == "heatmap")
-        .unwrap();
+    let heat = heatmap(&r.dom);
     assert!(differing > 1000, "{differing}");
     assert_eq!(heat.1, differing);
 }
@@ -759,10 +762,7 @@ fn dds_exr_and_hdr_comparisons_render_as_pictures() {
         let summary = json.iter().find(|v| v["kind"] == "summary").unwrap();
         // Every channel of every pixel compared.
         assert_eq!(summary["count"].as_u64().unwrap(), 40 * 24 * 4, "{ext}");
-        let heat = figures(&r.dom)
-            .into_iter()
-            .find(|f| f.0 == "heatmap")
-            .unwrap();
+        let heat = heatmap(&r.dom);
         assert!(heat.1 > 0, "{ext}: no differing pixel shown");
     }
 }
@@ -800,10 +800,7 @@ fn the_pixel_heat_map_colours_by_log_distance_as_its_legend_says() {
     );
     let r = check_page(&page);
     check_ulp_numbers(&r.dom, &json);
-    let heat = figures(&r.dom)
-        .into_iter()
-        .find(|f| f.0 == "heatmap")
-        .unwrap();
+    let heat = heatmap(&r.dom);
     let ticks = legend(&heat.2, Brightness::Rises);
     let shown: Vec<u128> = ticks.iter().map(|t| t.0).collect();
     assert!(heat.2.contains("data-key=\"equal\" data-color=\"#000000\""));
@@ -819,13 +816,7 @@ fn the_pixel_heat_map_colours_by_log_distance_as_its_legend_says() {
     for (ulps, color) in &ticks {
         assert_eq!(pixel(*ulps as u32), *color, "{ulps} ULPs");
     }
-    let lumas: Vec<f64> = ds
-        .iter()
-        .map(|&d| {
-            let p = pixel(d);
-            luma(&format!("#{:02X}{:02X}{:02X}", p[0], p[1], p[2]))
-        })
-        .collect();
+    let lumas: Vec<f64> = ds.iter().map(|&d| luma(pixel(d))).collect();
     assert!(lumas.windows(2).all(|w| w[1] > w[0]), "{lumas:?}");
 }
 
@@ -888,10 +879,7 @@ fn the_exponent_map_colours_by_log_distance_as_its_legend_says() {
     // The left panel's cells, left to right: k = 0, 1, ... 10, so 0, 1, 2, ... 512 ULPs.
     let mut left: Vec<(f64, [u8; 3])> = cells.iter().copied().filter(|c| c.0 < 450.0).collect();
     left.sort_by(|p, q| p.0.total_cmp(&q.0));
-    let lumas: Vec<f64> = left
-        .iter()
-        .map(|c| luma(&format!("#{:02X}{:02X}{:02X}", c.1[0], c.1[1], c.1[2])))
-        .collect();
+    let lumas: Vec<f64> = left.iter().map(|c| luma(c.1)).collect();
     assert_eq!(lumas.len(), ds.len());
     assert!(lumas.windows(2).all(|w| w[1] < w[0]), "{lumas:?}");
 }
