@@ -270,13 +270,16 @@ fn check_page(page: &Path) -> Rendered {
                 assert_eq!(drawn, *points, "{class}");
                 assert!(*points > 0);
             }
-            // A cell in each of the two panels per cell with lines, and the scale's 32.
+            // A cell in each of the two panels per cell with lines; the legend, pale to
+            // dark, after the chart.
             "error-map" => {
-                let drawn = tags(inner, "rect")
+                let (chart, _) = inner.split_once("<svg class=\"heat-legend\"").unwrap();
+                let drawn = tags(chart, "rect")
                     .iter()
                     .filter(|t| !is_color(t, "fill", "#FFFFFF") && is_color(t, "stroke", "none"))
                     .count();
-                assert_eq!(drawn, 2 * points + 32, "{class}");
+                assert_eq!(drawn, 2 * points, "{class}");
+                legend(inner, Brightness::Falls);
             }
             "histogram" => {
                 let drawn = tags(inner, "rect")
@@ -290,6 +293,7 @@ fn check_page(page: &Path) -> Rendered {
                 let img = png_of(tags(inner, "img")[0]);
                 let differing = img.pixels().filter(|p| p.0 != [0, 0, 0]).count();
                 assert_eq!(differing, *points, "{class}");
+                legend(inner, Brightness::Rises);
             }
             "preview" => {
                 let img = png_of(tags(inner, "img")[0]);
@@ -309,6 +313,109 @@ fn check_page(page: &Path) -> Rendered {
         colours.len()
     );
     r
+}
+
+/// Which way a heat map's palette runs as the distance grows.
+#[derive(Clone, Copy, Debug)]
+enum Brightness {
+    Rises,
+    Falls,
+}
+
+/// Rec. 709 luma of a colour.
+fn luma(c: [u8; 3]) -> f64 {
+    0.2126 * c[0] as f64 + 0.7152 * c[1] as f64 + 0.0722 * c[2] as f64
+}
+
+fn parse_hex(hex: &str) -> [u8; 3] {
+    let h = hex.strip_prefix('#').unwrap();
+    assert_eq!(h.len(), 6, "{hex}");
+    [0, 2, 4].map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+}
+
+/// The heat map legend in a figure's HTML, checked: ticks at 0, 1 ULP and rising powers
+/// of two, the last at the bar's top; the swatches' brightness monotone along the bar and
+/// the ticks' colours strictly so, in the palette's direction. Returns the ticks as (ULPs,
+/// colour).
+fn legend(figure: &str, way: Brightness) -> Vec<(u128, [u8; 3])> {
+    let start = figure
+        .find("<svg class=\"heat-legend\"")
+        .expect("a heat map without its legend");
+    let svg = &figure[start..start + figure[start..].find("</svg>").unwrap()];
+    let top: f64 = attr(tags(svg, "svg")[0], "data-top")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let ordered = |values: &[f64], strict: bool| {
+        values.windows(2).all(|w| match (way, strict) {
+            (Brightness::Rises, true) => w[1] > w[0],
+            (Brightness::Rises, false) => w[1] >= w[0],
+            (Brightness::Falls, true) => w[1] < w[0],
+            (Brightness::Falls, false) => w[1] <= w[0],
+        })
+    };
+    let swatches: Vec<(f64, f64)> = tags(svg, "rect")
+        .into_iter()
+        .filter(|t| attr(t, "class").as_deref() == Some("swatch"))
+        .map(|t| {
+            (
+                attr(t, "data-position").unwrap().parse().unwrap(),
+                luma(parse_hex(&attr(t, "fill").unwrap())),
+            )
+        })
+        .collect();
+    assert!(swatches.len() >= 32, "{} swatches", swatches.len());
+    assert!(swatches.windows(2).all(|w| w[1].0 > w[0].0));
+    let lumas: Vec<f64> = swatches.iter().map(|s| s.1).collect();
+    assert!(ordered(&lumas, false), "swatches not {way:?}: {lumas:?}");
+    let ticks: Vec<(f64, u128, String)> = tags(svg, "g")
+        .into_iter()
+        .filter(|t| attr(t, "class").as_deref() == Some("tick"))
+        .map(|t| {
+            (
+                attr(t, "data-position").unwrap().parse().unwrap(),
+                attr(t, "data-ulps").unwrap().parse().unwrap(),
+                attr(t, "data-color").unwrap(),
+            )
+        })
+        .collect();
+    // Each tick's label, as drawn.
+    let labels: Vec<String> = svg
+        .split("<g class=\"tick\"")
+        .skip(1)
+        .map(|g| {
+            let text = &g[g.find("<text").unwrap()..];
+            text[text.find('>').unwrap() + 1..text.find("</text>").unwrap()].to_string()
+        })
+        .collect();
+    assert_eq!(labels.len(), ticks.len());
+    assert!(ticks.len() >= 2, "{ticks:?}");
+    assert_eq!((ticks[0].0, ticks[0].1), (0.0, 0));
+    assert_eq!((ticks[1].0, ticks[1].1), (1.0, 1));
+    assert_eq!(ticks.last().unwrap().0, top);
+    for ((position, ulps, _), label) in ticks.iter().zip(&labels) {
+        // Position p is 2^(p-1) ULPs: powers of two evenly spaced (log scale).
+        if *position > 0.0 {
+            assert_eq!(*ulps, 1u128 << (*position as u32 - 1));
+            assert!(ulps.is_power_of_two());
+        }
+        let shown = if *ulps > 1024 {
+            format!("2^{}", ulps.trailing_zeros())
+        } else {
+            ulps.to_string()
+        };
+        assert_eq!(*label, shown);
+    }
+    assert!(ticks.windows(2).all(|w| w[1].1 > w[0].1));
+    let tick_lumas: Vec<f64> = ticks.iter().map(|t| luma(parse_hex(&t.2))).collect();
+    assert!(
+        ordered(&tick_lumas, true),
+        "tick colours not strictly {way:?}: {tick_lumas:?}"
+    );
+    ticks
+        .into_iter()
+        .map(|(_, ulps, color)| (ulps, parse_hex(&color)))
+        .collect()
 }
 
 /// The summary rows of a probe page as (op, format, lines, conform, violate, max ULPs).
@@ -487,6 +594,14 @@ fn check_ulp_numbers(dom: &str, json: &[Value]) {
     assert_eq!(n("data-over-limit"), summary["over_max"].as_u64().unwrap());
 }
 
+/// The page's heat map figure: (class, points, inner HTML).
+fn heatmap(dom: &str) -> (String, usize, String) {
+    figures(dom)
+        .into_iter()
+        .find(|f| f.0 == "heatmap")
+        .expect("no heat map on the page")
+}
+
 /// Two RGBA pictures as f32 values: a gradient, and the same with a disc of pixels a few
 /// ULPs off and one NaN pixel.
 fn pictures(w: usize, h: usize) -> (Vec<f32>, Vec<f32>) {
@@ -532,8 +647,7 @@ fn a_raw_buffer_comparison_report_shows_where_pixels_differ() {
     );
     let r = check_page(&page);
     check_ulp_numbers(&r.dom, &json);
-    let figures = figures(&r.dom);
-    let heat = figures.iter().find(|f| f.0 == "heatmap").unwrap();
+    let heat = heatmap(&r.dom);
     // The disc and the NaN pixel outside it.
     let disc = (0..48i64)
         .flat_map(|y| (0..64i64).map(move |x| (x - 32) * (x - 32) + (y - 24) * (y - 24)))
@@ -570,10 +684,7 @@ fn the_render_in_tests_data_differs_where_rounding_does() {
     );
     let r = check_page(&page);
     check_ulp_numbers(&r.dom, &json);
-    let heat = figures(&r.dom)
-        .into_iter()
-        .find(|f| f.0 == "heatmap")
-        .unwrap();
+    let heat = heatmap(&r.dom);
     assert!(differing > 1000, "{differing}");
     assert_eq!(heat.1, differing);
 }
@@ -651,12 +762,126 @@ fn dds_exr_and_hdr_comparisons_render_as_pictures() {
         let summary = json.iter().find(|v| v["kind"] == "summary").unwrap();
         // Every channel of every pixel compared.
         assert_eq!(summary["count"].as_u64().unwrap(), 40 * 24 * 4, "{ext}");
-        let heat = figures(&r.dom)
-            .into_iter()
-            .find(|f| f.0 == "heatmap")
-            .unwrap();
+        let heat = heatmap(&r.dom);
         assert!(heat.1 > 0, "{ext}: no differing pixel shown");
     }
+}
+
+/// Distances 0, 1, 2, 4, ... 2^(n-2) ULPs, one per planted line.
+fn planted(n: u32) -> Vec<u32> {
+    std::iter::once(0)
+        .chain((0..n - 1).map(|k| 1 << k))
+        .collect()
+}
+
+#[test]
+fn the_pixel_heat_map_colours_by_log_distance_as_its_legend_says() {
+    // One row of pixels, each 0, 1, 2, 4, ... 2^20 ULPs off 1.0: each pixel's colour is
+    // its tick's where it has one, and brightness rises from each power of two to the next.
+    let dir = tempdir();
+    let ds = planted(22);
+    let a: Vec<u8> = ds.iter().flat_map(|_| 1f32.to_le_bytes()).collect();
+    let b: Vec<u8> = ds
+        .iter()
+        .flat_map(|d| (1f32.to_bits() + d).to_le_bytes())
+        .collect();
+    let (pa, pb) = (dir.path().join("a.f32"), dir.path().join("b.f32"));
+    std::fs::write(&pa, a).unwrap();
+    std::fs::write(&pb, b).unwrap();
+    let page = dir.path().join("log.html");
+    let json = run_json(
+        d3dfloat()
+            .args(["ulp-diff", "--files"])
+            .arg(&pa)
+            .arg(&pb)
+            .args(["--width", &ds.len().to_string(), "--report"])
+            .arg(&page),
+        &[0],
+    );
+    let r = check_page(&page);
+    check_ulp_numbers(&r.dom, &json);
+    let heat = heatmap(&r.dom);
+    let ticks = legend(&heat.2, Brightness::Rises);
+    let shown: Vec<u128> = ticks.iter().map(|t| t.0).collect();
+    assert!(heat.2.contains("data-key=\"equal\" data-color=\"#000000\""));
+    assert!(heat.2.contains("data-key=\"NaN\" data-color=\"#00A0FF\""));
+    // The narrow legend under the picture has room for every eighth power.
+    assert_eq!(shown, [0, 1, 256, 1 << 16, 1 << 20]);
+    let img = png_of(tags(&heat.2, "img")[0]);
+    assert_eq!((img.width(), img.height()), (ds.len() as u32, 1));
+    let pixel = |d: u32| {
+        img.get_pixel(ds.iter().position(|&x| x == d).unwrap() as u32, 0)
+            .0
+    };
+    for (ulps, color) in &ticks {
+        assert_eq!(pixel(*ulps as u32), *color, "{ulps} ULPs");
+    }
+    let lumas: Vec<f64> = ds.iter().map(|&d| luma(pixel(d))).collect();
+    assert!(lumas.windows(2).all(|w| w[1] > w[0]), "{lumas:?}");
+}
+
+#[test]
+fn the_exponent_map_colours_by_log_distance_as_its_legend_says() {
+    // f16 add of 2^k + 2^k, k = 0..10, answered 0, 1, 2, 4, ... 512 ULPs above the exact
+    // 2^(k+1): one line in each diagonal cell, so its largest and mean distance are both
+    // that; both panels' cells take their ticks' colours, and darken along the diagonal.
+    let dir = tempdir();
+    let ds = planted(11);
+    let f16_pow2 = |k: u32| ((k + 15) << 10) as u16;
+    let ops: Vec<u8> = (0..ds.len() as u32)
+        .flat_map(|k| f16_pow2(k).to_le_bytes())
+        .collect();
+    let results: Vec<u8> = ds
+        .iter()
+        .enumerate()
+        .flat_map(|(k, d)| (f16_pow2(k as u32 + 1) + *d as u16).to_le_bytes())
+        .collect();
+    let (a, r) = (dir.path().join("a.f16"), dir.path().join("r.f16"));
+    std::fs::write(&a, &ops).unwrap();
+    std::fs::write(&r, &results).unwrap();
+    let page = dir.path().join("map.html");
+    let json = run_json(
+        d3dfloat()
+            .args(["op", "--fmt", "f16", "add", "--operands"])
+            .arg(format!("{},{}", a.display(), a.display()))
+            .arg("--results")
+            .arg(&r)
+            .arg("--report")
+            .arg(&page),
+        &[1],
+    );
+    let rendered = check_page(&page);
+    assert_eq!(page_rows(&rendered.dom), json_rows(&json));
+    let map = figures(&rendered.dom)
+        .into_iter()
+        .find(|f| f.0 == "error-map")
+        .unwrap();
+    assert_eq!(map.1, ds.len());
+    let ticks = legend(&map.2, Brightness::Falls);
+    let (chart, _) = map.2.split_once("<svg class=\"heat-legend\"").unwrap();
+    let cells: Vec<(f64, [u8; 3])> = tags(chart, "rect")
+        .into_iter()
+        .filter(|t| is_color(t, "stroke", "none") && !is_color(t, "fill", "#FFFFFF"))
+        .map(|t| {
+            (
+                attr(t, "x").unwrap().parse().unwrap(),
+                parse_hex(&attr(t, "fill").unwrap()),
+            )
+        })
+        .collect();
+    assert_eq!(cells.len(), 2 * ds.len());
+    for (ulps, color) in &ticks {
+        if ds.contains(&(*ulps as u32)) {
+            let n = cells.iter().filter(|c| c.1 == *color).count();
+            assert_eq!(n, 2, "{ulps} ULPs: {n} cells of its colour {color:?}");
+        }
+    }
+    // The left panel's cells, left to right: k = 0, 1, ... 10, so 0, 1, 2, ... 512 ULPs.
+    let mut left: Vec<(f64, [u8; 3])> = cells.iter().copied().filter(|c| c.0 < 450.0).collect();
+    left.sort_by(|p, q| p.0.total_cmp(&q.0));
+    let lumas: Vec<f64> = left.iter().map(|c| luma(c.1)).collect();
+    assert_eq!(lumas.len(), ds.len());
+    assert!(lumas.windows(2).all(|w| w[1] < w[0]), "{lumas:?}");
 }
 
 #[test]

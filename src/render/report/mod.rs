@@ -5,8 +5,9 @@
 //! (`tests/report_browser.rs` holds them to that).
 //!
 //! The page is written with a small escaping writer ([`Page`]); the charts come from
-//! `plot.rs` (plotters' SVG backend).
+//! `plot.rs` (plotters' SVG backend), the heat maps' colour legends from `legend.rs`.
 
+mod legend;
 pub mod plot;
 mod probe;
 mod ulp;

@@ -11,6 +11,7 @@ use plotters::coord::ranged1d::{IntoSegmentedCoord, SegmentValue};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::legend;
 use crate::d3d::Domain;
 use crate::judge::map::{Axis, ErrorMap};
 
@@ -327,23 +328,24 @@ fn heat(y: f64, top: f64) -> RGBColor {
 }
 
 /// The error of a two-operand instruction over its operands' exponents: two panels, each
-/// cell coloured by its largest and by its mean distance, cells with violations outlined,
-/// and the colour scale beside them with the largest allowed reach drawn across it.
+/// cell coloured by its largest and by its mean distance (by [`scale`], so by log2 of the
+/// distance above 1 ULP), cells with violations outlined, and under them the colour legend
+/// (`legend.rs`) with the largest allowed reach drawn across it. The chart and the legend
+/// are two sibling SVGs.
 pub fn exponent_map(title: &str, map: &ErrorMap) -> std::io::Result<String> {
     let (rows, cols) = (map.axes[0], map.axes[1]);
     let cells = &map.cells;
     let top_d = cells.iter().map(|c| c.max).max().unwrap_or(0);
     let reach = map.bounds.iter().flatten().copied().max();
-    let top = scale(top_d.max(reach.unwrap_or(0)) as f64).max(1.0);
+    let top = legend::heat_top(top_d.max(reach.unwrap_or(0)) as f64);
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (900, 470)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (900, 450)).into_drawing_area();
         root.fill(&WHITE).map_err(chart_error)?;
         let (head, body) = root.split_vertically(30);
         head.titled(title, ("sans-serif", 18))
             .map_err(chart_error)?;
-        let (panels, bar_area) = body.split_horizontally(780);
-        let (left, right) = panels.split_horizontally(390);
+        let (left, right) = body.split_horizontally(450);
         let label = |axis: Axis| {
             move |v: &SegmentValue<u32>| match v {
                 SegmentValue::CenterOf(c) | SegmentValue::Exact(c)
@@ -416,43 +418,21 @@ pub fn exponent_map(title: &str, map: &ErrorMap) -> std::io::Result<String> {
             has_distance(c).then_some(c.max as f64)
         })?;
         panel(&right, "mean", &|c| c.mean())?;
-        // The scale: 120 pixels, 24 of them the bar itself.
-        let mut bar = ChartBuilder::on(&bar_area)
-            .margin_top(26)
-            .margin_bottom(46)
-            .margin_left(8)
-            .margin_right(44)
-            .y_label_area_size(44)
-            .build_cartesian_2d(0f64..1f64, 0f64..top)
-            .map_err(chart_error)?;
-        bar.configure_mesh()
-            .label_style(("sans-serif", 12))
-            .axis_desc_style(("sans-serif", 13))
-            .disable_mesh()
-            .disable_x_axis()
-            .y_labels(top as usize + 1)
-            .y_label_formatter(&|y| scale_label(*y))
-            .draw()
-            .map_err(chart_error)?;
-        let steps = 32;
-        bar.draw_series((0..steps).map(|i| {
-            let (a, b) = (
-                top * i as f64 / steps as f64,
-                top * (i + 1) as f64 / steps as f64,
-            );
-            Rectangle::new([(0.0, a), (1.0, b)], heat((a + b) / 2.0, top).filled())
-        }))
-        .map_err(chart_error)?;
-        if let Some(reach) = reach {
-            let y = scale(reach as f64);
-            bar.draw_series(std::iter::once(PathElement::new(
-                vec![(-0.3, y), (1.0, y)],
-                BOUND_COLOR.stroke_width(3),
-            )))
-            .map_err(chart_error)?;
-        }
         root.present().map_err(chart_error)?;
     }
+    let color = |y: f64| {
+        let c = heat(y, top);
+        [c.0, c.1, c.2]
+    };
+    svg.push_str(&legend::heat_legend(&legend::Legend {
+        title: "Colour: ULPs from the correctly rounded result (log scale above 1; \
+                grey bar: the largest allowed reach)",
+        width: 900,
+        top,
+        color: &color,
+        keys: &[("NaN", [NAN_COLOR.0, NAN_COLOR.1, NAN_COLOR.2])],
+        reach,
+    }));
     Ok(svg)
 }
 

@@ -4,7 +4,7 @@
 
 use base64::Engine as _;
 
-use super::{Meta, Page, count, escape, plot};
+use super::{Meta, Page, count, escape, legend, plot};
 use crate::format::Format;
 use crate::ulp::images::Picture;
 use crate::ulp::summary::{HISTOGRAM_BUCKETS, bucket_range};
@@ -152,33 +152,43 @@ fn png(width: usize, height: usize, rgb: &[[u8; 3]]) -> std::io::Result<String> 
     Ok(base64::engine::general_purpose::STANDARD.encode(bytes))
 }
 
-/// The heat map's colour of a distance (`top` the largest in the picture).
-fn heat_color(d: Option<u64>, top: u64) -> [u8; 3] {
+/// The heat map's colour of a distance, `top` the legend's top ([`legend::heat_top`] of
+/// the largest distance in the picture): by its position on [`plot::scale`], so by log2 of
+/// the distance above 1 ULP.
+fn heat_color(d: Option<u64>, top: f64) -> [u8; 3] {
     match d {
-        None => [0, 160, 255],
-        Some(0) => [0, 0, 0],
-        Some(d) => {
-            let t = plot::scale(d as f64) / plot::scale(top.max(1) as f64);
-            // Black for equal, then dark red through orange to white for the worst.
-            let t = t.clamp(0.0, 1.0);
-            let r = (80.0 + 175.0 * (t * 2.0).min(1.0)) as u8;
-            let g = (255.0 * (t * 2.0 - 0.6).clamp(0.0, 1.0)) as u8;
-            let b = (255.0 * (t * 2.5 - 1.5).clamp(0.0, 1.0)) as u8;
-            [r, g, b]
-        }
+        None => NAN_COLOR,
+        Some(d) => ramp(plot::scale(d as f64), top),
     }
 }
 
+/// Where a NaN is involved.
+const NAN_COLOR: [u8; 3] = [0, 160, 255];
+
+/// The colour of a position on the scale: black for equal (0), then dark red through
+/// orange to white at `top`. Every channel rises with the position, so brightness does.
+fn ramp(y: f64, top: f64) -> [u8; 3] {
+    if y <= 0.0 {
+        return [0, 0, 0];
+    }
+    let t = (y / top).clamp(0.0, 1.0);
+    let r = (80.0 + 175.0 * (t * 2.0).min(1.0)) as u8;
+    let g = (255.0 * (t * 2.0 - 0.6).clamp(0.0, 1.0)) as u8;
+    let b = (255.0 * (t * 2.5 - 1.5).clamp(0.0, 1.0)) as u8;
+    [r, g, b]
+}
+
 fn pictures(page: &mut Page, p: &Picture) -> std::io::Result<()> {
-    let top = p.heat.iter().flatten().copied().max().unwrap_or(0);
+    let largest = p.heat.iter().flatten().copied().max().unwrap_or(0);
+    let top = legend::heat_top(largest as f64);
     let heat: Vec<[u8; 3]> = p.heat.iter().map(|&d| heat_color(d, top)).collect();
     let differing = p.heat.iter().filter(|d| **d != Some(0)).count();
-    let figure = |class: &str, rgb: &[[u8; 3]], caption: &str, points: usize| {
+    let figure = |class: &str, rgb: &[[u8; 3]], caption: &str, points: usize, legend: &str| {
         png(p.width, p.height, rgb).map(|data| {
             format!(
                 "<figure class=\"{class}\" data-points=\"{points}\"><img alt=\"{}\" width=\"{}\" \
-                 height=\"{}\" src=\"data:image/png;base64,{data}\"><figcaption>{}</figcaption>\
-                 </figure>",
+                 height=\"{}\" src=\"data:image/png;base64,{data}\">{legend}<figcaption>{}\
+                 </figcaption></figure>",
                 escape(caption),
                 p.width,
                 p.height,
@@ -186,6 +196,15 @@ fn pictures(page: &mut Page, p: &Picture) -> std::io::Result<()> {
             )
         })
     };
+    let color = |y: f64| ramp(y, top);
+    let key = legend::heat_legend(&legend::Legend {
+        title: "|ULPs| per pixel, log scale",
+        width: 380,
+        top,
+        color: &color,
+        keys: &[("equal", [0, 0, 0]), ("NaN", NAN_COLOR)],
+        reach: None,
+    });
     let scale = if p.block > 1 {
         format!(
             " ({}x{} pixels, each shown pixel a block of {}x{})",
@@ -200,22 +219,25 @@ fn pictures(page: &mut Page, p: &Picture) -> std::io::Result<()> {
         "heatmap",
         &heat,
         &format!(
-            "Distance per pixel{scale}: black equal, dark red to white up to {top} ULPs, \
-             blue NaN"
+            "Distance per pixel{scale}: black equal, dark red to white up to {largest} \
+             ULPs (colour by log2 of the distance), blue NaN"
         ),
         differing,
+        &key,
     )?);
     page.raw(&figure(
         "preview",
         &p.expected,
         "Expected, tone-mapped",
         p.expected.len(),
+        "",
     )?);
     page.raw(&figure(
         "preview",
         &p.actual,
         "Actual, tone-mapped",
         p.actual.len(),
+        "",
     )?);
     page.raw("</div>\n");
     Ok(())
@@ -227,9 +249,24 @@ mod tests {
 
     #[test]
     fn heat_colours_tell_equal_different_and_nan_apart() {
-        assert_eq!(heat_color(Some(0), 10), [0, 0, 0]);
-        assert_eq!(heat_color(None, 10), [0, 160, 255]);
-        assert_eq!(heat_color(Some(10), 10), [255, 255, 255]);
-        assert_ne!(heat_color(Some(1), 10), [0, 0, 0]);
+        let top = legend::heat_top(10.0);
+        assert_eq!(top, 5.0);
+        assert_eq!(heat_color(Some(0), top), [0, 0, 0]);
+        assert_eq!(heat_color(None, top), [0, 160, 255]);
+        assert_eq!(heat_color(Some(16), top), [255, 255, 255]);
+        assert_ne!(heat_color(Some(1), top), [0, 0, 0]);
+    }
+
+    #[test]
+    fn brightness_rises_with_log_distance() {
+        // Every power of two up to 2^20 brighter than the one before (Rec. 709 weights).
+        let top = legend::heat_top((1u64 << 20) as f64);
+        let luma = |c: [u8; 3]| 0.2126 * c[0] as f64 + 0.7152 * c[1] as f64 + 0.0722 * c[2] as f64;
+        let mut last = -1.0;
+        for d in std::iter::once(0).chain((0..=20).map(|k| 1u64 << k)) {
+            let l = luma(heat_color(Some(d), top));
+            assert!(l > last, "{d} ULPs: {l} after {last}");
+            last = l;
+        }
     }
 }
