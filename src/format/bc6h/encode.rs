@@ -12,15 +12,24 @@ use super::modes::{HeaderBit, MODES, Mode};
 use super::partitions;
 
 /// How hard the encoder looks: more partitions, modes and refinement passes cost time.
+/// Every two-region mode is first tried on every partition kept without refinement; only
+/// the best few of those are refined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Quality {
     /// The partition that fits best, the modes of widest precision, one refinement pass.
     Fast,
-    /// The 4 best-fitting partitions, every mode, two refinement passes.
+    /// The 4 best-fitting partitions, every mode, the best 3 two-region candidates refined
+    /// by two passes.
     Normal,
-    /// The 12 best-fitting partitions, every mode, four refinement passes.
+    /// The 12 best-fitting partitions, every mode, the best 12 two-region candidates
+    /// refined by four passes.
     Slow,
 }
+
+/// A block whose one-region encoding is off by at most this (the sum of squared errors
+/// over its 48 values, in f16 steps: one step each on average) is kept as it is: two
+/// regions cannot do better than that by much, and smooth images are mostly such blocks.
+const CLOSE_ENOUGH: u64 = 48;
 
 impl Quality {
     /// The name `--quality` takes.
@@ -33,16 +42,16 @@ impl Quality {
     }
 
     /// (partitions tried, refinement passes, two-region modes tried by number, one-region
-    /// modes tried by number)
-    fn settings(self) -> (usize, usize, &'static [u8], &'static [u8]) {
+    /// modes tried by number, two-region candidates refined)
+    fn settings(self) -> (usize, usize, &'static [u8], &'static [u8], usize) {
         const ALL_TWO: &[u8] = &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
         const ALL_ONE: &[u8] = &[11, 12, 13, 14];
         match self {
             // Mode 1 (10.555) and mode 10 (6666, never out of range) cover most
             // two-region blocks; 11 (10.10) and 14 (16.4) the one-region ones.
-            Quality::Fast => (1, 1, &[1, 10], &[11, 14]),
-            Quality::Normal => (4, 2, ALL_TWO, ALL_ONE),
-            Quality::Slow => (12, 4, ALL_TWO, ALL_ONE),
+            Quality::Fast => (1, 1, &[1, 10], &[11, 14], 2),
+            Quality::Normal => (4, 2, ALL_TWO, ALL_ONE, 3),
+            Quality::Slow => (12, 4, ALL_TWO, ALL_ONE, 12),
         }
     }
 }
@@ -198,35 +207,60 @@ fn principal_axis(cov: &[[f32; 3]; 3], iterations: usize) -> [f32; 3] {
     v
 }
 
-/// Energy off the best line through each region: how well a partition can do before
-/// quantization. Lower is better.
-fn partition_score(t: &Texels, regions: &[u8; 16]) -> f32 {
-    let mut total = 0.0;
-    for r in 0..2u8 {
-        let mut n = 0f32;
-        let mut sum = [0f32; 3];
-        let mut sq = [[0f32; 3]; 3];
-        for i in (0..16).filter(|&i| regions[i] == r) {
-            n += 1.0;
-            let x = t.scaled[i];
-            for a in 0..3 {
-                sum[a] += x[a];
-                for b in 0..3 {
-                    sq[a][b] += x[a] * x[b];
-                }
+/// Sums over a set of texels: count, sum of each channel, sum of each product of two.
+#[derive(Clone, Copy, Default)]
+struct Moments {
+    n: f32,
+    sum: [f32; 3],
+    sq: [[f32; 3]; 3],
+}
+
+impl Moments {
+    fn add(&mut self, x: [f32; 3]) {
+        self.n += 1.0;
+        for a in 0..3 {
+            self.sum[a] += x[a];
+            for b in 0..3 {
+                self.sq[a][b] += x[a] * x[b];
             }
         }
-        let cov: [[f32; 3]; 3] =
-            std::array::from_fn(|a| std::array::from_fn(|b| sq[a][b] - sum[a] * sum[b] / n));
+    }
+
+    fn minus(&self, o: &Moments) -> Moments {
+        Moments {
+            n: self.n - o.n,
+            sum: std::array::from_fn(|a| self.sum[a] - o.sum[a]),
+            sq: std::array::from_fn(|a| std::array::from_fn(|b| self.sq[a][b] - o.sq[a][b])),
+        }
+    }
+
+    /// Energy off the best line through the texels.
+    fn off_line(&self) -> f32 {
+        if self.n == 0.0 {
+            return 0.0;
+        }
+        let cov: [[f32; 3]; 3] = std::array::from_fn(|a| {
+            std::array::from_fn(|b| self.sq[a][b] - self.sum[a] * self.sum[b] / self.n)
+        });
         // A ranking needs less precision than a fit.
         let axis = principal_axis(&cov, 4);
         let trace = cov[0][0] + cov[1][1] + cov[2][2];
         let along: f32 = (0..3)
             .map(|a| axis[a] * (0..3).map(|b| cov[a][b] * axis[b]).sum::<f32>())
             .sum();
-        total += (trace - along).max(0.0);
+        (trace - along).max(0.0)
     }
-    total
+}
+
+/// Energy off the best line through each region: how well a partition can do before
+/// quantization. Lower is better. `whole` holds the moments of all 16 texels, so only
+/// region 1's are summed.
+fn partition_score(t: &Texels, whole: &Moments, regions: &[u8; 16]) -> f32 {
+    let mut one = Moments::default();
+    for i in (0..16).filter(|&i| regions[i] == 1) {
+        one.add(t.scaled[i]);
+    }
+    one.off_line() + whole.minus(&one).off_line()
 }
 
 /// The palette of one region: the decoder's exact values, in the integer space.
@@ -259,7 +293,6 @@ fn assign(
         palette(mode, &endpoints[0], &endpoints[1], t.signed),
         palette(mode, &endpoints[2], &endpoints[3], t.signed),
     ];
-    let ws = weights(mode);
     // Each region's line from its first palette entry to its last: a texel's index is
     // found by projecting it on the line, then the entries either side are measured
     // exactly (the palette is that line up to the final scaling's rounding).
@@ -283,12 +316,11 @@ fn assign(
             let along: i64 = (0..3)
                 .map(|c| (t.target[i][c] - pal[0][c]) as i64 * d[c])
                 .sum();
-            // The weight (of 64) nearest the projection.
-            let w = (along * 64 + len2 / 2).div_euclid(len2).clamp(0, 64) as i32;
-            ws.iter()
-                .enumerate()
-                .min_by_key(|(_, x)| (**x - w).abs())
-                .map_or(0, |(k, _)| k)
+            // The index whose weight (of 64) is about the projection: the weights are
+            // within one of k * 64 / (n - 1) (§19.5.13.8's tables), and the entries either
+            // side are measured below.
+            let w = (along * 64 + len2 / 2).div_euclid(len2).clamp(0, 64) as usize;
+            (w * (n - 1) + 32) / 64
         };
         let mut best = (u64::MAX, 0u8);
         let first = guess.saturating_sub(1);
@@ -480,7 +512,7 @@ pub fn encode_block(texels: &[[u16; 3]; 16], signed: bool, quality: Quality) -> 
         target,
         scaled: target.map(|t| t.map(|v| v as f32 * scale)),
     };
-    let (partition_count, passes, two, one) = quality.settings();
+    let (partition_count, passes, two, one, refined) = quality.settings();
     let all: Vec<usize> = (0..16).collect();
     let whole = fit_line(&t, &all);
     let mut best: Option<Candidate> = None;
@@ -495,11 +527,15 @@ pub fn encode_block(texels: &[[u16; 3]; 16], signed: bool, quality: Quality) -> 
             try_mode(&t, &MODES[n as usize - 1], 0, &[whole, whole], passes),
         );
     }
-    if best.is_some_and(|b| b.error > 0) {
+    if best.is_some_and(|b| b.error > CLOSE_ENOUGH) {
+        let mut moments = Moments::default();
+        t.scaled.iter().for_each(|x| moments.add(*x));
         let mut ranked: Vec<(f32, u8)> = (0..32u8)
-            .map(|p| (partition_score(&t, partitions::regions(p)), p))
+            .map(|p| (partition_score(&t, &moments, partitions::regions(p)), p))
             .collect();
         ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
+        // Every mode on every partition kept, unrefined; then the best few refined.
+        let mut first: Vec<(Candidate, [Line; 2])> = Vec::with_capacity(two.len() * 12);
         for &(_, p) in ranked.iter().take(partition_count) {
             let regions = partitions::regions(p);
             let lines: [Line; 2] = std::array::from_fn(|r| {
@@ -507,10 +543,14 @@ pub fn encode_block(texels: &[[u16; 3]; 16], signed: bool, quality: Quality) -> 
                 fit_line(&t, &members)
             });
             for &n in two {
-                keep(
-                    &mut best,
-                    try_mode(&t, &MODES[n as usize - 1], p, &lines, passes),
-                );
+                first.push((try_mode(&t, &MODES[n as usize - 1], p, &lines, 0), lines));
+            }
+        }
+        first.sort_by_key(|(c, _)| c.error);
+        for (c, lines) in first.iter().take(refined) {
+            keep(&mut best, *c);
+            if passes > 0 {
+                keep(&mut best, try_mode(&t, c.mode, c.partition, lines, passes));
             }
         }
     }
