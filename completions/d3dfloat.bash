@@ -89,7 +89,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__convert)
-            opts="-r -o -h -V --from --to --rounding --saturate --channels --raw --compression --output --no-progress --max-pixels --plain --json --csv --color --help --version"
+            opts="-r -o -h -V --from --to --quality --rounding --saturate --channels --raw --compression --output --no-progress --max-pixels --plain --json --csv --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -101,6 +101,10 @@ _d3dfloat() {
                     ;;
                 --to)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quality)
+                    COMPREPLY=($(compgen -W "fast normal slow" -- "${cur}"))
                     return 0
                     ;;
                 --rounding)

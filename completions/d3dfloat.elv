@@ -36,8 +36,8 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'d3dfloat;decode'= {
-            cand -f 'Format of the patterns'
-            cand --fmt 'Format of the patterns'
+            cand -f 'Format of the patterns (or bc6h_uf16, bc6h_sf16: one BC6H block)'
+            cand --fmt 'Format of the patterns (or bc6h_uf16, bc6h_sf16: one BC6H block)'
             cand --color 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)'
             cand --plain 'Just the answer, one line per input (stable, for scripts)'
             cand --json 'One JSON object per input, per line, with a "schema" field (stable, for scripts)'
@@ -64,7 +64,8 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
         }
         &'d3dfloat;convert'= {
             cand --from 'Source format (needed for raw input; a container knows its own)'
-            cand --to 'Target format'
+            cand --to 'Target format (or bc6h_uf16, bc6h_sf16: BC6H blocks, from a container input)'
+            cand --quality 'BC6H output: how hard the encoder looks (fast: 2 modes, 1 partition; normal: every mode, 4 partitions; slow: every mode, 12 partitions, more refinement)'
             cand -r 'Rounding direction'
             cand --rounding 'Rounding direction'
             cand --channels 'Float channels per texel beside a packed format: 3 (RGB) or 4 (RGBA) [default: 3 raw, 4 DDS]; from a container''s floats, the first N (1 to 4)'

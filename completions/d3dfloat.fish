@@ -40,7 +40,7 @@ complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "ulp-diff" -d 'Dis
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "probe" -d 'Run the instructions on a Vulkan device and judge every result by the D3D rules'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "generate" -d 'Write shell completions or man pages (for packaging and the checked-in copies)'
 complete -c d3dfloat -n "__fish_d3dfloat_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand decode" -s f -l fmt -d 'Format of the patterns' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand decode" -s f -l fmt -d 'Format of the patterns (or bc6h_uf16, bc6h_sf16: one BC6H block)' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand decode" -l color -d 'When to colour the human output (auto: only on a terminal, and not with NO_COLOR)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -64,7 +64,10 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -l csv -d 'CSV
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -s V -l version -d 'Print version'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l from -d 'Source format (needed for raw input; a container knows its own)' -r
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l to -d 'Target format' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l to -d 'Target format (or bc6h_uf16, bc6h_sf16: BC6H blocks, from a container input)' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l quality -d 'BC6H output: how hard the encoder looks (fast: 2 modes, 1 partition; normal: every mode, 4 partitions; slow: every mode, 12 partitions, more refinement)' -r -f -a "fast\t'Two modes, the best-fitting partition, one refinement pass'
+normal\t'Every mode, the 4 best-fitting partitions, two passes'
+slow\t'Every mode, the 12 best-fitting partitions, four passes'"
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -s r -l rounding -d 'Rounding direction' -r -f -a "rne\t'Round to nearest, ties to even; overflow to infinity (IEEE default)'
 rtz\t'Round toward zero; overflow to the largest finite value (D3D conversion rule, 3.2.2)'
 rtp\t'Round toward +infinity'

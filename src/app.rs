@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::{Cli, ColorChoice, Command, GenerateWhat, OutputArgs};
+use crate::cli::{Cli, ColorChoice, Command, FormatArg, GenerateWhat, OutputArgs};
 use crate::commands::{self, Verdict};
 use crate::format::RoundOptions;
 use crate::render::{Style, renderer};
@@ -149,14 +149,24 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
     // Not locked: `convert` writes its data to stdout from a writer thread.
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout());
     let verdict = match cli.command {
-        Command::Decode(a) => commands::decode::run(
-            &commands::decode::DecodeRequest {
-                format: a.fmt,
-                inputs: a.bits,
-            },
-            r.as_mut(),
-            &mut out,
-        ),
+        Command::Decode(a) => match a.fmt {
+            FormatArg::Format(format) => commands::decode::run(
+                &commands::decode::DecodeRequest {
+                    format,
+                    inputs: a.bits,
+                },
+                r.as_mut(),
+                &mut out,
+            ),
+            FormatArg::Bc6h(format) => commands::decode::run_blocks(
+                &commands::decode::DecodeBlocksRequest {
+                    format,
+                    inputs: a.bits,
+                },
+                r.as_mut(),
+                &mut out,
+            ),
+        },
         Command::Encode(a) => commands::encode::run(
             &commands::encode::EncodeRequest {
                 format: a.fmt,
@@ -172,7 +182,15 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
         Command::Convert(a) => commands::convert::run(
             &commands::convert::ConvertRequest {
                 from: a.from,
-                to: a.to,
+                to: match a.to {
+                    FormatArg::Format(f) => f,
+                    // Blocks are encoded from f16 texels, rounded as asked.
+                    FormatArg::Bc6h(_) => crate::format::Format::Float(crate::format::F16),
+                },
+                bc6h: match a.to {
+                    FormatArg::Format(_) => None,
+                    FormatArg::Bc6h(b) => Some((b, a.quality.into())),
+                },
                 channels: a.channels.map(usize::from),
                 opts: RoundOptions {
                     mode: a.rounding.into(),

@@ -92,10 +92,15 @@ pub enum Command {
 const DECODE_HELP: &str = "\
 BITS are 0x7c0, 0b11111000000 or 1984 (an underscore may stand between two digits); a pattern wider
 than the format is an error. Packed formats (r11g11b10, rgb9e5) take one 32-bit word.
+--fmt bc6h_uf16 or bc6h_sf16 takes a BC6H block: 0x and up to 32 hex digits, the 16 bytes
+as one little-endian 128-bit number (the file's first byte is the last two digits); it
+shows the mode, partition, endpoints (stored, transformed, unquantized), indices and the
+16 texels.
 
 Examples:
   d3dfloat decode --fmt f11 0x7c0
   d3dfloat decode --fmt rgb9e5 0x999320c8
+  d3dfloat decode --fmt bc6h_uf16 0xffffffffffffffff000000000000ffe3
   printf '0x3c00\\n0x7bff\\n' | d3dfloat decode --fmt f16 --plain";
 
 const ENCODE_HELP: &str = "\
@@ -122,12 +127,14 @@ floats per texel (4 with --channels 4: alpha is dropped); unpacking writes 3 (or
 Containers go by file extension (--raw writes raw data whatever the name):
   .dds   in and out: DXGI R32G32B32A32_FLOAT, R32G32B32_FLOAT, R16G16B16A16_FLOAT,
          R32G32_FLOAT, R16G16_FLOAT, R32_FLOAT, R16_FLOAT, R11G11B10_FLOAT,
-         R9G9B9E5_SHAREDEXP; in also the legacy D3DFMT R16F, G16R16F, A16B16G16R16F,
-         R32F, G32R32F, A32B32G32R32F. Every mip level, array layer and cube face.
+         R9G9B9E5_SHAREDEXP, BC6H_UF16, BC6H_SF16; in also the legacy D3DFMT R16F,
+         G16R16F, A16B16G16R16F, R32F, G32R32F, A32B32G32R32F. Every mip level, array
+         layer and cube face.
   .ktx2  in and out: VkFormat R16_SFLOAT, R16G16_SFLOAT, R16G16B16_SFLOAT,
          R16G16B16A16_SFLOAT, R32_SFLOAT, R32G32_SFLOAT, R32G32B32_SFLOAT,
-         R32G32B32A32_SFLOAT, B10G11R11_UFLOAT_PACK32, E5B9G9R9_UFLOAT_PACK32; no
-         supercompression. Every mip level, array layer and cube face.
+         R32G32B32A32_SFLOAT, B10G11R11_UFLOAT_PACK32, E5B9G9R9_UFLOAT_PACK32,
+         BC6H_UFLOAT_BLOCK, BC6H_SFLOAT_BLOCK; no supercompression. Every mip level,
+         array layer and cube face.
   .exr   in (RGBA, or Y) and out: one image of f16 or f32 channels, Y, RGB or RGBA,
          --compression none, zip (default) or piz.
   .pfm   in and out: one image of f32, grey or RGB (in: either byte order).
@@ -136,6 +143,9 @@ What a container cannot hold (mip levels or layers in .exr or .pfm, packed texel
 is an error. An output named as an image convert does not write (.png, .jpg, .tif, .webp,
 .hdr, ...) is refused; anything else, and stdin/stdout (-), is raw. --channels N keeps the
 first N channels of a container's floats, or unpacks packed texels to N (3 or 4).
+BC6H inputs decode to f16 RGBA (alpha 1.0) and convert from there; --to bc6h_uf16 or
+bc6h_sf16 encodes blocks (--quality) into .dds, .ktx2 or raw blocks, and copies a BC6H
+input of the same format block for block.
 
 A file output is written under a temporary name beside it (.d3dfloat-XXXXXX.part) and
 renamed at the end (through a symlink, its target is replaced): an error or a signal
@@ -159,9 +169,13 @@ pub struct ConvertArgs {
     /// Source format (needed for raw input; a container knows its own)
     #[arg(long, value_name = "F", value_parser = parse_format)]
     pub from: Option<Format>,
-    /// Target format
-    #[arg(long, value_name = "F", value_parser = parse_format)]
-    pub to: Format,
+    /// Target format (or bc6h_uf16, bc6h_sf16: BC6H blocks, from a container input)
+    #[arg(long, value_name = "F", value_parser = parse_format_or_block)]
+    pub to: FormatArg,
+    /// BC6H output: how hard the encoder looks (fast: 2 modes, 1 partition; normal: every
+    /// mode, 4 partitions; slow: every mode, 12 partitions, more refinement)
+    #[arg(long, value_enum, default_value_t = QualityArg::Normal, value_name = "Q")]
+    pub quality: QualityArg,
     /// Rounding direction
     #[arg(long, short = 'r', value_enum, default_value_t = RoundingArg::Rne, value_name = "R")]
     pub rounding: RoundingArg,
@@ -505,9 +519,9 @@ pub struct UlpDiffArgs {
 /// `decode`'s arguments.
 #[derive(Debug, Args)]
 pub struct DecodeArgs {
-    /// Format of the patterns
-    #[arg(long, short = 'f', default_value = "f32", value_name = "F", value_parser = parse_format)]
-    pub fmt: Format,
+    /// Format of the patterns (or bc6h_uf16, bc6h_sf16: one BC6H block)
+    #[arg(long, short = 'f', default_value = "f32", value_name = "F", value_parser = parse_format_or_block)]
+    pub fmt: FormatArg,
     /// Bit patterns to decode (stdin, one per line, when none are given)
     #[arg(value_name = "BITS")]
     pub bits: Vec<String>,
@@ -647,6 +661,46 @@ fn parse_ulp_limit(s: &str) -> Result<u64, String> {
     s.trim()
         .parse()
         .map_err(|_| "N is a whole number of ULPs, 0 or more (|distance| is compared)".into())
+}
+
+/// A `--fmt` or `--to` that may also name a block-compressed format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatArg {
+    /// One of the element formats.
+    Format(Format),
+    /// BC6H blocks, unsigned or signed.
+    Bc6h(crate::format::bc6h::Bc6h),
+}
+
+fn parse_format_or_block(s: &str) -> Result<FormatArg, String> {
+    match crate::format::bc6h::Bc6h::from_name(s) {
+        Some(b) => Ok(FormatArg::Bc6h(b)),
+        None => s
+            .parse::<Format>()
+            .map(FormatArg::Format)
+            .map_err(|e| format!("{e}, or bc6h_uf16, bc6h_sf16")),
+    }
+}
+
+/// `--quality`: the BC6H encoder's effort.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum QualityArg {
+    /// Two modes, the best-fitting partition, one refinement pass
+    Fast,
+    /// Every mode, the 4 best-fitting partitions, two passes
+    Normal,
+    /// Every mode, the 12 best-fitting partitions, four passes
+    Slow,
+}
+
+impl From<QualityArg> for crate::format::bc6h::Quality {
+    fn from(q: QualityArg) -> Self {
+        match q {
+            QualityArg::Fast => Self::Fast,
+            QualityArg::Normal => Self::Normal,
+            QualityArg::Slow => Self::Slow,
+        }
+    }
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {

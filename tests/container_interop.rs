@@ -426,10 +426,15 @@ fn hex(bytes: &[u8]) -> String {
 /// layer of the level together, as a KTX2 file stores them: level 0 first.
 fn levels_of(dds: &Dds, texel: usize, (w, h): (u32, u32), mips: u32, layers: u32) -> Vec<Vec<u8>> {
     let size = |l: u32| ((w >> l).max(1) * (h >> l).max(1)) as usize * texel;
-    let per_layer: usize = (0..mips).map(size).sum();
+    levels_sized(dds, size, mips, layers)
+}
+
+/// [`levels_of`] with each level's bytes per layer given by `size`.
+fn levels_sized(dds: &Dds, size: impl Fn(u32) -> usize, mips: u32, layers: u32) -> Vec<Vec<u8>> {
+    let per_layer: usize = (0..mips).map(&size).sum();
     (0..mips)
         .map(|level| {
-            let start: usize = (0..level).map(size).sum();
+            let start: usize = (0..level).map(&size).sum();
             (0..layers as usize)
                 .flat_map(|layer| {
                     let at = layer * per_layer + start;
@@ -713,4 +718,222 @@ fn what_a_container_cannot_hold_is_one_line_naming_the_property() {
         })
         .collect();
     assert_eq!(std::fs::read(p("x.png")).unwrap(), want);
+}
+
+// ---- BC6H in KTX2 ----
+
+/// splitmix64, for reproducible block data: every 16 bytes are a BC6H block (reserved
+/// modes decode to zero), so random bytes try every mode and partition.
+fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            (z ^ (z >> 31)) as u8
+        })
+        .collect()
+}
+
+const BC6H: [(DxgiFormat, &str, u32); 2] = [
+    (DxgiFormat::BC6H_UF16, "bc6h_uf16", 143),
+    (DxgiFormat::BC6H_SF16, "bc6h_sf16", 144),
+];
+
+/// Sizes not a multiple of 4 (whole blocks all the same), mips, layers and a cube.
+const BC6H_SHAPES: [((u32, u32), u32, u32, bool); 3] = [
+    ((13, 6), 4, 2, false),
+    ((8, 8), 4, 1, true),
+    ((3, 1), 2, 1, false),
+];
+
+/// A DDS texture of BC6H blocks of random bytes.
+fn bc6h_dds(format: DxgiFormat, size: (u32, u32), mips: u32, layers: u32, cube: bool) -> Dds {
+    let mut dds = make_dds(format, size, mips, layers, cube);
+    let len = dds.data.len();
+    dds.data = random_bytes(len, len as u64 ^ format as u64);
+    dds
+}
+
+/// Bytes of one layer's level `l` of a BC6H texture: whole 4x4 blocks of 16 bytes.
+fn block_level_bytes((w, h): (u32, u32)) -> impl Fn(u32) -> usize {
+    move |l| ((w >> l).max(1).div_ceil(4) * (h >> l).max(1).div_ceil(4) * 16) as usize
+}
+
+/// BC6H blocks go DDS -> KTX2 -> DDS unchanged (every level, layer and face), and the
+/// KTX2 decodes to the texels the DDS does.
+#[test]
+fn bc6h_dds_to_ktx2_to_dds_is_bit_identical() {
+    let dir = TempDir::new().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    for (format, to, _) in BC6H {
+        for (size, mips, layers, cube) in BC6H_SHAPES {
+            let what = format!("{format:?} {size:?} cube {cube}");
+            let dds = bc6h_dds(format, size, mips, layers, cube);
+            write_dds(&p("in.dds"), &dds);
+            convert(&p("in.dds"), to, &p("mid.ktx2"), &[]);
+            let copied = d3dfloat()
+                .args(["convert", "--no-progress", "--to", to])
+                .arg(p("mid.ktx2"))
+                .arg("-o")
+                .arg(p("back.dds"))
+                .output()
+                .unwrap();
+            let summary = String::from_utf8_lossy(&copied.stderr);
+            assert!(
+                summary.contains(&format!("converted 0 values {to} -> {to}")),
+                "{what}: {summary}"
+            );
+            let back = read_dds(&p("back.dds"));
+            assert_eq!(back.get_dxgi_format(), Some(format), "{what}");
+            assert_eq!(back.get_num_mipmap_levels(), mips, "{what}");
+            assert_eq!(back.get_num_array_layers(), dds.get_num_array_layers());
+            assert!(back.data == dds.data, "{what}: blocks changed");
+            convert(&p("in.dds"), "f16", &p("a.dds"), &[]);
+            convert(&p("mid.ktx2"), "f16", &p("b.dds"), &[]);
+            assert!(
+                read_dds(&p("a.dds")).data == read_dds(&p("b.dds")).data,
+                "{what}"
+            );
+        }
+    }
+}
+
+/// ktx-parse reads our BC6H KTX2: the VkFormat, typeSize 1, the descriptor KTX-Software
+/// makes for BC6H (model 131, 4x4 texel blocks, 16 bytes, one 128-bit colour sample,
+/// FLOAT and for SFLOAT SIGNED) and each level's blocks.
+#[test]
+fn ktx_parse_reads_our_bc6h_ktx2() {
+    let dir = TempDir::new().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    for (format, to, vk) in BC6H {
+        for (size, mips, layers, cube) in BC6H_SHAPES {
+            let what = format!("{format:?} {size:?} cube {cube}");
+            let dds = bc6h_dds(format, size, mips, layers, cube);
+            write_dds(&p("in.dds"), &dds);
+            convert(&p("in.dds"), to, &p("out.ktx2"), &[]);
+            let Some(out) = ktx_parse_run(&["read".as_ref(), p("out.ktx2").as_os_str()]) else {
+                return;
+            };
+            let c: Value = serde_json::from_slice(&out).unwrap();
+            assert_eq!(c["vkFormat"], vk, "{what}");
+            assert_eq!(c["typeSize"], 1, "{what}");
+            assert_eq!(c["pixelWidth"], size.0, "{what}");
+            assert_eq!(c["faceCount"], if cube { 6 } else { 1 }, "{what}");
+            let dfd = &c["dfd"];
+            assert_eq!(dfd["colorModel"], 131, "{what}");
+            assert_eq!(dfd["texelBlockDimension"], serde_json::json!([3, 3, 0, 0]));
+            assert_eq!(dfd["bytesPlane"][0], 16, "{what}");
+            assert_eq!(dfd["transferFunction"], 1, "{what}");
+            let samples = dfd["samples"].as_array().unwrap();
+            assert_eq!(samples.len(), 1, "{what}");
+            assert_eq!(samples[0]["bitOffset"], 0, "{what}");
+            assert_eq!(samples[0]["bitLength"], 127, "{what}");
+            let signed = format == DxgiFormat::BC6H_SF16;
+            assert_eq!(
+                samples[0]["channelType"],
+                if signed { 0xC0 } else { 0x80 },
+                "{what}: channel 0 (colour), FLOAT, SIGNED for SF16"
+            );
+            let faces = if cube { 6 } else { 1 };
+            let want = levels_sized(&dds, block_level_bytes(size), mips, layers * faces);
+            let got = c["levels"].as_array().unwrap();
+            assert_eq!(got.len(), mips as usize, "{what}");
+            for (level, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g["data"].as_str().unwrap(), hex(w), "{what} level {level}");
+            }
+        }
+    }
+}
+
+/// BC6H KTX2 files ktx-parse writes (the descriptor made here from the Khronos Data Format
+/// specification) hold the blocks of the DDS file made from them, and decode as it does.
+#[test]
+fn we_read_bc6h_ktx2_written_by_ktx_parse() {
+    let dir = TempDir::new().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    for (format, to, vk) in BC6H {
+        let (size, mips, layers) = ((13, 6), 3, 2);
+        let dds = bc6h_dds(format, size, mips, layers, false);
+        let signed = format == DxgiFormat::BC6H_SF16;
+        let lower = if signed { (-1f32).to_bits() as i32 } else { 0 };
+        let spec = serde_json::json!({
+            "vkFormat": vk, "typeSize": 1, "pixelWidth": size.0, "pixelHeight": size.1,
+            "pixelDepth": 0, "layerCount": layers, "faceCount": 1,
+            "colorModel": 131, "texelBlockDimension": [3, 3, 0, 0], "bytesPlane0": 16,
+            "samples": [{
+                "bitOffset": 0, "bitLength": 127, "channelType": if signed { 0xC0 } else { 0x80 },
+                "samplePosition": [0, 0, 0, 0], "sampleLower": lower,
+                "sampleUpper": 1f32.to_bits() as i64
+            }],
+            "levels": levels_sized(&dds, block_level_bytes(size), mips, layers)
+                .iter().map(|l| hex(l)).collect::<Vec<_>>(),
+        });
+        std::fs::write(p("spec.json"), spec.to_string()).unwrap();
+        let (theirs, spec) = (p("theirs.ktx2"), p("spec.json"));
+        let args = ["write".as_ref(), theirs.as_os_str(), spec.as_os_str()];
+        if ktx_parse_run(&args).is_none() {
+            return;
+        }
+        convert(&p("theirs.ktx2"), to, &p("ours.dds"), &[]);
+        assert!(read_dds(&p("ours.dds")).data == dds.data, "{format:?}");
+        write_dds(&p("in.dds"), &dds);
+        convert(&p("in.dds"), "f32", &p("a.dds"), &[]);
+        convert(&p("theirs.ktx2"), "f32", &p("b.dds"), &[]);
+        assert!(read_dds(&p("a.dds")).data == read_dds(&p("b.dds")).data);
+    }
+}
+
+/// EXR and PFM hold values, not blocks: `--to bc6h_*` into them is refused naming it; a
+/// BC6H input of one image converts into them decoded; an EXR encodes into a BC6H KTX2.
+#[test]
+fn bc6h_into_and_out_of_exr_and_pfm() {
+    let dir = TempDir::new().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    let one = bc6h_dds(DxgiFormat::BC6H_SF16, (8, 4), 1, 1, false);
+    write_dds(&p("one.dds"), &one);
+    for out in ["x.exr", "x.pfm"] {
+        let err = convert_error(&["one.dds", "--to", "bc6h_sf16", "-o", out], dir.path());
+        assert!(err.contains("BC6H blocks"), "{out}: {err}");
+    }
+    let mips = bc6h_dds(DxgiFormat::BC6H_UF16, (8, 8), 3, 1, false);
+    write_dds(&p("mips.dds"), &mips);
+    let err = convert_error(&["mips.dds", "--to", "f32", "-o", "x.exr"], dir.path());
+    assert!(
+        err.contains("DDS BC6H_UF16") && err.contains("3 mip levels"),
+        "{err}"
+    );
+    let err = convert_error(&["one.dds", "--to", "f32", "-o", "x.pfm"], dir.path());
+    assert!(err.contains("--channels 3"), "{err}");
+    convert(&p("one.dds"), "f16", &p("one.exr"), &[]);
+    convert(&p("one.dds"), "f32", &p("one.pfm"), &["--channels", "3"]);
+    // Smooth HDR values with negative reds: EXR -> BC6H SF16 KTX2 -> f32 keeps the signs
+    // and the values within 15% (of 1 at least: the second block's reds span 0.4 to 9,
+    // and a block's error follows its range).
+    let mut src = make_dds(DxgiFormat::R32G32B32A32_Float, (8, 4), 1, 1, false);
+    let values: Vec<f32> = (0..32)
+        .flat_map(|i| {
+            let v = 2f32.powf(i as f32 / 6.0 - 2.0);
+            [if i % 8 < 4 { v } else { -v }, v * 0.5, 1.0 + v / 8.0, 1.0]
+        })
+        .collect();
+    src.data = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    write_dds(&p("smooth.dds"), &src);
+    convert(&p("smooth.dds"), "f32", &p("smooth.exr"), &[]);
+    convert(&p("smooth.exr"), "bc6h_sf16", &p("smooth.ktx2"), &[]);
+    convert(&p("smooth.ktx2"), "f32", &p("back.dds"), &[]);
+    let back: Vec<f32> = read_dds(&p("back.dds"))
+        .data
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(back.len(), values.len());
+    for (i, (x, y)) in values.iter().zip(&back).enumerate() {
+        assert!(
+            (x - y).abs() <= x.abs().max(1.0) * 0.15,
+            "value {i}: {x} became {y}"
+        );
+    }
 }

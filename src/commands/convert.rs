@@ -14,8 +14,9 @@ use crate::convert::dds::{self, Shape, Texels};
 use crate::convert::exr_out::{self, ExrCompression};
 use crate::convert::layout::{self, Order};
 use crate::convert::{
-    Container, Conversion, ConvertError, Report, Stats, image_in, ktx2, pfm, raw,
+    Container, Conversion, ConvertError, Report, Stats, blocks, image_in, ktx2, pfm, raw,
 };
+use crate::format::bc6h::{Bc6h, Quality};
 use crate::format::{F16, F32, Format, RoundOptions};
 use crate::output_file::{Input, OutputFile, WRITE_BUFFER, refuse_stdout_is_input};
 use crate::path_text;
@@ -48,6 +49,9 @@ pub struct ConvertRequest {
     pub raw: bool,
     /// `--compression`: how an .exr output is compressed.
     pub exr_compression: ExrCompression,
+    /// `--to bc6h_*`: BC6H blocks are encoded from the f16 texels `to` (f16) gives, with
+    /// the encoder's quality; a BC6H input of the same format is copied block for block.
+    pub bc6h: Option<(Bc6h, Quality)>,
 }
 
 /// Raw inputs larger than this get a progress bar on a terminal.
@@ -136,6 +140,7 @@ pub fn run(
     let started = Instant::now();
     let in_container = container_of(input);
     let out_container = output_container(req, output)?;
+    let mut input_bc6h = None;
     let (conversion, bytes_in, bytes_out, stats) = match in_container {
         Container::Raw => {
             if out_container != Container::Raw {
@@ -145,11 +150,18 @@ pub fn run(
                     out_container.name()
                 );
             }
+            if req.bc6h.is_some() {
+                bail!(
+                    "BC6H output needs a .dds, .ktx2, .exr, .pfm or .hdr input (raw data has no \
+                     size)"
+                );
+            }
             convert_raw(req, input, output, &inputs)?
         }
         _ => {
             let path = input.expect("a container is a named file");
             let texture = load(req, in_container, path)?;
+            input_bc6h = texture.from_bc6h;
             if let Some(from) = req.from
                 && from != texture.texels.format
             {
@@ -174,6 +186,8 @@ pub fn run(
         bytes_out,
         stats,
         seconds: started.elapsed().as_secs_f64(),
+        input_bc6h,
+        output_bc6h: req.bc6h.map(|(b, _)| b),
     };
     if summary_on_stdout {
         r.convert(out, &report)?;
@@ -304,6 +318,11 @@ struct Loaded {
     order: Order,
     /// What the input holds, as messages name it (`DDS R16G16B16A16_FLOAT`, `EXR RGBA`).
     holds: String,
+    /// The BC6H format the input held.
+    from_bc6h: Option<Bc6h>,
+    /// Whether `data` holds that input's blocks as stored (they are copied to a BC6H
+    /// output of the same format) rather than the f16 RGBA texels they decode to.
+    stored_blocks: bool,
 }
 
 fn regular_len(file: &File) -> Option<u64> {
@@ -317,6 +336,24 @@ fn regular_len(file: &File) -> Option<u64> {
 /// anything is read; a FIFO or device is read only as far as its header describes.
 fn load(req: &ConvertRequest, container: Container, path: &Path) -> anyhow::Result<Loaded> {
     let mut loaded = read_container(req, container, path)?;
+    if let Some(b) = loaded.from_bc6h {
+        // Blocks go on as they are only into the same BC6H format; anything else is
+        // converted from the texels they decode to.
+        if req.bc6h.map(|(to, _)| to) == Some(b) {
+            if let Some(n) = req.channels {
+                bail!(
+                    "{}: --channels {n} with --to {}: the input's blocks are copied as they are \
+                     (BC6H holds R, G and B)",
+                    input_name(Some(path)),
+                    b.name()
+                );
+            }
+            return Ok(loaded);
+        }
+        loaded.data = blocks::decode(&loaded.shape, loaded.order, b, &loaded.data)
+            .with_context(|| input_name(Some(path)))?;
+        loaded.stored_blocks = false;
+    }
     select_channels(req, &mut loaded).with_context(|| input_name(Some(path)))?;
     Ok(loaded)
 }
@@ -337,32 +374,44 @@ fn read_container(
         data,
         order: Order::LayerMajor,
         holds: String::new(),
+        from_bc6h: None,
+        stored_blocks: false,
     };
     Ok(match container {
         Container::Dds => {
             let mut file = open()?;
             let len = regular_len(&file);
-            let t = dds::read(&mut file, len).with_context(name)?;
-            let holds = format!("DDS {}", dds::dxgi_of(t.texels).map_or("", |(_, n)| n));
+            let t = dds::read_stored(&mut file, len).with_context(name)?;
+            let holds = match t.bc6h {
+                Some(b) => format!("DDS {}", dds::bc6h_name(b)),
+                None => format!("DDS {}", dds::dxgi_of(t.texels).map_or("", |(_, n)| n)),
+            };
             Loaded {
                 shape: t.shape,
                 texels: t.texels,
                 data: t.data,
                 order: Order::LayerMajor,
                 holds,
+                from_bc6h: t.bc6h,
+                stored_blocks: t.bc6h.is_some(),
             }
         }
         Container::Ktx2 => {
             let mut file = open()?;
             let len = regular_len(&file);
-            let t = ktx2::read(&mut file, len).with_context(name)?;
-            let holds = format!("KTX2 {}", ktx2::vk_of(t.texels).map_or("", |(_, n)| n));
+            let t = ktx2::read_stored(&mut file, len).with_context(name)?;
+            let holds = match t.bc6h {
+                Some(b) => format!("KTX2 {}", ktx2::vk_of_bc6h(b).1),
+                None => format!("KTX2 {}", ktx2::vk_of(t.texels).map_or("", |(_, n)| n)),
+            };
             Loaded {
                 shape: t.shape,
                 texels: t.texels,
                 data: t.data,
                 order: ktx2::Texture::ORDER,
                 holds,
+                from_bc6h: t.bc6h,
+                stored_blocks: t.bc6h.is_some(),
             }
         }
         Container::Exr | Container::Hdr => {
@@ -538,6 +587,16 @@ fn convert_texture(
 ) -> anyhow::Result<(Conversion, u64, u64, Stats)> {
     let (conv, target) = dds::plan(texture.texels, req.to, req.channels, req.opts)
         .with_context(|| input_name(input))?;
+    if let Some((b, quality)) = req.bc6h {
+        return write_bc6h(
+            texture,
+            (conv, target),
+            (b, quality),
+            out_container,
+            (input, output),
+            inputs,
+        );
+    }
     if let Some(why) = cannot_hold(out_container, &texture.shape, target, &texture.holds) {
         bail!("{}: {why}", output_name(output));
     }
@@ -622,6 +681,98 @@ fn convert_texture(
         Container::Hdr => unreachable!("refused as an output"),
     };
     Ok((conv, bytes_in, bytes_out, stats))
+}
+
+/// `--to bc6h_*`: a BC6H input of the same format copied block for block; any other
+/// texture converted to f16 (counted as any conversion is), then encoded into BC6H blocks
+/// image by image; the blocks written as DDS, KTX2 or raw blocks (in DDS order).
+fn write_bc6h(
+    texture: Loaded,
+    (conv, target): (Conversion, Texels),
+    (b, quality): (Bc6h, Quality),
+    out_container: Container,
+    (input, output): (Option<&Path>, Option<&Path>),
+    inputs: &[Input],
+) -> anyhow::Result<(Conversion, u64, u64, Stats)> {
+    if matches!(out_container, Container::Exr | Container::Pfm) {
+        bail!(
+            "{}: --to {} gives BC6H blocks, and a .{} holds {} values one by one",
+            output_name(output),
+            b.name(),
+            out_container.name(),
+            if out_container == Container::Exr {
+                "f16 or f32"
+            } else {
+                "f32"
+            }
+        );
+    }
+    let shape = texture.shape;
+    let bytes_in = texture.data.len() as u64;
+    let (blocks, stats) = if texture.stored_blocks {
+        (texture.data, Stats::default())
+    } else {
+        if target.channels < 3 {
+            bail!(
+                "{}: BC6H holds R, G and B; the input ({}) gives {} channel(s) per texel",
+                input_name(input),
+                texture.holds,
+                target.channels
+            );
+        }
+        let mut halves = vec![0u8; conv.dst_len(texture.data.len())];
+        let stats = raw::convert_parallel(&conv, &texture.data, &mut halves);
+        drop(texture.data);
+        let blocks = blocks::encode(&shape, texture.order, target.channels, &halves, b, quality);
+        (blocks, stats)
+    };
+    let images = layout::block_images(&shape, texture.order);
+    let names = (input_name(input), output_name(output));
+    let writing = |e| ConvertError::io(format!("writing {}", names.1), e);
+    let context = || format!("writing {}", names.1);
+    let write_images = |sink: &mut Sink, list: &[layout::Image]| -> Result<(), ConvertError> {
+        for i in list {
+            sink.writer()
+                .write_all(&blocks[i.offset..i.offset + i.len])
+                .map_err(writing)?;
+        }
+        Ok(())
+    };
+    match out_container {
+        Container::Ktx2 => {
+            let plan = ktx2::build_bc6h(&shape, b).with_context(context)?;
+            let mut sink = Sink::open(output, Some(plan.file_bytes), inputs)?;
+            sink.writer().write_all(&plan.head).map_err(writing)?;
+            let order = layout::reorder(&images, &shape, Order::SmallestLevelFirst);
+            for (level, padding) in plan.levels {
+                sink.writer()
+                    .write_all(&vec![0u8; padding])
+                    .map_err(writing)?;
+                let level_images: Vec<_> =
+                    order.iter().filter(|i| i.level == level).copied().collect();
+                write_images(&mut sink, &level_images)?;
+            }
+            sink.finish()?;
+        }
+        _ => {
+            let header = if out_container == Container::Dds {
+                dds::build_bc6h(&shape, b, blocks.len() as u64)
+                    .and_then(|h| dds::header_bytes(&h))
+                    .with_context(context)?
+            } else {
+                Vec::new()
+            };
+            let size = header.len() as u64 + blocks.len() as u64;
+            let mut sink = Sink::open(output, Some(size), inputs)?;
+            sink.writer().write_all(&header).map_err(writing)?;
+            write_images(
+                &mut sink,
+                &layout::reorder(&images, &shape, Order::LayerMajor),
+            )?;
+            sink.finish()?;
+        }
+    }
+    Ok((conv, bytes_in, blocks.len() as u64, stats))
 }
 
 /// Converts `images` of `data` into `out`, in the order given; images that lie one after

@@ -88,3 +88,65 @@ pub fn run(
     }
     Ok(Verdict::Success)
 }
+
+/// What `decode --fmt bc6h_uf16|bc6h_sf16` was asked: blocks, or stdin when `inputs` is
+/// empty.
+pub struct DecodeBlocksRequest {
+    /// Unsigned or signed BC6H.
+    pub format: crate::format::bc6h::Bc6h,
+    /// Blocks as typed; stdin lines when empty.
+    pub inputs: Vec<String>,
+}
+
+/// A block as typed: `0x` and 1 to 32 hex digits (underscores between digits allowed),
+/// the 16 bytes as one little-endian 128-bit number.
+fn read_block(origin: Origin, text: &str) -> Result<[u8; 16], BadInput> {
+    let bad = |why: &str| BadInput::new(origin, text, why);
+    let t = text.trim();
+    let digits = t
+        .strip_prefix("0x")
+        .or_else(|| t.strip_prefix("0X"))
+        .ok_or_else(|| {
+            bad("a BC6H block is 0x and up to 32 hex digits (its 16 bytes, little-endian)")
+        })?;
+    let clean: String = digits.chars().filter(|&c| c != '_').collect();
+    if clean.is_empty() || clean.len() > 32 || digits.starts_with('_') || digits.ends_with('_') {
+        return Err(bad(
+            "a BC6H block is 0x and 1 to 32 hex digits (128 bits, its 16 bytes little-endian)",
+        ));
+    }
+    u128::from_str_radix(&clean, 16)
+        .map(u128::to_le_bytes)
+        .map_err(|_| bad("not a hex number"))
+}
+
+/// Decodes every block (arguments first, all checked before anything is written; or
+/// stdin, streamed) and renders each.
+pub fn run_blocks(
+    req: &DecodeBlocksRequest,
+    r: &mut dyn Renderer,
+    out: &mut dyn Write,
+) -> anyhow::Result<Verdict> {
+    let signed = req.format.signed();
+    if req.inputs.is_empty() {
+        let n = for_each_stdin_line(&mut *out, "BC6H blocks", |out, origin, text| {
+            let block = read_block(origin, text)?;
+            r.bc6h(out, &crate::format::bc6h::analyse(&block, signed))?;
+            Ok(())
+        })?;
+        if n == 0 {
+            return Err(no_input());
+        }
+    } else {
+        let blocks = req
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, t)| read_block(Origin::Argument(i + 1), t))
+            .collect::<Result<Vec<_>, BadInput>>()?;
+        for block in blocks {
+            r.bc6h(out, &crate::format::bc6h::analyse(&block, signed))?;
+        }
+    }
+    Ok(Verdict::Success)
+}

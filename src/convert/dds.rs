@@ -10,6 +10,7 @@ use ddsfile::{
 };
 
 use super::{Conversion, ConvertError};
+use crate::format::bc6h::{self, Bc6h};
 use crate::format::{F16, F32, Format, RoundOptions};
 use crate::io::{MemoryReadError, read_at_most, read_full};
 
@@ -90,6 +91,25 @@ const D3D_TEXELS: [(D3DFormat, Format, usize); 6] = [
     (D3DFormat::A32B32G32R32F, Format::Float(F32), 4),
 ];
 
+/// The BC6H formats (§19.5.13): read into f16 RGBA texels, written from them.
+const DXGI_BC6H: [(DxgiFormat, Bc6h, &str); 2] = [
+    (DxgiFormat::BC6H_UF16, Bc6h::Unsigned, "BC6H_UF16"),
+    (DxgiFormat::BC6H_SF16, Bc6h::Signed, "BC6H_SF16"),
+];
+
+/// The DXGI name of a BC6H format (`BC6H_UF16`, `BC6H_SF16`), as messages give it.
+pub fn bc6h_name(b: Bc6h) -> &'static str {
+    DXGI_BC6H.iter().find(|d| d.1 == b).expect("listed").2
+}
+
+/// The BC6H format a DXGI format names, if it does.
+fn bc6h_of(dxgi: DxgiFormat) -> Option<Bc6h> {
+    DXGI_BC6H
+        .iter()
+        .find(|(d, ..)| *d == dxgi)
+        .map(|&(_, b, _)| b)
+}
+
 /// The texels of a DXGI format, or `None` for a format convert does not handle.
 pub fn texels_of(dxgi: DxgiFormat) -> Option<Texels> {
     DXGI_TEXELS
@@ -108,7 +128,9 @@ pub fn dxgi_of(t: Texels) -> Option<(DxgiFormat, &'static str)> {
 }
 
 fn supported_names() -> String {
-    DXGI_TEXELS.map(|(.., n)| n).join(", ")
+    let mut names = DXGI_TEXELS.map(|(.., n)| n).to_vec();
+    names.extend(DXGI_BC6H.map(|(.., n)| n));
+    names.join(", ")
 }
 
 /// Size and arrangement of a texture, carried over from input to output.
@@ -176,9 +198,13 @@ pub struct Texture {
     pub shape: Shape,
     /// What one texel is, from the header's DXGI format.
     pub texels: Texels,
-    /// The texel data as stored, little-endian: layer after layer, each with its mip
-    /// levels from the largest down; exactly the size the header describes.
+    /// The texel data, little-endian: layer after layer, each with its mip levels from
+    /// the largest down; exactly the size the header describes. For BC6H, the decoded
+    /// texels ([`read`]) or the blocks as stored ([`read_stored`]).
     pub data: Vec<u8>,
+    /// The BC6H format the file held (then `texels` is what its blocks decode to); `None`
+    /// for texels stored as they are.
+    pub bc6h: Option<Bc6h>,
 }
 
 fn container(msg: String) -> ConvertError {
@@ -195,7 +221,18 @@ const HEADER10_BYTES: usize = 20;
 /// ends (`/dev/zero`) or a header that claims gigabytes costs no more memory than the
 /// texture the header describes and the file really holds. `file_len`, a regular file's
 /// size, lets a size mismatch be refused before any data is read.
+///
+/// A BC6H texture's blocks are decoded into f16 RGBA texels ([`read_stored`] keeps them).
 pub fn read(r: &mut dyn Read, file_len: Option<u64>) -> Result<Texture, ConvertError> {
+    let mut t = read_stored(r, file_len)?;
+    if let Some(b) = t.bc6h {
+        t.data = super::blocks::decode(&t.shape, super::layout::Order::LayerMajor, b, &t.data)?;
+    }
+    Ok(t)
+}
+
+/// [`read`], with a BC6H texture's blocks kept as they are in [`Texture::data`].
+pub fn read_stored(r: &mut dyn Read, file_len: Option<u64>) -> Result<Texture, ConvertError> {
     let mut head = [0u8; HEADER_BYTES + HEADER10_BYTES];
     let got = read_full(r, &mut head)
         .map_err(|e| reading_error(MemoryReadError::Io(e), "the DDS header"))?;
@@ -207,8 +244,15 @@ pub fn read(r: &mut dyn Read, file_len: Option<u64>) -> Result<Texture, ConvertE
         HEADER_BYTES
     };
     let (shape, texels) = shape_of(&dds)?;
-    let expected = checked_size(&shape, texels)?;
-    let describe = describe(&shape, texels);
+    let blocks = dds.header10.as_ref().and_then(|h| bc6h_of(h.dxgi_format));
+    let expected = match blocks {
+        Some(b) => checked_block_size(&shape, b)?,
+        None => checked_size(&shape, texels)?,
+    };
+    let describe = match blocks {
+        Some(b) => describe_blocks(&shape, b),
+        None => describe(&shape, texels),
+    };
     let holds = |n: String| {
         container(format!(
             "DDS header describes {expected} bytes of texels ({describe}) but the file holds {n}"
@@ -244,7 +288,53 @@ pub fn read(r: &mut dyn Read, file_len: Option<u64>) -> Result<Texture, ConvertE
         shape,
         texels,
         data,
+        bc6h: blocks,
     })
+}
+
+/// Bytes of BC6H blocks the shape holds; an error where that overflows a `u64`.
+fn checked_block_size(shape: &Shape, b: Bc6h) -> Result<u64, ConvertError> {
+    super::blocks::checked_size(shape).ok_or_else(|| impossible(shape, b))
+}
+
+fn impossible(shape: &Shape, b: Bc6h) -> ConvertError {
+    container(format!(
+        "DDS header describes an impossible size ({})",
+        describe_blocks(shape, b)
+    ))
+}
+
+/// The shape of a BC6H texture as messages describe it.
+fn describe_blocks(shape: &Shape, b: Bc6h) -> String {
+    format!(
+        "{}x{}x{}, {} mip levels, {} layers of {}",
+        shape.width,
+        shape.height,
+        shape.depth,
+        shape.mips,
+        shape.layers,
+        bc6h_name(b)
+    )
+}
+
+/// The headers of a DDS file of BC6H blocks of the given shape, as [`build`] makes them.
+pub fn build_bc6h(shape: &Shape, b: Bc6h, data_len: u64) -> Result<Dds, ConvertError> {
+    let &(format, ..) = DXGI_BC6H.iter().find(|d| d.1 == b).expect("listed");
+    let needed = checked_block_size(shape, b)?;
+    if data_len != needed {
+        return Err(container(format!(
+            "encoded data is {data_len} bytes where the DDS layout ({}) needs {needed}",
+            describe_blocks(shape, b)
+        )));
+    }
+    // The pitch (one row of blocks) is a u32 that ddsfile computes without a check.
+    if (shape.width as u64).div_ceil(4) * bc6h::BLOCK_BYTES as u64 > u32::MAX as u64 {
+        return Err(container(format!(
+            "a row of {} texels of BC6H blocks is more bytes than a DDS header's pitch can hold",
+            shape.width
+        )));
+    }
+    headers(shape, format)
 }
 
 fn reading_error(e: MemoryReadError, what: &str) -> ConvertError {
@@ -264,13 +354,15 @@ fn shape_of(dds: &Dds) -> Result<(Shape, Texels), ConvertError> {
     let depth = dds.header.depth.unwrap_or(1).max(1);
     let (texels, cubemap, dimension, alpha_mode, layers) = match dds.header10.as_ref() {
         Some(h10) => {
-            let texels = texels_of(h10.dxgi_format).ok_or_else(|| {
-                container(format!(
-                    "DDS format {:?} is not one convert reads ({})",
-                    h10.dxgi_format,
-                    supported_names()
-                ))
-            })?;
+            let texels = texels_of(h10.dxgi_format)
+                .or_else(|| bc6h_of(h10.dxgi_format).map(|_| super::blocks::TEXELS))
+                .ok_or_else(|| {
+                    container(format!(
+                        "DDS format {:?} is not one convert reads ({})",
+                        h10.dxgi_format,
+                        supported_names()
+                    ))
+                })?;
             let cube = h10.misc_flag.contains(ddsfile::MiscFlag::TEXTURECUBE);
             // ddsfile's own count multiplies by six in a u32 and wraps: 0x2AAAAAAB cubes
             // would read as 2 faces.
@@ -457,6 +549,11 @@ pub fn build(shape: &Shape, texels: Texels, data_len: u64) -> Result<Dds, Conver
             dxgi_of(texels).expect("listed").1
         )));
     }
+    headers(shape, format)
+}
+
+/// The DDS headers (with a DX10 header) for a texture of `shape` in `format`.
+fn headers(shape: &Shape, format: DxgiFormat) -> Result<Dds, ConvertError> {
     let header = ddsfile::Header::new_dxgi(
         shape.height,
         shape.width,

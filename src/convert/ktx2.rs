@@ -1,7 +1,7 @@
 //! KTX2 textures (Khronos KTX 2.0 specification), read and written by hand: the header, the
 //! level index, a Basic data format descriptor (Khronos Data Format specification 1.3 §5)
-//! and key/value data. The float VkFormats convert handles, uncompressed (no
-//! supercompression); every mip level, array layer and cube face.
+//! and key/value data. The float VkFormats convert handles and BC6H's two block formats,
+//! without supercompression; every mip level, array layer and cube face.
 //!
 //! Placement follows the rules KTX-Software's `ktx validate` checks: the descriptor right
 //! after the level index (aligned to 4), the key/value data right after it, each level
@@ -16,8 +16,10 @@ use std::io::Read;
 use ddsfile::{AlphaMode, D3D10ResourceDimension};
 
 use super::ConvertError;
+use super::blocks;
 use super::dds::{Shape, Texels};
 use super::layout::{self, Order};
+use crate::format::bc6h::{BLOCK_BYTES, Bc6h};
 use crate::format::{F16, F32, Format};
 use crate::io::{MemoryReadError, read_at_most, read_full};
 
@@ -52,9 +54,84 @@ const VK_TEXELS: [(u32, &str, Format, usize, u32); 10] = [
     (123, "E5B9G9R9_UFLOAT_PACK32", Format::Rgb9e5, 1, 4),
 ];
 
+/// The BC6H VkFormats (Vulkan 1.0's VK_FORMAT_BC6H_*_BLOCK): value, name and format. A
+/// block-compressed format has typeSize 1 (KTX 2.0 §3.3).
+const VK_BC6H: [(u32, &str, Bc6h); 2] = [
+    (143, "BC6H_UFLOAT_BLOCK", Bc6h::Unsigned),
+    (144, "BC6H_SFLOAT_BLOCK", Bc6h::Signed),
+];
+
 /// The VkFormat names convert reads and writes, for help and messages.
 pub fn supported_names() -> String {
-    VK_TEXELS.map(|(_, n, ..)| n).join(", ")
+    let mut names = VK_TEXELS.map(|(_, n, ..)| n).to_vec();
+    names.extend(VK_BC6H.map(|(_, n, _)| n));
+    names.join(", ")
+}
+
+/// The VkFormat value and name of a BC6H format.
+pub fn vk_of_bc6h(b: Bc6h) -> (u32, &'static str) {
+    let &(v, n, _) = VK_BC6H.iter().find(|e| e.2 == b).expect("listed");
+    (v, n)
+}
+
+/// What a KTX2 file's levels hold: texels one by one, or BC6H blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Texels(Texels),
+    Bc6h(Bc6h),
+}
+
+impl Kind {
+    /// The VkFormat value, name and typeSize.
+    fn vk(self) -> Option<(u32, &'static str, u32)> {
+        match self {
+            Kind::Texels(t) => vk_of(t).map(|(v, n)| (v, n, entry_of(v).expect("listed").2)),
+            Kind::Bc6h(b) => Some((vk_of_bc6h(b).0, vk_of_bc6h(b).1, 1)),
+        }
+    }
+
+    fn of_vk(vk: u32) -> Option<(&'static str, Kind, u32)> {
+        entry_of(vk)
+            .map(|(n, t, ts)| (n, Kind::Texels(t), ts))
+            .or_else(|| {
+                VK_BC6H
+                    .iter()
+                    .find(|e| e.0 == vk)
+                    .map(|&(_, n, b)| (n, Kind::Bc6h(b), 1))
+            })
+    }
+
+    /// What a reader gets: the texels, or what the blocks decode to.
+    fn texels(self) -> Texels {
+        match self {
+            Kind::Texels(t) => t,
+            Kind::Bc6h(_) => blocks::TEXELS,
+        }
+    }
+
+    /// Bytes of one texel block: a texel, or a 4x4 block.
+    fn block_bytes(self) -> usize {
+        match self {
+            Kind::Texels(t) => t.bytes(),
+            Kind::Bc6h(_) => BLOCK_BYTES,
+        }
+    }
+
+    /// Bytes of one image (one layer) at `level`, or `None` where that overflows.
+    fn image_bytes(self, shape: &Shape, level: u32) -> Option<u64> {
+        match self {
+            Kind::Texels(t) => layout::image_bytes(shape, t, level),
+            Kind::Bc6h(_) => layout::block_image_bytes(shape, level),
+        }
+    }
+
+    /// Bytes of the whole texture, or `None` where that overflows.
+    fn total_bytes(self, shape: &Shape) -> Option<u64> {
+        match self {
+            Kind::Texels(t) => shape.texel_count()?.checked_mul(t.bytes() as u64),
+            Kind::Bc6h(_) => blocks::checked_size(shape),
+        }
+    }
 }
 
 /// The VkFormat value and name that hold `t`, or `None`.
@@ -81,9 +158,9 @@ fn align(n: u64, to: u64) -> u64 {
     n.div_ceil(to) * to
 }
 
-/// The alignment of each level's data: lcm(texel bytes, 4) (KTX 2.0 §3.9.7).
-fn level_alignment(texels: Texels) -> u64 {
-    let b = texels.bytes() as u64;
+/// The alignment of each level's data: lcm(texel block bytes, 4) (KTX 2.0 §3.9.7).
+fn level_alignment(kind: Kind) -> u64 {
+    let b = kind.block_bytes() as u64;
     let gcd = |mut a: u64, mut b: u64| {
         while b != 0 {
             (a, b) = (b, a % b);
@@ -95,6 +172,7 @@ fn level_alignment(texels: Texels) -> u64 {
 
 // Khronos Data Format specification 1.3 values (khr_df.h).
 const MODEL_RGBSDA: u32 = 1;
+const MODEL_BC6H: u32 = 131;
 const PRIMARIES_BT709: u32 = 1;
 const TRANSFER_LINEAR: u32 = 1;
 const VERSION_1_3: u32 = 2;
@@ -137,17 +215,32 @@ fn samples(t: Texels) -> Vec<Sample> {
     }
 }
 
-/// The data format descriptor of `t`: its total size, then one Basic descriptor block.
-fn descriptor(t: Texels) -> Vec<u8> {
-    let samples = samples(t);
+/// The data format descriptor of `kind`: its total size, then one Basic descriptor
+/// block. BC6H's is KTX-Software's `createDFDCompressed` one: model BC6H, 4x4x1x1 texel
+/// blocks (stored minus one), 16 bytes in plane 0, one 128-bit sample of channel 0
+/// (colour), FLOAT and for SFLOAT SIGNED, from 0.0 or -1.0 to 1.0 (Khronos Data Format
+/// specification 1.3 §5.6.1, §17.4).
+fn descriptor(kind: Kind) -> Vec<u8> {
+    let (model, dims, samples) = match kind {
+        Kind::Texels(t) => (MODEL_RGBSDA, 0, samples(t)),
+        Kind::Bc6h(b) => {
+            let (signed, lower) = if b.signed() {
+                (QUALIFIER_SIGNED, (-1f32).to_bits())
+            } else {
+                (0, 0f32.to_bits())
+            };
+            let sample = (0, 128, QUALIFIER_FLOAT | signed, lower, 1f32.to_bits());
+            (MODEL_BC6H, 3 | 3 << 8, vec![sample])
+        }
+    };
     let block = 24 + 16 * samples.len() as u32;
     let mut words = vec![
         4 + block,
         0, // vendor Khronos, descriptor type Basic
         VERSION_1_3 | block << 16,
-        MODEL_RGBSDA | PRIMARIES_BT709 << 8 | TRANSFER_LINEAR << 16,
-        0, // 1x1x1x1 texel blocks
-        t.bytes() as u32,
+        model | PRIMARIES_BT709 << 8 | TRANSFER_LINEAR << 16,
+        dims,
+        kind.block_bytes() as u32,
         0,
     ];
     for (offset, len, id, lower, upper) in samples {
@@ -247,7 +340,17 @@ pub struct Layout {
 
 /// The layout of a KTX2 file holding a texture of `shape` with `texels`.
 pub fn build(shape: &Shape, texels: Texels) -> Result<Layout, ConvertError> {
-    let (vk_format, name) = vk_of(texels).ok_or_else(|| {
+    build_kind(shape, Kind::Texels(texels))
+}
+
+/// The layout of a KTX2 file holding a texture of `shape` in BC6H blocks.
+pub fn build_bc6h(shape: &Shape, b: Bc6h) -> Result<Layout, ConvertError> {
+    build_kind(shape, Kind::Bc6h(b))
+}
+
+fn build_kind(shape: &Shape, kind: Kind) -> Result<Layout, ConvertError> {
+    let texels = kind.texels();
+    let (vk_format, name, type_size) = kind.vk().ok_or_else(|| {
         container(format!(
             "no VkFormat holds {} channel(s) of {} (KTX2 output takes {})",
             texels.channels,
@@ -255,7 +358,6 @@ pub fn build(shape: &Shape, texels: Texels) -> Result<Layout, ConvertError> {
             supported_names()
         ))
     })?;
-    let type_size = entry_of(vk_format).expect("listed").2;
     let faces = if shape.cubemap { 6 } else { 1 };
     if shape.depth > 1 && shape.layers > 1 {
         return Err(container(format!(
@@ -264,20 +366,21 @@ pub fn build(shape: &Shape, texels: Texels) -> Result<Layout, ConvertError> {
         )));
     }
     let level_count = shape.mips;
-    let dfd = descriptor(texels);
+    let dfd = descriptor(kind);
     let kvd = key_values();
     let dfd_offset = align(
         (HEADER_BYTES + LEVEL_ENTRY_BYTES * level_count as usize) as u64,
         4,
     );
     let kvd_offset = dfd_offset + dfd.len() as u64;
-    let alignment = level_alignment(texels);
+    let alignment = level_alignment(kind);
     let mut at = kvd_offset + kvd.len() as u64;
     let mut index = vec![(0u64, 0u64); level_count as usize];
     let mut levels = Vec::with_capacity(level_count as usize);
     for level in (0..level_count).rev() {
         let start = align(at, alignment);
-        let len = layout::image_bytes(shape, texels, level)
+        let len = kind
+            .image_bytes(shape, level)
             .and_then(|b| b.checked_mul(shape.layers as u64))
             .ok_or_else(|| container(format!("a {name} texture too large for KTX2")))?;
         index[level as usize] = (start, len);
@@ -330,10 +433,14 @@ pub fn build(shape: &Shape, texels: Texels) -> Result<Layout, ConvertError> {
 pub struct Texture {
     /// Size and arrangement, from the header.
     pub shape: Shape,
-    /// What one texel is, from the header's VkFormat.
+    /// What one texel is, from the header's VkFormat (for BC6H, what its blocks decode
+    /// to).
     pub texels: Texels,
-    /// The texel data, exactly the size the header describes.
+    /// The texel data, exactly the size the header describes. For BC6H, the decoded
+    /// texels ([`read`]) or the blocks as stored ([`read_stored`]).
     pub data: Vec<u8>,
+    /// The BC6H format the file held; `None` for texels stored as they are.
+    pub bc6h: Option<Bc6h>,
 }
 
 impl Texture {
@@ -365,7 +472,7 @@ fn read_exactly(r: &mut dyn Read, n: u64, what: &str) -> Result<Vec<u8>, Convert
 }
 
 /// The shape and texels a header declares, once its counts are consistent.
-fn shape_of(h: &Header) -> Result<(Shape, Texels, &'static str), ConvertError> {
+fn shape_of(h: &Header) -> Result<(Shape, Kind, &'static str), ConvertError> {
     if h.supercompression != 0 {
         return Err(container(format!(
             "KTX2 supercompression scheme {} (BasisLZ 1, Zstandard 2, ZLIB 3) is not read: \
@@ -373,7 +480,7 @@ fn shape_of(h: &Header) -> Result<(Shape, Texels, &'static str), ConvertError> {
             h.supercompression
         )));
     }
-    let (name, texels, type_size) = entry_of(h.vk_format).ok_or_else(|| {
+    let (name, kind, type_size) = Kind::of_vk(h.vk_format).ok_or_else(|| {
         container(format!(
             "KTX2 VkFormat {} is not one convert reads ({})",
             h.vk_format,
@@ -447,20 +554,21 @@ fn shape_of(h: &Header) -> Result<(Shape, Texels, &'static str), ConvertError> {
     }
     shape
         .texel_count()
-        .and_then(|n| n.checked_mul(texels.bytes() as u64))
+        .and_then(|n| n.checked_mul(kind.texels().bytes() as u64))
+        .and(kind.total_bytes(&shape))
         .ok_or_else(|| {
             container(format!(
                 "KTX2 header describes an impossible size ({}x{}x{}, {} levels, {} layers of {name})",
                 shape.width, shape.height, shape.depth, shape.mips, shape.layers
             ))
         })?;
-    Ok((shape, texels, name))
+    Ok((shape, kind, name))
 }
 
 /// Checks a descriptor against the one `texels` has: the parts that say what the bytes
 /// are (the model, block size, bytes per texel, each sample's bits, channel and
 /// qualifiers). Colour primaries and the samples' lower and upper values are not read.
-fn check_descriptor(dfd: &[u8], texels: Texels, name: &str) -> Result<(), ConvertError> {
+fn check_descriptor(dfd: &[u8], kind: Kind, name: &str) -> Result<(), ConvertError> {
     let wrong = |why: String| container(format!("KTX2 data format descriptor {why}"));
     let words: Vec<u32> = dfd
         .chunks_exact(4)
@@ -482,7 +590,7 @@ fn check_descriptor(dfd: &[u8], texels: Texels, name: &str) -> Result<(), Conver
             dfd.len()
         )));
     }
-    let expected = descriptor(texels);
+    let expected = descriptor(kind);
     let exp: Vec<u32> = expected
         .chunks_exact(4)
         .map(|w| u32::from_le_bytes(w.try_into().expect("4 bytes")))
@@ -500,12 +608,13 @@ fn check_descriptor(dfd: &[u8], texels: Texels, name: &str) -> Result<(), Conver
         && (0..samples).all(|s| words[7 + 4 * s] == exp[7 + 4 * s]);
     if !same {
         return Err(wrong(format!(
-            "does not describe {name} (model {}, transfer {transfer}, {} bytes a texel, \
-             {samples} samples; {name} is model {}, linear, {} bytes, {exp_samples} samples)",
+            "does not describe {name} (model {}, transfer {transfer}, {} bytes a texel \
+             block, {samples} samples; {name} is model {}, linear, {} bytes, {exp_samples} \
+             samples)",
             model(words[3]),
             words[5] & 0xff,
             model(exp[3]),
-            texels.bytes()
+            kind.block_bytes()
         )));
     }
     Ok(())
@@ -541,7 +650,18 @@ fn check_key_values(kvd: &[u8]) -> Result<(), ConvertError> {
 /// key/value data (at most 64 KiB and 1 MiB), checked; then each level, the smallest
 /// first, exactly where the index puts it and no further, so a stream that never ends or
 /// a header that claims gigabytes costs no more than what the file really holds.
+///
+/// A BC6H texture's blocks are decoded into f16 RGBA texels ([`read_stored`] keeps them).
 pub fn read(r: &mut dyn Read, file_len: Option<u64>) -> Result<Texture, ConvertError> {
+    let mut t = read_stored(r, file_len)?;
+    if let Some(b) = t.bc6h {
+        t.data = blocks::decode(&t.shape, Texture::ORDER, b, &t.data)?;
+    }
+    Ok(t)
+}
+
+/// [`read`], with a BC6H texture's blocks kept as they are in [`Texture::data`].
+pub fn read_stored(r: &mut dyn Read, file_len: Option<u64>) -> Result<Texture, ConvertError> {
     let mut head = [0u8; HEADER_BYTES];
     let got = read_full(r, &mut head)
         .map_err(|e| reading_error(MemoryReadError::Io(e), "the KTX2 header"))?;
@@ -556,7 +676,7 @@ pub fn read(r: &mut dyn Read, file_len: Option<u64>) -> Result<Texture, ConvertE
         )));
     }
     let h = Header::parse(&head);
-    let (shape, texels, name) = shape_of(&h)?;
+    let (shape, kind, name) = shape_of(&h)?;
     let levels = shape.mips as usize;
     let index_bytes = read_exactly(r, (LEVEL_ENTRY_BYTES * levels) as u64, "the level index")?;
     let entry = |level: usize, field: usize| {
@@ -602,18 +722,19 @@ pub fn read(r: &mut dyn Read, file_len: Option<u64>) -> Result<Texture, ConvertE
         "the KTX2 descriptor and key/value data",
     )?;
     let local = |at: u64| (at - HEADER_BYTES as u64 - index_bytes.len() as u64) as usize;
-    check_descriptor(&meta[local(dfd_at)..local(dfd_at + dfd_len)], texels, name)?;
+    check_descriptor(&meta[local(dfd_at)..local(dfd_at + dfd_len)], kind, name)?;
     if kvd_len > 0 {
         check_key_values(&meta[local(kvd_at)..local(kvd_at + kvd_len)])?;
     }
     // The level index against the shape: each level's length is what its images take,
     // and it starts where the previous one (a smaller level) ends, aligned.
-    let alignment = level_alignment(texels);
+    let alignment = level_alignment(kind);
     let mut at = meta_end;
     let mut placed = Vec::with_capacity(levels);
     for level in (0..levels).rev() {
         let (offset, len, full) = (entry(level, 0), entry(level, 1), entry(level, 2));
-        let expected_len = layout::image_bytes(&shape, texels, level as u32)
+        let expected_len = kind
+            .image_bytes(&shape, level as u32)
             .and_then(|b| b.checked_mul(shape.layers as u64))
             .expect("checked with the whole size");
         let expected_at = align(at, alignment);
@@ -670,8 +791,12 @@ pub fn read(r: &mut dyn Read, file_len: Option<u64>) -> Result<Texture, ConvertE
     }
     Ok(Texture {
         shape,
-        texels,
+        texels: kind.texels(),
         data,
+        bc6h: match kind {
+            Kind::Bc6h(b) => Some(b),
+            Kind::Texels(_) => None,
+        },
     })
 }
 
@@ -690,7 +815,7 @@ mod tests {
     fn descriptors_match_ktx_software_s_for_each_format() {
         // Words from KTX-Software's vk2dfd (createDFDUnpacked, createDFDPacked) for
         // R16G16B16A16_SFLOAT: 4 samples of 16 bits, FLOAT|SIGNED, -1.0 to 1.0.
-        let d = descriptor(rgba16());
+        let d = descriptor(Kind::Texels(rgba16()));
         let w: Vec<u32> = d
             .chunks(4)
             .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
@@ -698,16 +823,59 @@ mod tests {
         assert_eq!(w[..7], [92, 0, 2 | 88 << 16, 0x0001_0101, 0, 8, 0]);
         assert_eq!(w[7..11], [0xC00F_0000, 0, 0xBF80_0000, 0x3F80_0000]);
         assert_eq!(w[19], 0xCF0F_0030); // alpha: channel 15, bit 48
-        let e5 = descriptor(Texels {
+        let e5 = descriptor(Kind::Texels(Texels {
             format: Format::Rgb9e5,
             channels: 1,
-        });
+        }));
         let w: Vec<u32> = e5
             .chunks(4)
             .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
             .collect();
         assert_eq!(w[0], 4 + 24 + 6 * 16);
         assert_eq!(w[7..15], [0x0008_0000, 0, 0, 8448, 0x2004_001B, 0, 15, 31]);
+    }
+
+    #[test]
+    fn bc6h_descriptors_are_ktx_software_s() {
+        // createDFDCompressed(c_BC6H, 4, 4, 1, s_UFLOAT / s_SFLOAT): model 131, BT.709,
+        // linear, 4x4x1x1 blocks stored minus one, 16 bytes, one sample of 128 bits of
+        // channel 0, FLOAT (and SIGNED), 0.0 or -1.0 to 1.0.
+        for (b, channel, lower) in [
+            (Bc6h::Unsigned, 0x80u32, 0u32),
+            (Bc6h::Signed, 0xC0, 0xBF80_0000),
+        ] {
+            let w: Vec<u32> = descriptor(Kind::Bc6h(b))
+                .chunks(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            assert_eq!(w[..7], [44, 0, 2 | 40 << 16, 0x0001_0183, 0x0303, 16, 0]);
+            assert_eq!(w[7..], [127 << 16 | channel << 24, 0, lower, 0x3F80_0000]);
+        }
+    }
+
+    #[test]
+    fn a_bc6h_layout_reads_back_block_for_block() {
+        let mut shape = Shape::image(9, 5);
+        shape.mips = 4;
+        shape.layers = 3;
+        let layout = build_bc6h(&shape, Bc6h::Signed).unwrap();
+        let total = blocks::checked_size(&shape).unwrap() as usize;
+        let data: Vec<u8> = (0..total).map(|i| (i * 13) as u8).collect();
+        let mut file = layout.head.clone();
+        let images = layout::block_images(&shape, Order::SmallestLevelFirst);
+        for (level, pad) in &layout.levels {
+            file.extend(std::iter::repeat_n(0, *pad));
+            for i in images.iter().filter(|i| i.level == *level) {
+                file.extend(&data[i.offset..i.offset + i.len]);
+            }
+        }
+        assert_eq!(file.len() as u64, layout.file_bytes);
+        let t = read_stored(&mut file.as_slice(), Some(file.len() as u64)).unwrap();
+        assert_eq!((t.shape, t.bc6h), (shape, Some(Bc6h::Signed)));
+        assert_eq!(t.data, data);
+        let decoded = read(&mut file.as_slice(), None).unwrap();
+        assert_eq!(decoded.texels, blocks::TEXELS);
+        assert_eq!(decoded.data.len() as u64, shape.texel_count().unwrap() * 8);
     }
 
     #[test]

@@ -46,7 +46,26 @@ pub fn image_bytes(shape: &Shape, texels: Texels, level: u32) -> Option<u64> {
 /// Every image of a texture whose bytes (`total`, checked by the reader) are in `order`,
 /// in that order. The shape's sizes must have been checked not to overflow.
 pub fn images(shape: &Shape, texels: Texels, order: Order) -> Vec<Image> {
-    let bytes = |level: u32| image_bytes(shape, texels, level).expect("checked size") as usize;
+    images_sized(shape, order, |level| image_bytes(shape, texels, level))
+}
+
+/// Bytes of one image (one layer) at `level` of a texture stored in BC6H blocks: every
+/// depth slice in whole 4x4 blocks of 16 bytes (§19.5.13), or `None` where that overflows.
+pub fn block_image_bytes(shape: &Shape, level: u32) -> Option<u64> {
+    let (w, h, d) = level_size(shape, level);
+    w.div_ceil(4)
+        .checked_mul(h.div_ceil(4))?
+        .checked_mul(d)?
+        .checked_mul(crate::format::bc6h::BLOCK_BYTES as u64)
+}
+
+/// [`images`] for a texture stored in BC6H blocks ([`block_image_bytes`]).
+pub fn block_images(shape: &Shape, order: Order) -> Vec<Image> {
+    images_sized(shape, order, |level| block_image_bytes(shape, level))
+}
+
+fn images_sized(shape: &Shape, order: Order, size: impl Fn(u32) -> Option<u64>) -> Vec<Image> {
+    let bytes = |level: u32| size(level).expect("checked size") as usize;
     let mut out = Vec::with_capacity((shape.layers as usize).saturating_mul(shape.mips as usize));
     let mut offset = 0;
     match order {

@@ -2,6 +2,7 @@
 //! ([`element`]), fast slice kernels checked against it ([`kernels`]), streaming of raw
 //! data ([`raw`]), containers ([`dds`], [`image_in`]) and the counts ([`summary`]).
 
+pub mod blocks;
 pub mod dds;
 pub mod element;
 pub mod exr_out;
@@ -241,4 +242,8 @@ pub struct Report {
     pub stats: Stats,
     /// Wall-clock seconds of the conversion, reading and writing included.
     pub seconds: f64,
+    /// The BC6H format the input held (decoded to f16 RGBA before the conversion).
+    pub input_bc6h: Option<crate::format::bc6h::Bc6h>,
+    /// The BC6H format written (encoded from the conversion's f16 texels).
+    pub output_bc6h: Option<crate::format::bc6h::Bc6h>,
 }

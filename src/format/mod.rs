@@ -1,5 +1,6 @@
 //! The storage formats: one descriptor for the binary floats, the packed words on top.
 
+pub mod bc6h;
 pub mod decoded;
 pub mod describe;
 pub mod descriptor;

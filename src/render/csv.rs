@@ -48,6 +48,11 @@ impl Csv {
 }
 
 impl Renderer for Csv {
+    fn bc6h(&mut self, out: &mut dyn Write, b: &crate::format::bc6h::Block) -> io::Result<()> {
+        self.header(out, &super::bc6h::CSV_COLUMNS)?;
+        row(out, &super::bc6h::csv_cells(b))
+    }
+
     /// New columns go at the end of a row, so existing column positions stay. A value
     /// JSON writes as `null` is `null` here too.
     fn decode(&mut self, out: &mut dyn Write, d: &Decoded) -> io::Result<()> {

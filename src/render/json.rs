@@ -78,6 +78,10 @@ fn channel_object(c: &DecodedChannel) -> Value {
 }
 
 impl Renderer for Json {
+    fn bc6h(&mut self, out: &mut dyn Write, b: &crate::format::bc6h::Block) -> io::Result<()> {
+        write_object(out, &super::bc6h::json_object(b, SCHEMA))
+    }
+
     fn decode(&mut self, out: &mut dyn Write, d: &Decoded) -> io::Result<()> {
         let mut obj = match (d.format, d.channels.as_slice()) {
             (Format::Float(_), [c]) => channel_object(c),

@@ -12,6 +12,7 @@ use crate::format::encoded::Encoded;
 use crate::input::Typed;
 use crate::ulp::{PairReport, Sample, SummaryReport};
 
+pub mod bc6h;
 mod csv;
 mod human;
 mod json;
@@ -57,6 +58,8 @@ pub trait Renderer {
     }
     /// A decoded pattern (a float pattern or a packed word).
     fn decode(&mut self, out: &mut dyn Write, d: &Decoded) -> io::Result<()>;
+    /// A decoded BC6H block (`decode --fmt bc6h_uf16|bc6h_sf16`).
+    fn bc6h(&mut self, out: &mut dyn Write, b: &crate::format::bc6h::Block) -> io::Result<()>;
     /// A value (or three) rounded into a format.
     fn encode(&mut self, out: &mut dyn Write, e: &Encoded) -> io::Result<()>;
     /// The summary of a bulk conversion, written to the stream [`Renderer::convert_stream`]
@@ -145,8 +148,16 @@ pub fn convert_fields(r: &Report) -> Vec<(&'static str, Scalar)> {
     let c = &r.conversion;
     let s = &r.stats;
     vec![
-        ("from", Text(c.from.name().to_string())),
-        ("to", Text(c.to.name().to_string())),
+        // BC6H on either side is named for what the file holds; the conversion itself
+        // runs from or to the f16 texels of the blocks.
+        (
+            "from",
+            Text(r.input_bc6h.map_or(c.from.name(), |b| b.name()).to_string()),
+        ),
+        (
+            "to",
+            Text(r.output_bc6h.map_or(c.to.name(), |b| b.name()).to_string()),
+        ),
         ("channels", Count(c.channels as u64)),
         ("rounding", Text(c.opts.mode.as_str().to_string())),
         ("saturate", Flag(c.opts.saturate)),

@@ -26,6 +26,10 @@ impl Renderer for Plain {
         Detail::Answer
     }
 
+    fn bc6h(&mut self, out: &mut dyn Write, b: &crate::format::bc6h::Block) -> io::Result<()> {
+        super::bc6h::plain(out, b)
+    }
+
     fn decode(&mut self, out: &mut dyn Write, d: &Decoded) -> io::Result<()> {
         out.write_all(d.shortest.as_bytes())?;
         out.write_all(b"\n")

@@ -7,7 +7,9 @@
 //   node ktx_parse.mjs write OUT SPEC     writes a KTX2 file from SPEC (JSON: vkFormat,
 //                                         typeSize, pixelWidth, pixelHeight, pixelDepth,
 //                                         layerCount, faceCount, levels as hex, largest
-//                                         first, and the descriptor: bytesPlane0, samples)
+//                                         first, and the descriptor: bytesPlane0, samples,
+//                                         and optionally colorModel and texelBlockDimension
+//                                         (RGBSDA and 1x1x1x1 by default))
 //
 // The module is found in the node_modules folder NODE_PATH names (scripts/test installs
 // it under target/node): an ES module import does not search NODE_PATH itself. Exits 2
@@ -72,10 +74,10 @@ if (mode === "read") {
     return { levelData, uncompressedByteLength: levelData.byteLength };
   });
   const dfd = c.dataFormatDescriptor[0];
-  dfd.colorModel = ktx.KHR_DF_MODEL_RGBSDA;
+  dfd.colorModel = spec.colorModel ?? ktx.KHR_DF_MODEL_RGBSDA;
   dfd.colorPrimaries = ktx.KHR_DF_PRIMARIES_BT709;
   dfd.transferFunction = ktx.KHR_DF_TRANSFER_LINEAR;
-  dfd.texelBlockDimension = [0, 0, 0, 0];
+  dfd.texelBlockDimension = spec.texelBlockDimension ?? [0, 0, 0, 0];
   dfd.bytesPlane = [spec.bytesPlane0, 0, 0, 0, 0, 0, 0, 0];
   dfd.samples = spec.samples;
   c.keyValue = { KTXwriter: "ktx-parse (tests/js/ktx_parse.mjs)" };

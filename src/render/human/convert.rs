@@ -27,8 +27,10 @@ impl Human {
             "{} {} values {} -> {} ({}{saturate}): {} ({:.1} MiB) -> {} ({:.1} MiB) in {:.2} s",
             p.label("converted"),
             p.value(&s.values.to_string()),
-            c.from.name(),
-            c.to.name(),
+            // As the machine styles name them: BC6H on a side is named for what the file
+            // holds (a BC6H input copied to its own format converts no values).
+            r.input_bc6h.map_or(c.from.name(), |b| b.name()),
+            r.output_bc6h.map_or(c.to.name(), |b| b.name()),
             c.opts.mode.as_str(),
             path_text::one_line(Path::new(&r.input)),
             mib(r.bytes_in),

@@ -141,6 +141,11 @@ fn decimal_or_approx(r: &Ratio) -> String {
 }
 
 impl Renderer for Human {
+    fn bc6h(&mut self, out: &mut dyn Write, b: &crate::format::bc6h::Block) -> io::Result<()> {
+        self.separate(out)?;
+        super::bc6h::human(out, &self.p, b)
+    }
+
     fn decode(&mut self, out: &mut dyn Write, d: &Decoded) -> io::Result<()> {
         self.render_decode(out, d)
     }
