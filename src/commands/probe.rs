@@ -223,11 +223,6 @@ fn dump_dxbc(
     Ok(Verdict::Success)
 }
 
-/// `--emit-log FILE` (and a sweep's `--violations FILE`): the log for `op` (f32 and double
-/// lines) and, when 16-bit arithmetic is probed, `FILE.f16` for `op --fmt f16`. Both are
-/// output files ([`OutputFile`]): replaced whole when the run completes, never left
-/// half-written. With only f16 instructions selected, FILE itself is not written (issue
-/// 38: it was left empty).
 /// Refuses a run whose outputs (each log, its `.f16` beside it, the report) share a file
 /// (issue 39: one of the two was silently lost).
 fn refuse_same_file(
@@ -275,6 +270,11 @@ fn half_log(path: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
+/// `--emit-log FILE` (and a sweep's `--violations FILE`): the log for `op` (f32 and double
+/// lines) and, when 16-bit arithmetic is probed, `FILE.f16` for `op --fmt f16`. Both are
+/// output files ([`OutputFile`]): replaced whole when the run completes, never left
+/// half-written. With only f16 instructions selected, FILE itself is not written (issue
+/// 38: it was left empty).
 struct Logs {
     /// The option that named the files, for messages.
     option: &'static str,

@@ -104,6 +104,11 @@ pub fn run_exhaustive(
     let mut done = 0u64;
     let mut ops = Vec::new();
     let mut partial = false;
+    // The judges' pool, made once for every instruction of the run (see below).
+    let judge_pool = threads::side_threads_allowed()
+        .then(threads::side_pool)
+        .flatten();
+    let judge_pool = judge_pool.as_ref();
     for k in &req.kernels {
         if let Some(reason) = device.unsupported(k) {
             ops.push(OpReport::skipped(k, reason));
@@ -194,7 +199,7 @@ pub fn run_exhaustive(
                             }
                             Ok((total, busy))
                         };
-                        match threads::side_pool() {
+                        match judge_pool {
                             Some(pool) => pool.install(judge_all),
                             None => threads::install(judge_all),
                         }
