@@ -74,17 +74,38 @@ impl SweepRequest {
 /// can be used again.
 type Judged = (Verdict, f64, Option<Vec<u32>>);
 
-/// The operands of a chunk of a sweep, made as the shader makes them.
-fn operand_buffers(k: &Kernel, judge: &Judge, base: u64, lines: usize) -> Vec<Buffer> {
+/// Fills `bufs` with the operands of a chunk of a sweep, made as the shader makes them,
+/// reusing their storage from the chunk before (a new vector each chunk was a page fault
+/// per 4 KiB, and the per-line pattern closure a tenth of a cheap instruction's judging).
+fn fill_operands(k: &Kernel, judge: &Judge, base: u64, lines: usize, bufs: &mut Vec<Buffer>) {
     let elem = Elem::of(&judge.operand_domain());
-    (0..k.operands)
-        .map(|j| {
-            Buffer::from_patterns(
-                elem,
-                (0..lines as u64).map(|i| k.sweep_words(base + i)[j] as u64),
-            )
-        })
-        .collect()
+    bufs.resize_with(k.operands, || Buffer::zeroed(elem, 0));
+    for (j, buf) in bufs.iter_mut().enumerate() {
+        buf.reset(elem, lines);
+        match buf {
+            // One 32-bit operand: the pattern is the line's index.
+            Buffer::U32(v) if k.operands == 1 => {
+                for (i, w) in v.iter_mut().enumerate() {
+                    *w = (base + i as u64) as u32;
+                }
+            }
+            Buffer::U16(v) => {
+                for (i, w) in v.iter_mut().enumerate() {
+                    *w = k.sweep_words(base + i as u64)[j] as u16;
+                }
+            }
+            Buffer::U32(v) => {
+                for (i, w) in v.iter_mut().enumerate() {
+                    *w = k.sweep_words(base + i as u64)[j];
+                }
+            }
+            Buffer::U64(v) => {
+                for (i, w) in v.iter_mut().enumerate() {
+                    *w = u64::from(k.sweep_words(base + i as u64)[j]);
+                }
+            }
+        }
+    }
 }
 
 /// Runs every sweep of the request; `progress(lines done, lines in all)` after each chunk.
@@ -139,12 +160,15 @@ pub fn run_exhaustive(
         let judge = Judge::new(k.op, k.format, req.rules);
         // Violating lines still to keep for this instruction.
         let room = Mutex::new(req.violation_limit);
+        // The operand buffers, filled anew for each chunk by the thread that judges it.
+        let operand_store = Mutex::new(Vec::new());
         // Judges one chunk of results: its verdict, the seconds it took, and the words'
         // vector when it can hold the next chunk (see `spare` below).
         let judge_chunk = |base: u64, words: Vec<u32>| -> Result<Judged, ProbeError> {
             let t = Instant::now();
             let n = words.len() / k.output_words();
-            let operands = operand_buffers(k, &judge, base, n);
+            let mut operands = operand_store.lock().unwrap_or_else(|e| e.into_inner());
+            fill_operands(k, &judge, base, n, &mut operands);
             let cols: Vec<_> = operands.iter().map(Buffer::column).collect();
             let results = result_buffer_from(k, &judge, words);
             let mut room = room.lock().unwrap_or_else(|e| e.into_inner());

@@ -181,6 +181,17 @@ fn select(c: bool, a: f64, b: f64) -> f64 {
     f64::from_bits((a.to_bits() & m) | (b.to_bits() & !m))
 }
 
+/// `x.round_ties_even()` for the values of the formats here, without the library call
+/// (`rint`, a call where the baseline x86-64 has no rounding instruction): below 2^52 the
+/// magnitude plus 2^52 keeps no fraction bit, so that add rounds ties to even, and the
+/// sign goes back on after (-0.4 gives -0).
+#[inline]
+pub(super) fn round_ne(v: f64) -> f64 {
+    let a = v.abs();
+    let t = ((a + TWO_52) - TWO_52).copysign(v);
+    select(a < TWO_52, t, v)
+}
+
 /// `x.floor()` as [`trunc`] does it: one step down for a negative value with a fraction.
 #[inline]
 pub(super) fn floor(v: f64) -> f64 {
@@ -232,6 +243,31 @@ mod tests {
             2f64.powi(-26),
         ] {
             check(v);
+        }
+    }
+
+    #[test]
+    fn branch_free_rounds_match_the_library_ones() {
+        // Every f16 value, the f32 patterns on a stride that hits each binade's integers,
+        // halves and quarters, each one's neighbours, and the edges of the f64 cut at 2^52.
+        let mut values: Vec<f64> = (0u32..0x7c00).map(F16::to_f64).collect();
+        for bits in (0u32..0x7f80_0000).step_by(997) {
+            let x = f32::from_bits(bits) as f64;
+            values.extend([x, x.next_up(), x.next_down()]);
+        }
+        for k in -3..=3 {
+            for e in [0, 1, 2, 23, 24, 51, 52, 53] {
+                values.push(2f64.powi(e) + f64::from(k) * 0.5);
+            }
+        }
+        values.extend([0.5, 1.5, 2.5, 0.49999999999999994, f64::INFINITY, f64::MAX]);
+        for v in values.iter().flat_map(|&v| [v, -v]) {
+            let same = |got: f64, want: f64, name: &str| {
+                assert_eq!(got.to_bits(), want.to_bits(), "{name}({v:e})");
+            };
+            same(round_ne(v), v.round_ties_even(), "round_ne");
+            same(trunc(v), v.trunc(), "trunc");
+            same(floor(v), v.floor(), "floor");
         }
     }
 }

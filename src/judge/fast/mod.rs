@@ -31,8 +31,8 @@ mod miss; // the violations they prove and name
 mod trig; // sin and cos of large 32-bit operands
 
 use bits::{
-    F16, F32, Fmt, dist, finite_nonzero, floor, is_nan, normal, ordinal, pow2, read, step, trunc,
-    written,
+    F16, F32, Fmt, dist, finite_nonzero, floor, is_nan, normal, ordinal, pow2, read, round_ne,
+    step, trunc, written,
 };
 use miss::{Settled, outside_number, subnormal};
 
@@ -355,7 +355,7 @@ fn round<F: Fmt>(x: u32, r: u32, op: Op) -> Option<u64> {
     }
     let v = read::<F>(x);
     let i = match op {
-        Op::RoundNe => v.round_ties_even(),
+        Op::RoundNe => round_ne(v),
         Op::RoundNi => floor(v),
         Op::RoundPi => -floor(-v),
         _ => trunc(v),
