@@ -18,10 +18,19 @@ def cli():
     binary = os.environ.get("D3DFLOAT_BIN")
     if not binary:
         binary = str(ROOT / "target" / "debug" / "d3dfloat")
-        # Build it when missing or stale (cargo decides; a no-op after `cargo test`).
-        subprocess.run(
-            ["cargo", "build", "--quiet", "--bin", "d3dfloat"], cwd=ROOT, check=True
+        # Build it when missing or stale (cargo decides). scripts/test sets D3DFLOAT_BIN
+        # to the binary its `cargo test` built, so this runs only for a bare `pytest`.
+        built = subprocess.run(
+            ["cargo", "build", "--quiet", "--bin", "d3dfloat"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
         )
+        if built.returncode != 0:
+            pytest.fail(
+                f"cargo build --bin d3dfloat failed ({built.returncode}):\n{built.stderr}",
+                pytrace=False,
+            )
 
     def run(*args, input=None, check=True):
         return subprocess.run(
