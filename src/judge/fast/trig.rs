@@ -1,19 +1,27 @@
-//! sin and cos of a 32-bit operand of any size, for the fast deciders.
+//! sin and cos of a 32-bit operand of any size, for the fast deciders, without the library.
 //!
-//! The library's `sin` and `cos` of a large `f64` reduce the argument modulo π/2 with
-//! hundreds of bits of 2/π, slowly (glibc's slow path starts near 2^27): nearly half of all
-//! f32 patterns are beyond 100π, and an exhaustive sincos sweep spent most of its judging
-//! time there. A 32-bit operand is `M * 2^E` with `M` below 2^24, so `x * 2/π mod 4` is
-//! `M * (2^E * 2/π mod 4)`: one 128-bit product per operand with a table of that last
-//! factor per exponent, made once from astro-float's π. What is left, a remainder of at
-//! most π/4, is the library's fast case.
+//! An exhaustive sincos sweep judges 2^32 operands, and the library's `sin` and `cos` were
+//! most of its judging time: slow beyond 2^27 (hundreds of bits of 2/π), and a call each
+//! below, which the processor cannot overlap with its neighbours. Here an operand is first
+//! reduced to a quadrant `q` and a remainder `r`, `|r| <= π/4`, then two polynomials give
+//! sin r and cos r, and the quadrant picks and negates them by bit masks, not branches (a
+//! `match` on the quadrant mispredicted on every other line).
 //!
-//! Accuracy: each table entry is truncated to 126 fraction bits, so the product is within
-//! `2^24 * 2^-126 = 2^-102` of the exact `x * 2/π mod 4`, and the remainder within
-//! `2^-101` radians; its conversion to `f64` and the product with π/2 add a relative
-//! 2^-52. Over every f32 operand from 2^7 up, no remainder is smaller than 2^-30 (the test
-//! `remainders_of_every_large_f32_stay_far_from_zero` measures it), so sin and cos come
-//! out within 2^-50 relative, far inside the deciders' margin of 2^-40.
+//! - From 2^7 up ([`reduce`]): a 32-bit operand is `M * 2^E` with `M` below 2^24, so
+//!   `x * 2/π mod 4` is `M * (2^E * 2/π mod 4)`: one 128-bit product per operand with a
+//!   table of that last factor per exponent, made once from astro-float's π. Each entry is
+//!   truncated to 126 fraction bits, so the product is within `2^24 * 2^-126 = 2^-102` of
+//!   the exact value and the remainder within `2^-101` radians.
+//! - Below 2^7 ([`reduce_small`]): `k` the nearest integer to `x * 2/π` (at most 82) and
+//!   `r = x - k * π/2` with π/2 in three parts (fdlibm's split: 33, 33 and 53 bits). `k`
+//!   times the first part is exact and so is the difference (Sterbenz: `x` is within a
+//!   factor of 2 of it when `k >= 1`); the other two steps round once each, 2^-53 of `r`,
+//!   and the split leaves `2^-113` radians out.
+//!
+//! Over every f32 operand, no nonzero remainder is smaller than 2^-30 (the ignored tests
+//! measure it), so each reduction is within 2^-52 of `r` relative; the polynomials
+//! ([`sin_cos_small`]) add 2^-58 and a few roundings. The tests bound the whole at 2^-48 relative
+//! against astro-float, far inside the deciders' margin of 2^-40.
 
 use std::sync::OnceLock;
 
@@ -89,22 +97,83 @@ pub(super) fn reduce(x: u32) -> Option<(u32, f64)> {
     Some((q, r))
 }
 
+/// The quadrant and remainder of an operand's value `v` below 2^7 in magnitude (see the
+/// module's notes): `v = k * π/2 + r`, `k = q mod 4`. No branch.
+#[inline(always)]
+pub(super) fn reduce_small(v: f64) -> (u32, f64) {
+    // fdlibm's π/2 split: 33 bits, the next 33, and the 53 after them.
+    const PIO2_1: f64 = 1.570_796_326_734_125_614_17;
+    const PIO2_2: f64 = 6.077_100_506_303_965_976_60e-11;
+    const PIO2_2T: f64 = 2.022_266_248_795_950_631_54e-21;
+    // Adding 1.5 * 2^52 rounds to an integer (ties to even) and leaves it in the low
+    // mantissa bits: 2^51 + k there, which is k mod 4 in the last two.
+    const SHIFT: f64 = 6_755_399_441_055_744.0;
+    let kk = v * std::f64::consts::FRAC_2_PI + SHIFT;
+    let q = (kk.to_bits() & 3) as u32;
+    let k = kk - SHIFT;
+    (q, ((v - k * PIO2_1) - k * PIO2_2) - k * PIO2_2T)
+}
+
+/// sin r and cos r for `|r| <= π/4` (and a little past it: the reductions round), by
+/// fdlibm's minimax polynomials (`__kernel_sin`, `__kernel_cos`: within 2^-58 of
+/// `sin r / r` and of `cos r`'s part past `1 - r^2/2` on that interval). Each is summed as
+/// pairs of terms (Estrin's scheme) rather than one chain of multiplies and adds: the chain's
+/// latency, not the count of operations, was this function's cost. No branch.
+#[inline(always)]
+pub(super) fn sin_cos_small(r: f64) -> (f64, f64) {
+    const S: [f64; 6] = [
+        -1.666_666_666_666_663_243_48e-01,
+        8.333_333_333_322_489_461_24e-03,
+        -1.984_126_982_985_794_931_34e-04,
+        2.755_731_370_707_006_767_89e-06,
+        -2.505_076_025_340_686_341_95e-08,
+        1.589_690_995_211_550_102_21e-10,
+    ];
+    const C: [f64; 6] = [
+        4.166_666_666_666_660_190_37e-02,
+        -1.388_888_888_887_410_957_49e-03,
+        2.480_158_728_947_672_941_78e-05,
+        -2.755_731_435_139_066_330_35e-07,
+        2.087_572_321_298_174_827_90e-09,
+        -1.135_964_755_778_819_482_65e-11,
+    ];
+    let z = r * r;
+    let z2 = z * z;
+    let z4 = z2 * z2;
+    let estrin = |k: &[f64; 6]| (k[0] + z * k[1]) + z2 * (k[2] + z * k[3]) + z4 * (k[4] + z * k[5]);
+    let sin = r + r * z * estrin(&S);
+    let cos = (1.0 - 0.5 * z) + z2 * estrin(&C);
+    // sin(-0) is -0, where the sum above gives +0.
+    (if r == 0.0 { r } else { sin }, cos)
+}
+
+/// sin and cos of `k * π/2 + r` (`q = k mod 4`) from sin r and cos r, by masks: odd
+/// quadrants swap the two, quadrants 2 and 3 negate the sine, 1 and 2 the cosine.
+#[inline(always)]
+fn by_quadrant(q: u32, (s, c): (f64, f64)) -> (f64, f64) {
+    let q = u64::from(q & 3);
+    let swap = (q & 1).wrapping_neg();
+    let (s, c) = (s.to_bits(), c.to_bits());
+    let sin = (s & !swap) | (c & swap);
+    let cos = (c & !swap) | (s & swap);
+    let sin_sign = (q & 2) << 62;
+    let cos_sign = ((q + 1) & 2) << 62;
+    (f64::from_bits(sin ^ sin_sign), f64::from_bits(cos ^ cos_sign))
+}
+
 /// sin and cos of the f32 pattern `x`'s value `v` (NaN for infinities and NaN), within
-/// 2^-50 relative (see the module's notes).
-#[inline]
+/// 2^-48 relative (see the module's notes).
+#[inline(always)]
 pub(super) fn sin_cos_f32(x: u32, v: f64) -> (f64, f64) {
-    match reduce(x) {
-        None => (v.sin(), v.cos()),
-        Some((q, r)) => {
-            let (s, c) = (r.sin(), r.cos());
-            match q {
-                0 => (s, c),
-                1 => (c, -s),
-                2 => (-s, -c),
-                _ => (-c, s),
-            }
+    let (q, r) = if x & 0x7fff_ffff < 0x4300_0000 {
+        reduce_small(v)
+    } else {
+        match reduce(x) {
+            Some(qr) => qr,
+            None => return (f64::NAN, f64::NAN),
         }
-    }
+    };
+    by_quadrant(q, sin_cos_small(r))
 }
 
 #[cfg(test)]
@@ -134,7 +203,7 @@ mod tests {
         ] {
             let diff = BigFloat::from_f64(got, 64).sub(&want, 512, RoundingMode::ToEven);
             let rel = diff.div(&want, 64, RoundingMode::ToEven).abs();
-            let bound = BigFloat::from_f64(2f64.powi(-50), 64);
+            let bound = BigFloat::from_f64(2f64.powi(-48), 64);
             assert!(
                 rel.cmp(&bound).is_some_and(|o| o <= 0),
                 "{x:#010x}: {got} against {want}, relative {rel}"
@@ -160,15 +229,76 @@ mod tests {
     }
 
     #[test]
-    fn below_the_table_the_library_answers() {
-        for v in [0.0f32, 1.0, -3.0, 127.9] {
-            assert!(reduce(v.to_bits()).is_none());
-            let (s, c) = sin_cos_f32(v.to_bits(), v as f64);
-            assert_eq!((s, c), ((v as f64).sin(), (v as f64).cos()));
+    fn small_operands_agree_with_astro_float() {
+        // Every binade below the table's, both signs, its ends and one random fraction;
+        // and the f32 values nearest the multiples of π/2 it reduces, where the remainder
+        // is smallest.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for biased in 1..134u32 {
+            for sign in [0, 0x8000_0000] {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                for frac in [0, 0x7f_ffff, seed as u32 & 0x7f_ffff] {
+                    against_astro(sign | biased << 23 | frac);
+                }
+            }
         }
-        for bits in [0x7f80_0000u32, 0xff80_0000, 0x7fc0_0000] {
+        for k in 1..=81 {
+            let near = (k as f64 * std::f64::consts::FRAC_PI_2) as f32;
+            for x in [near.to_bits() - 1, near.to_bits(), near.to_bits() + 1] {
+                against_astro(x);
+                against_astro(x | 0x8000_0000);
+            }
+        }
+    }
+
+    #[test]
+    fn zeros_infinities_and_nans() {
+        assert_eq!(sin_cos_f32(0, 0.0), (0.0, 1.0));
+        let (s, c) = sin_cos_f32(0x8000_0000, -0.0);
+        assert_eq!((s.to_bits(), c), ((-0.0f64).to_bits(), 1.0));
+        for bits in [0x7f80_0000u32, 0xff80_0000, 0x7fc0_0000, 0xffc0_0001] {
             assert!(reduce(bits).is_none());
+            let (s, c) = sin_cos_f32(bits, f32::from_bits(bits) as f64);
+            assert!(s.is_nan() && c.is_nan(), "{bits:#x}");
         }
+    }
+
+    #[test]
+    fn each_quadrant_picks_and_negates_as_the_identities_say() {
+        let (s, c) = (0.25f64, 0.75f64);
+        let want = [(s, c), (c, -s), (-s, -c), (-c, s)];
+        for q in 0..8u32 {
+            assert_eq!(by_quadrant(q, (s, c)), want[q as usize % 4], "quadrant {q}");
+        }
+    }
+
+    /// Every f32 pattern below 2^7: the remainder's magnitude never falls below 2^-30
+    /// where something is taken off (from π/4 up) and sin and cos agree with the library's to 2^-48. About 2^30
+    /// operands: run with `cargo test --release --lib remainders_of_every -- --ignored`.
+    #[test]
+    #[ignore]
+    fn remainders_of_every_small_f32_stay_far_from_zero() {
+        let mut smallest = f64::MAX;
+        for x in 1..0x4300_0000u32 {
+            let v = f32::from_bits(x) as f64;
+            let (_, r) = reduce_small(v);
+            // Below π/4 the remainder is the operand itself, exactly.
+            if v > std::f64::consts::FRAC_PI_4 {
+                smallest = smallest.min(r.abs());
+            }
+            let (s, c) = sin_cos_f32(x, v);
+            assert!(
+                (s - v.sin()).abs() <= v.sin().abs() * 2f64.powi(-48),
+                "{x:#x}"
+            );
+            assert!(
+                (c - v.cos()).abs() <= v.cos().abs() * 2f64.powi(-48),
+                "{x:#x}"
+            );
+        }
+        assert!(smallest > 2f64.powi(-30), "smallest remainder {smallest:e}");
     }
 
     /// Every f32 pattern the table reduces: the remainder's magnitude never falls below
