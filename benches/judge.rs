@@ -5,7 +5,8 @@
 //! share of lines the fast deciders settled. Then devices that get an instruction wrong
 //! ("careless": f32tof16 rounded to nearest, sqrt of unflushed denorms), where most lines
 //! violate and the deciders must name them. Run with `cargo bench --bench judge`
-//! (`JUDGE_BENCH_LINES` changes the slice length).
+//! (`JUDGE_BENCH_LINES` changes the slice length, `JUDGE_BENCH_ONLY=f32tof16,sqrt` picks
+//! instructions).
 
 use std::time::{Duration, Instant};
 
@@ -240,6 +241,12 @@ fn main() {
         "{:<10} {:<4} {:<8} {:>10} {:>10} {:>8} {:>7} {:>9}",
         "op", "fmt", "data", "Mlines/s", "memcpy", "ratio", "fast", "with map"
     );
+    // JUDGE_BENCH_ONLY=f32tof16,sqrt: only those instructions (every one when unset).
+    let only = std::env::var("JUDGE_BENCH_ONLY").ok();
+    let wanted = |name: &str| {
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|w| w == name))
+    };
     let runs = [("typical", false), ("random", true), ("careless", true)];
     for (data, random) in runs {
         let cases = if data == "careless" {
@@ -247,7 +254,7 @@ fn main() {
         } else {
             cases(n, random)
         };
-        for case in cases {
+        for case in cases.into_iter().filter(|c| wanted(c.name)) {
             let judge = Judge::parse(case.name, &case.format, RuleSet::D3D11).unwrap();
             let cols: Vec<_> = case.operands.iter().map(Buffer::column).collect();
             let total: usize =

@@ -207,6 +207,47 @@ impl Tally {
         v.histogram.buckets[Histogram::bucket(d)] += 1;
     }
 
+    /// `n` lines proved conforming at distance `d`, where no heat map places each line.
+    #[inline]
+    pub(super) fn conform_many(&mut self, d: u64, n: u64) {
+        debug_assert!(self.map.is_none());
+        if n == 0 {
+            return;
+        }
+        let v = &mut self.verdict;
+        v.conform += n;
+        v.max_ulps = v.max_ulps.max(d);
+        v.max_distance = v.max_distance.max(d);
+        v.histogram.buckets[Histogram::bucket(d)] += n;
+    }
+
+    /// The lines `start + k` for each bit `k` set in `mask`, proved violating in class
+    /// `kind` at distance `d`, where no heat map places each line: as many calls of
+    /// [`Tally::violate`] in index order would count and list them.
+    #[inline]
+    pub(super) fn violate_mask(&mut self, kind: Kind, d: u64, mask: u64, start: usize) {
+        debug_assert!(self.map.is_none());
+        if mask == 0 {
+            return;
+        }
+        let n = u64::from(mask.count_ones());
+        let v = &mut self.verdict;
+        v.violate += n;
+        v.histogram.buckets[Histogram::bucket(d)] += n;
+        v.max_distance = v.max_distance.max(d);
+        let k = &mut self.kinds[kind.index()];
+        if k.0 == 0 {
+            k.1 = start + mask.trailing_zeros() as usize;
+        }
+        k.0 += n;
+        let mut rest = mask;
+        while rest != 0 && self.fast_violations.len() < self.limit {
+            let i = start + rest.trailing_zeros() as usize;
+            self.fast_violations.push((self.base + i as u64, kind));
+            rest &= rest - 1;
+        }
+    }
+
     /// Line `i`, which the fast decider proved violating, in class `kind`, at distance `d`
     /// from the correctly rounded result (`None`: a NaN against a number). Counted as the
     /// exact engine counts its violations; the names are given once, in

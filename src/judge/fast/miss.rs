@@ -11,7 +11,7 @@
 //! rounded one as the format writes it, in representable values (`None` for a NaN against
 //! a number).
 
-use super::bits::{F16, F32, Fmt, dist, f16_nearest, is_nan, read};
+use super::bits::{F16, F32, Fmt, dist, is_nan, read};
 use crate::judge::class::Kind;
 
 /// What a decider settles about a line it does not leave to the exact engine.
@@ -126,7 +126,7 @@ pub(super) fn f32_to_f16(x: u32, r: u32) -> Settled {
     if r == e {
         return Settled::Conforms(0);
     }
-    if r == f16_nearest(F32::to_f64(x)) {
+    if r == f32_to_f16_nearest(x, e) {
         return Settled::Violates(Kind::RoundsToNearest, distance::<F16>(r, e));
     }
     single::<F16>(r, e, seen, false)
@@ -150,6 +150,33 @@ pub(super) fn f32_to_f16_rtz(x: u32) -> u32 {
     } else {
         ((m & 0x7f_ffff) | 0x80_0000) >> (126 - exp).min(31)
     }
+}
+
+/// The float16 nearest a non-NaN f32 pattern `x` as given (unflushed), ties to even,
+/// from [`f32_to_f16_rtz`]'s truncated `e` and the bits it drops: one step up in magnitude
+/// when they are past half a step, or exactly half with `e` odd. Integer operations only,
+/// no branch (the `f64` route, [`f16_nearest`], was most of judging a device that rounds
+/// to nearest). A 32-bit denorm operand is below every float16 step: its zero.
+#[inline(always)]
+pub(super) fn f32_to_f16_nearest(x: u32, e: u32) -> u32 {
+    let m = x & F32::MAG;
+    let exp = m >> F32::FRAC;
+    // Bits dropped below a float16 step: 13 for a normal half (and the saturated range,
+    // where 65520 and up round to infinity), more for a subnormal one (at most 31 here:
+    // below 2^-25 everything is dropped and under half a step).
+    let shift = 126u32.saturating_sub(exp).clamp(13, 31);
+    let mantissa = if exp == 0 {
+        0
+    } else {
+        (m & 0x7f_ffff) | 0x80_0000
+    };
+    let dropped = mantissa & ((1 << shift) - 1);
+    let half = 1 << (shift - 1);
+    let up = (dropped > half) | ((dropped == half) & (e & 1 == 1));
+    // From 65536 (exponent 143) up, the truncation saturated at 65504 and the nearest is
+    // infinity; infinity itself stays.
+    let up = (up & (m < 0x4780_0000)) | (0x4780_0000..F32::EXP).contains(&m);
+    e + u32::from(up)
 }
 
 /// ftoi and ftou (§22.13.3-4): truncation, NaN gives 0, saturation, a denorm read as 0;
@@ -292,6 +319,7 @@ pub(super) fn flushed<F: Fmt, const N: usize>(xs: [u32; N], r: u32, e: u32) -> O
 
 #[cfg(test)]
 mod tests {
+    use super::super::bits::f16_nearest;
     use super::*;
 
     #[test]
@@ -322,6 +350,22 @@ mod tests {
             }
             let want = half::f16::from_f32(f32::from_bits(x)).to_bits() as u32;
             assert_eq!(f16_nearest(F32::to_f64(x)), want, "{x:#010x}");
+            assert_eq!(
+                f32_to_f16_nearest(x, f32_to_f16_rtz(x)),
+                want,
+                "{x:#010x} from the truncation"
+            );
+        }
+    }
+
+    /// Every f32 pattern, both roundings from the truncation against `half`'s: run with
+    /// `cargo test --release --lib every_f32_nearest -- --ignored`.
+    #[test]
+    #[ignore]
+    fn every_f32_nearest_from_the_truncation_is_the_half_crates() {
+        for x in (0..=u32::MAX).filter(|&x| !is_nan::<F32>(x)) {
+            let want = half::f16::from_f32(f32::from_bits(x)).to_bits() as u32;
+            assert_eq!(f32_to_f16_nearest(x, f32_to_f16_rtz(x)), want, "{x:#010x}");
         }
     }
 

@@ -180,14 +180,14 @@ fn common_window<F: Fmt>(r: u32, a: f64, bound: f64) -> (bool, u64) {
     (ok, dist::<F>(r, lo))
 }
 
-/// exp (§22.10.6): 2^x within 2^-21 relative.
-fn exp<F: Fmt>(x: u32, r: u32) -> Option<u64> {
+/// exp (§22.10.6): 2^x within 2^-21 relative; `a` is the library's 2^v of the operand's
+/// value `v` as read (computed a block of lines at a time: see [`with_values`]).
+fn exp<F: Fmt>(x: u32, r: u32, a: f64) -> Option<u64> {
     // The common case first (a normal finite operand, a normal result): the result's window
     // well inside the normal range, where every cut-off below answers as here. An
     // operand of ±0 (or a denorm read as one) is left to the rules below: exp(0) is 1
     // exactly (§22.10.6's table).
     let v = read::<F>(x);
-    let a = v.exp2();
     let (fits, d) = common_window::<F>(r, a, a * (REL_2_21 - MARGIN));
     if fits & (v != 0.0) & (a > 4.0 * F::MIN_NORMAL) & (a < F::MAX / 4.0) {
         return Some(d);
@@ -226,12 +226,12 @@ fn exp_rest<F: Fmt>(x: u32, r: u32) -> Option<u64> {
     within::<F>(r, e, a, a * (REL_2_21 - MARGIN))
 }
 
-/// log (§22.10.8): log2 x within 2^-21 absolute on [0.5, 2], relative elsewhere.
-fn log<F: Fmt>(x: u32, r: u32) -> Option<u64> {
+/// log (§22.10.8): log2 x within 2^-21 absolute on [0.5, 2], relative elsewhere; `a` is
+/// the library's log2 of the operand's value `v` as read (see [`with_values`]).
+fn log<F: Fmt>(x: u32, r: u32, a: f64) -> Option<u64> {
     // The common case first (a positive finite operand, whose window is decided as below),
     // without branches ([`common_window`]).
     let v = read::<F>(x);
-    let a = v.log2();
     let (fits, d) = common_window::<F>(r, a, log_bound(v, a));
     if fits & (v > 0.0) & (v < f64::INFINITY) {
         return Some(d);
@@ -680,6 +680,93 @@ fn blocks(range: Range<usize>) -> impl Iterator<Item = Range<usize>> {
         .map(move |s| s..(s + BLOCK).min(range.end))
 }
 
+/// [`lines`] with a value per line computed first, a block of lines at a time in a loop of
+/// its own (`value(i)`, a library function of the operand, say), and handed to the first
+/// pass (`f(i, value)`): a library call between two lines' deciding kept the processor from
+/// overlapping either with the next line's.
+#[inline]
+fn with_values(
+    range: Range<usize>,
+    t: &mut Tally,
+    slow: &mut Vec<usize>,
+    value: impl Fn(usize) -> f64,
+    f: impl Fn(usize, f64) -> Option<u64>,
+    then: impl FnMut(usize) -> Option<Settled>,
+) {
+    let mut then = then;
+    for block in blocks(range) {
+        let mut values = [0.0; BLOCK];
+        for (k, i) in block.clone().enumerate() {
+            values[k] = value(i);
+        }
+        let start = block.start;
+        lines(block, t, slow, |i| f(i, values[i - start]), &mut then);
+    }
+}
+
+/// f32tof16 (§22.13.2), a block of lines at a time: each line is marked, without a
+/// branch, as conforming (the truncated answer, or a NaN for a NaN) or as one step past
+/// the truncation where that is the nearest float16, rounded to nearest (the common
+/// violation: §3.2.2's toward-zero rule broken). Where no heat map places each line, a
+/// block of only these two is counted whole (and its violations listed, while the list
+/// has room); any other goes line by line ([`miss::f32_to_f16`]). A
+/// device that rounds to nearest violates on about half the lines, at random: a branch per
+/// line on the outcome was mispredicted half the time. After a block where every line
+/// conformed, the next is first checked for that alone, which is cheaper.
+#[inline]
+fn f32_to_f16_blocks(range: Range<usize>, t: &mut Tally, line: impl Fn(usize) -> (u32, u32)) {
+    let by_line = |block: Range<usize>, t: &mut Tally| {
+        settled(block, t, |i| {
+            let (x, r) = line(i);
+            miss::f32_to_f16(x, r)
+        })
+    };
+    if t.map.is_some() {
+        return by_line(range, t);
+    }
+    let conforms = |x: u32, r: u32, e: u32| {
+        let nan = is_nan::<F32>(x);
+        (nan & is_nan::<F16>(r)) | (!nan & (r == e))
+    };
+    let mut all_conformed = true;
+    for block in blocks(range) {
+        let all = u64::MAX >> (BLOCK - block.len());
+        if all_conformed {
+            let mut conform = 0u64;
+            for (k, i) in block.clone().enumerate() {
+                let (x, r) = line(i);
+                conform |= u64::from(conforms(x, r, miss::f32_to_f16_rtz(x))) << k;
+            }
+            if conform == all {
+                t.conform_many(0, u64::from(conform.count_ones()));
+                continue;
+            }
+        }
+        let (mut conform, mut near) = (0u64, 0u64);
+        for (k, i) in block.clone().enumerate() {
+            let (x, r) = line(i);
+            let e = miss::f32_to_f16_rtz(x);
+            // One step up in magnitude (never onto a NaN: the truncation of an infinity
+            // has no step up that is nearer).
+            let up = !is_nan::<F32>(x) & (r == e + 1) & (miss::f32_to_f16_nearest(x, e) == r);
+            conform |= u64::from(conforms(x, r, e)) << k;
+            near |= u64::from(up) << k;
+        }
+        all_conformed = conform == all;
+        if conform | near == all {
+            t.conform_many(0, u64::from(conform.count_ones()));
+            t.violate_mask(
+                crate::judge::class::Kind::RoundsToNearest,
+                1,
+                near,
+                block.start,
+            );
+        } else {
+            by_line(block, t);
+        }
+    }
+}
+
 /// Runs `f`, which settles every line, over lines `range`.
 #[inline]
 fn settled(range: Range<usize>, t: &mut Tally, mut f: impl FnMut(usize) -> Settled) {
@@ -787,9 +874,15 @@ fn by_format<F: Fmt>(
         Op::Rsq => unary!(rsq::<F>, |x, r| denorm_unary::<F>(x, r, |v| {
             F::rne(1.0 / v.sqrt())
         })),
-        Op::Exp => unary!(exp::<F>, |x, r| denorm_unary::<F>(x, r, |_| F::rne(1.0))),
-        Op::Log => unary!(log::<F>, |x, r| denorm_unary::<F>(x, r, |_| {
-            F::SIGN | F::EXP
+        Op::Exp => typed!(ops[0], x => typed!(res, r => {
+            with_values(range, t, slow, |i| read::<F>(word(x[i])).exp2(), |i, a| {
+                exp::<F>(word(x[i]), word(r[i]), a)
+            }, |i| denorm_unary::<F>(word(x[i]), word(r[i]), |_| F::rne(1.0)))
+        })),
+        Op::Log => typed!(ops[0], x => typed!(res, r => {
+            with_values(range, t, slow, |i| read::<F>(word(x[i])).log2(), |i, a| {
+                log::<F>(word(x[i]), word(r[i]), a)
+            }, |i| denorm_unary::<F>(word(x[i]), word(r[i]), |_| F::SIGN | F::EXP))
         })),
         Op::Frc => unary!(frc::<F>, |x, r| denorm_unary::<F>(x, r, |_| 0)),
         Op::RoundNe | Op::RoundNi | Op::RoundPi | Op::RoundZ => unary!(
@@ -841,11 +934,9 @@ fn by_format<F: Fmt>(
         Op::Ftoi | Op::Ftou => settle!(|x, r| miss::to_int(x, r, op == Op::Ftoi)),
         Op::Itof | Op::Utof => unary!(|x, r| to_float(x, r, op == Op::Itof)),
         Op::F16ToF32 => settle!(miss::f16_to_f32),
-        // The conforming answer first, as cheap as it was before violations were named.
-        Op::F32ToF16 => unary!(
-            |x, r| (!is_nan::<F32>(x) && miss::f32_to_f16_rtz(x) == r).then_some(0),
-            |x, r| Some(miss::f32_to_f16(x, r))
-        ),
+        Op::F32ToF16 => typed!(ops[0], x => typed!(res, r => {
+            f32_to_f16_blocks(range, t, |i| (word(x[i]), word(r[i])))
+        })),
         Op::Add | Op::Sub => binary!(|a, b, r| add::<F>(a, b, r, op == Op::Sub), |a, b, r| {
             add_then::<F>(a, b, r, op == Op::Sub)
         }),

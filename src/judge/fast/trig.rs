@@ -102,9 +102,9 @@ pub(super) fn reduce(x: u32) -> Option<(u32, f64)> {
 #[inline(always)]
 pub(super) fn reduce_small(v: f64) -> (u32, f64) {
     // fdlibm's π/2 split: 33 bits, the next 33, and the 53 after them.
-    const PIO2_1: f64 = 1.570_796_326_734_125_614_17;
-    const PIO2_2: f64 = 6.077_100_506_303_965_976_60e-11;
-    const PIO2_2T: f64 = 2.022_266_248_795_950_631_54e-21;
+    const PIO2_1: f64 = 1.5707963267341256;
+    const PIO2_2: f64 = 6.077100506303966e-11;
+    const PIO2_2T: f64 = 2.0222662487959506e-21;
     // Adding 1.5 * 2^52 rounds to an integer (ties to even) and leaves it in the low
     // mantissa bits: 2^51 + k there, which is k mod 4 in the last two.
     const SHIFT: f64 = 6_755_399_441_055_744.0;
@@ -122,20 +122,20 @@ pub(super) fn reduce_small(v: f64) -> (u32, f64) {
 #[inline(always)]
 pub(super) fn sin_cos_small(r: f64) -> (f64, f64) {
     const S: [f64; 6] = [
-        -1.666_666_666_666_663_243_48e-01,
-        8.333_333_333_322_489_461_24e-03,
-        -1.984_126_982_985_794_931_34e-04,
-        2.755_731_370_707_006_767_89e-06,
-        -2.505_076_025_340_686_341_95e-08,
-        1.589_690_995_211_550_102_21e-10,
+        -0.16666666666666632,
+        0.00833333333332249,
+        -0.0001984126982985795,
+        2.7557313707070068e-06,
+        -2.5050760253406863e-08,
+        1.58969099521155e-10,
     ];
     const C: [f64; 6] = [
-        4.166_666_666_666_660_190_37e-02,
-        -1.388_888_888_887_410_957_49e-03,
-        2.480_158_728_947_672_941_78e-05,
-        -2.755_731_435_139_066_330_35e-07,
-        2.087_572_321_298_174_827_90e-09,
-        -1.135_964_755_778_819_482_65e-11,
+        0.0416666666666666,
+        -0.001388888888887411,
+        2.480158728947673e-05,
+        -2.7557314351390663e-07,
+        2.087572321298175e-09,
+        -1.1359647557788195e-11,
     ];
     let z = r * r;
     let z2 = z * z;
@@ -158,7 +158,10 @@ fn by_quadrant(q: u32, (s, c): (f64, f64)) -> (f64, f64) {
     let cos = (c & !swap) | (s & swap);
     let sin_sign = (q & 2) << 62;
     let cos_sign = ((q + 1) & 2) << 62;
-    (f64::from_bits(sin ^ sin_sign), f64::from_bits(cos ^ cos_sign))
+    (
+        f64::from_bits(sin ^ sin_sign),
+        f64::from_bits(cos ^ cos_sign),
+    )
 }
 
 /// sin and cos of the f32 pattern `x`'s value `v` (NaN for infinities and NaN), within
