@@ -11,7 +11,7 @@ use ash::vk;
 
 use super::catalog::Kernel;
 use super::layout::{self, Binding, Layout};
-use super::shader::{self, SWEEP_WORKGROUP, WORKGROUP};
+use super::shader::{self, SWEEP_LINES_PER_INVOCATION, SWEEP_WORKGROUP, WORKGROUP};
 use super::translate::{Translator, Via};
 use super::{Device, DeviceInfo, FloatControls, ProbeError, dxbc};
 
@@ -833,7 +833,12 @@ impl Device for VulkanDevice {
         lines: usize,
         out: &mut Vec<u32>,
     ) -> Result<(), ProbeError> {
-        let local = self.sweep_local as usize;
+        // Invocations run SWEEP_LINES_PER_INVOCATION lines each on the direct path.
+        let per = match k.via {
+            Via::Direct => SWEEP_LINES_PER_INVOCATION,
+            _ => 1,
+        };
+        let local = self.sweep_local as usize * per;
         let groups = lines.div_ceil(local);
         let padded = groups * local;
         let key = (k.name, k.family, k.via);
