@@ -184,7 +184,22 @@ def lines_for(seconds, per_line, most=1 << 25):
     return n
 
 
-def test_ctrl_c_interrupts_a_long_check_within_a_second():
+@pytest.fixture
+def sigint_raises():
+    """Ctrl-C as an interactive session has it: a shell starts background jobs with SIGINT
+    ignored, and Python then installs no KeyboardInterrupt handler (a test run with `&`
+    would see nothing). Restored after the test."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def sigint_default():
+    """For a child process: SIGINT back to its default, so that Python installs its handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_ctrl_c_interrupts_a_long_check_within_a_second(sigint_raises):
     # Every line violates: seconds of work however fast the judge names violations, which
     # Ctrl-C must cut short (the old code ran it to the end). The call is sized from a
     # measured slice, so that it stays long as the judge gets faster.
@@ -211,7 +226,7 @@ def test_ctrl_c_interrupts_a_long_check_within_a_second():
     assert took < bound, f"KeyboardInterrupt after {took:.2f}s (whole call {per_line * n:.1f}s)"
 
 
-def test_ctrl_c_interrupts_allowed():
+def test_ctrl_c_interrupts_allowed(sigint_raises):
     x = np.linspace(1, 2, 1 << 15, dtype=np.float32)
     begin = time.perf_counter()
     d.allowed("div", [x, x])
@@ -280,7 +295,13 @@ def test_ctrl_c_after_write_dds_is_still_keyboard_interrupt(tmp_path):
         "except KeyboardInterrupt:\n"
         "    print('KeyboardInterrupt')\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=sigint_default,
+    )
     assert (out.returncode, out.stdout.strip()) == (0, "KeyboardInterrupt"), out
     assert (tmp_path / "x.dds").stat().st_size > 128
 
