@@ -681,21 +681,22 @@ fn blocks(range: Range<usize>) -> impl Iterator<Item = Range<usize>> {
 }
 
 /// [`lines`] with a value per line computed first, a block of lines at a time in a loop of
-/// its own (`value(i)`, a library function of the operand, say), and handed to the first
-/// pass (`f(i, value)`): a library call between two lines' deciding kept the processor from
-/// overlapping either with the next line's.
+/// its own (`value(i)`: a library function of the operand, or sin and cos by [`trig`]),
+/// and handed to the first pass (`f(i, value)`): a library call, or a chain of dependent
+/// multiplies and adds, between two lines' deciding kept the processor from overlapping
+/// either with the next line's.
 #[inline]
-fn with_values(
+fn with_values<T: Copy + Default>(
     range: Range<usize>,
     t: &mut Tally,
     slow: &mut Vec<usize>,
-    value: impl Fn(usize) -> f64,
-    f: impl Fn(usize, f64) -> Option<u64>,
+    value: impl Fn(usize) -> T,
+    f: impl Fn(usize, T) -> Option<u64>,
     then: impl FnMut(usize) -> Option<Settled>,
 ) {
     let mut then = then;
     for block in blocks(range) {
-        let mut values = [0.0; BLOCK];
+        let mut values = [T::default(); BLOCK];
         for (k, i) in block.clone().enumerate() {
             values[k] = value(i);
         }
@@ -892,18 +893,10 @@ fn by_format<F: Fmt>(
         Op::Sin | Op::Cos => unary!(|x, r| sin_cos::<F>(x, r, op == Op::Sin), |x, r| {
             denorm_unary::<F>(x, r, |v| F::rne(if op == Op::Sin { v } else { 1.0 }))
         }),
-        // sin and cos of a block of operands first, in a loop of their own: each is a
-        // chain of dependent multiplies and adds that a line's deciding, between two of
-        // them, kept the processor from overlapping.
-        Op::Sincos => typed!(ops[0], x => typed!(res, r => for block in blocks(range) {
-            let mut sc = [(0.0, 0.0); BLOCK];
-            for (k, i) in block.clone().enumerate() {
-                sc[k] = sin_and_cos::<F>(word(x[i]), read::<F>(word(x[i])));
-            }
-            let start = block.start;
-            lines(block, t, slow, |i| {
+        Op::Sincos => typed!(ops[0], x => typed!(res, r => {
+            let sin_cos = |i: usize| sin_and_cos::<F>(word(x[i]), read::<F>(word(x[i])));
+            with_values(range, t, slow, sin_cos, |i, (sine, cosine)| {
                 let v = read::<F>(word(x[i]));
-                let (sine, cosine) = sc[i - start];
                 let (rs, rc) = (word(r[2 * i]), word(r[2 * i + 1]));
                 // Both common cases at once, one branch for the two.
                 let (s_fits, s) = sin_cos_common::<F>(v, sine, rs);
