@@ -157,6 +157,17 @@ impl Buffer {
         }
     }
 
+    /// `n` elements of type `elem`, element `i` the pattern `f(i)` (cut to the element's
+    /// width), reusing the storage when the type is the same.
+    pub fn refill(&mut self, elem: Elem, n: usize, f: impl Fn(usize) -> u64) {
+        self.reset(elem, n);
+        match self {
+            Buffer::U16(v) => v.iter_mut().enumerate().for_each(|(i, w)| *w = f(i) as u16),
+            Buffer::U32(v) => v.iter_mut().enumerate().for_each(|(i, w)| *w = f(i) as u32),
+            Buffer::U64(v) => v.iter_mut().enumerate().for_each(|(i, w)| *w = f(i)),
+        }
+    }
+
     /// Keeps the first `n` elements.
     pub fn truncate(&mut self, n: usize) {
         match self {

@@ -81,29 +81,13 @@ fn fill_operands(k: &Kernel, judge: &Judge, base: u64, lines: usize, bufs: &mut 
     let elem = Elem::of(&judge.operand_domain());
     bufs.resize_with(k.operands, || Buffer::zeroed(elem, 0));
     for (j, buf) in bufs.iter_mut().enumerate() {
-        buf.reset(elem, lines);
-        match buf {
-            // One 32-bit operand: the pattern is the line's index.
-            Buffer::U32(v) if k.operands == 1 => {
-                for (i, w) in v.iter_mut().enumerate() {
-                    *w = (base + i as u64) as u32;
-                }
-            }
-            Buffer::U16(v) => {
-                for (i, w) in v.iter_mut().enumerate() {
-                    *w = k.sweep_words(base + i as u64)[j] as u16;
-                }
-            }
-            Buffer::U32(v) => {
-                for (i, w) in v.iter_mut().enumerate() {
-                    *w = k.sweep_words(base + i as u64)[j];
-                }
-            }
-            Buffer::U64(v) => {
-                for (i, w) in v.iter_mut().enumerate() {
-                    *w = u64::from(k.sweep_words(base + i as u64)[j]);
-                }
-            }
+        if k.operands == 1 {
+            // One operand: the pattern is the line's index.
+            buf.refill(elem, lines, |i| base + i as u64);
+        } else {
+            buf.refill(elem, lines, |i| {
+                u64::from(k.sweep_words(base + i as u64)[j])
+            });
         }
     }
 }

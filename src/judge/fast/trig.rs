@@ -277,6 +277,19 @@ mod tests {
         }
     }
 
+    /// [`sin_cos_f32`] of pattern `x` (value `v`) within 2^-48 of the library's sin and cos.
+    fn near_the_library(x: u32, v: f64) {
+        let (s, c) = sin_cos_f32(x, v);
+        assert!(
+            (s - v.sin()).abs() <= v.sin().abs() * 2f64.powi(-48),
+            "{x:#x}"
+        );
+        assert!(
+            (c - v.cos()).abs() <= v.cos().abs() * 2f64.powi(-48),
+            "{x:#x}"
+        );
+    }
+
     /// Every f32 pattern below 2^7: the remainder's magnitude never falls below 2^-30
     /// where something is taken off (from π/4 up) and sin and cos agree with the library's to 2^-48. About 2^30
     /// operands: run with `cargo test --release --lib remainders_of_every -- --ignored`.
@@ -291,15 +304,7 @@ mod tests {
             if v > std::f64::consts::FRAC_PI_4 {
                 smallest = smallest.min(r.abs());
             }
-            let (s, c) = sin_cos_f32(x, v);
-            assert!(
-                (s - v.sin()).abs() <= v.sin().abs() * 2f64.powi(-48),
-                "{x:#x}"
-            );
-            assert!(
-                (c - v.cos()).abs() <= v.cos().abs() * 2f64.powi(-48),
-                "{x:#x}"
-            );
+            near_the_library(x, v);
         }
         assert!(smallest > 2f64.powi(-30), "smallest remainder {smallest:e}");
     }
@@ -319,15 +324,7 @@ mod tests {
                 smallest = smallest.min(r.abs());
                 if frac % 4099 == 0 {
                     let v = f32::from_bits(x) as f64;
-                    let (s, c) = sin_cos_f32(x, v);
-                    assert!(
-                        (s - v.sin()).abs() <= v.sin().abs() * 2f64.powi(-48),
-                        "{x:#x}"
-                    );
-                    assert!(
-                        (c - v.cos()).abs() <= v.cos().abs() * 2f64.powi(-48),
-                        "{x:#x}"
-                    );
+                    near_the_library(x, v);
                 }
             }
         }
