@@ -2,6 +2,8 @@
 //! (every mip level, layer and cube face, sizes not a multiple of 4) and writing them,
 //! checked against the independent decoder `bcdec_rs`.
 
+mod common;
+
 use std::path::Path;
 
 use assert_cmd::Command;
@@ -153,20 +155,6 @@ fn stdin_blocks_stream_and_bad_blocks_are_one_line_errors() {
     }
 }
 
-/// splitmix64, for reproducible block data.
-fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) as u8
-        })
-        .collect()
-}
-
 fn dds(format: DxgiFormat, (w, h): (u32, u32), mips: u32, layers: u32, cube: bool) -> Dds {
     Dds::new_dxgi(NewDxgiParams {
         height: h,
@@ -245,7 +233,7 @@ fn convert_reads_bc6h_dds_every_level_layer_and_face_bit_for_bit() {
     for (n, &(format, signed, size, mips, layers, cube)) in cases.iter().enumerate() {
         let mut input = dds(format, size, mips, layers, cube);
         let len = input.data.len();
-        input.data = random_bytes(len, n as u64);
+        input.data = common::random_bytes(len, n as u64);
         let src = dir.path().join(format!("in{n}.dds"));
         let dst = dir.path().join(format!("out{n}.dds"));
         write(&src, &input);

@@ -7,6 +7,8 @@
 //! readers (pip: OpenEXR, numpy; npm: ktx-parse under target/node); a test whose reader
 //! is missing says so on stderr and passes.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 
@@ -722,21 +724,6 @@ fn what_a_container_cannot_hold_is_one_line_naming_the_property() {
 
 // ---- BC6H in KTX2 ----
 
-/// splitmix64, for reproducible block data: every 16 bytes are a BC6H block (reserved
-/// modes decode to zero), so random bytes try every mode and partition.
-fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) as u8
-        })
-        .collect()
-}
-
 const BC6H: [(DxgiFormat, &str, u32); 2] = [
     (DxgiFormat::BC6H_UF16, "bc6h_uf16", 143),
     (DxgiFormat::BC6H_SF16, "bc6h_sf16", 144),
@@ -753,7 +740,7 @@ const BC6H_SHAPES: [((u32, u32), u32, u32, bool); 3] = [
 fn bc6h_dds(format: DxgiFormat, size: (u32, u32), mips: u32, layers: u32, cube: bool) -> Dds {
     let mut dds = make_dds(format, size, mips, layers, cube);
     let len = dds.data.len();
-    dds.data = random_bytes(len, len as u64 ^ format as u64);
+    dds.data = common::random_bytes(len, len as u64 ^ format as u64);
     dds
 }
 

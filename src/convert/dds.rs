@@ -306,15 +306,7 @@ fn impossible(shape: &Shape, b: Bc6h) -> ConvertError {
 
 /// The shape of a BC6H texture as messages describe it.
 fn describe_blocks(shape: &Shape, b: Bc6h) -> String {
-    format!(
-        "{}x{}x{}, {} mip levels, {} layers of {}",
-        shape.width,
-        shape.height,
-        shape.depth,
-        shape.mips,
-        shape.layers,
-        bc6h_name(b)
-    )
+    describe_as(shape, bc6h_name(b))
 }
 
 /// The headers of a DDS file of BC6H blocks of the given shape, as [`build`] makes them.
@@ -439,14 +431,14 @@ fn shape_of(dds: &Dds) -> Result<(Shape, Texels), ConvertError> {
 
 /// The shape as messages describe it.
 fn describe(shape: &Shape, texels: Texels) -> String {
+    describe_as(shape, dxgi_of(texels).expect("listed").1)
+}
+
+/// A shape of elements named `format`, as messages describe it.
+fn describe_as(shape: &Shape, format: &str) -> String {
     format!(
         "{}x{}x{}, {} mip levels, {} layers of {}",
-        shape.width,
-        shape.height,
-        shape.depth,
-        shape.mips,
-        shape.layers,
-        dxgi_of(texels).expect("listed").1
+        shape.width, shape.height, shape.depth, shape.mips, shape.layers, format
     )
 }
 

@@ -55,6 +55,22 @@ impl Rng {
     }
 }
 
+/// `n` bytes from splitmix64 seeded with `seed`, for reproducible data (16 of them make a
+/// BC6H block; reserved modes decode to zero, so random bytes try every mode and
+/// partition).
+pub fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            (z ^ (z >> 31)) as u8
+        })
+        .collect()
+}
+
 /// f32 patterns where something happens in every conversion: both zeros and infinities,
 /// quiet and signalling NaNs with payloads, the smallest subnormal, the largest subnormal
 /// (negative), the smallest normal and the largest finite values.
