@@ -172,7 +172,8 @@ fn level_alignment(kind: Kind) -> u64 {
 
 // Khronos Data Format specification 1.3 values (khr_df.h).
 const MODEL_RGBSDA: u32 = 1;
-const MODEL_BC6H: u32 = 131;
+// KHR_DF_MODEL_BC6H: 133 (131 is BC4; a file with 131 describes BC4 blocks).
+const MODEL_BC6H: u32 = 133;
 const PRIMARIES_BT709: u32 = 1;
 const TRANSFER_LINEAR: u32 = 1;
 const VERSION_1_3: u32 = 2;
@@ -837,7 +838,7 @@ mod tests {
 
     #[test]
     fn bc6h_descriptors_are_ktx_software_s() {
-        // createDFDCompressed(c_BC6H, 4, 4, 1, s_UFLOAT / s_SFLOAT): model 131, BT.709,
+        // createDFDCompressed(c_BC6H, 4, 4, 1, s_UFLOAT / s_SFLOAT): model 133, BT.709,
         // linear, 4x4x1x1 blocks stored minus one, 16 bytes, one sample of 128 bits of
         // channel 0, FLOAT (and SIGNED), 0.0 or -1.0 to 1.0.
         for (b, channel, lower) in [
@@ -848,7 +849,7 @@ mod tests {
                 .chunks(4)
                 .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
                 .collect();
-            assert_eq!(w[..7], [44, 0, 2 | 40 << 16, 0x0001_0183, 0x0303, 16, 0]);
+            assert_eq!(w[..7], [44, 0, 2 | 40 << 16, 0x0001_0185, 0x0303, 16, 0]);
             assert_eq!(w[7..], [127 << 16 | channel << 24, 0, lower, 0x3F80_0000]);
         }
     }
