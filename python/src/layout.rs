@@ -307,6 +307,20 @@ unsafe fn copy_rows<T: Elem>(
             }
         };
     }
+    // Long rows of elements 2, 3 or 4 apart (one channel of an image, `rgba[..., 0]`): a
+    // constant step lets the compiler unroll the gather.
+    let step = stride / size_of::<T>() as isize;
+    if !swap && n > 4 && stride == step * size_of::<T>() as isize {
+        // SAFETY: passed on from the caller.
+        unsafe {
+            match step {
+                2 => return stepped_rows::<T, 2>(src, row_stride, n, dst),
+                3 => return stepped_rows::<T, 3>(src, row_stride, n, dst),
+                4 => return stepped_rows::<T, 4>(src, row_stride, n, dst),
+                _ => {}
+            }
+        }
+    }
     // SAFETY: passed on from the caller.
     unsafe {
         match (swap, adjacent) {
@@ -351,6 +365,28 @@ unsafe fn rows<T: Elem, const N: usize, const SWAP: bool, const ADJACENT: bool>(
                     *o = if SWAP { v.swapped() } else { v };
                 }
             }
+        }
+    }
+}
+
+/// [`copy_rows`] for rows of `n` elements `STEP` elements apart.
+///
+/// # Safety
+///
+/// As [`copy_rows`].
+#[inline(always)]
+unsafe fn stepped_rows<T: Elem, const STEP: usize>(
+    src: *const u8,
+    row_stride: isize,
+    n: usize,
+    dst: &mut [T],
+) {
+    for (r, out) in dst.chunks_exact_mut(n).enumerate() {
+        // SAFETY: row `r` and its `n` elements are readable (the caller's promise).
+        let row = unsafe { src.offset(r as isize * row_stride).cast::<T>() };
+        for (j, o) in out.iter_mut().enumerate() {
+            // SAFETY: as above.
+            *o = unsafe { row.add(j * STEP).read_unaligned() };
         }
     }
 }

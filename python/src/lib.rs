@@ -37,6 +37,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inspect::classify, m)?)?;
     m.add_function(wrap_pyfunction!(images::read_image, m)?)?;
     m.add_function(wrap_pyfunction!(images::write_dds, m)?)?;
+    m.add_function(wrap_pyfunction!(images::write_image, m)?)?;
     m.add_function(wrap_pyfunction!(verdicts::check, m)?)?;
     m.add_function(wrap_pyfunction!(verdicts::allowed, m)?)?;
     m.add("CLASSES", inspect::class_names())?;

@@ -17,7 +17,7 @@ use crate::convert::{
     Container, Conversion, ConvertError, Report, Stats, blocks, image_in, ktx2, pfm, raw,
 };
 use crate::format::bc6h::{Bc6h, Quality};
-use crate::format::{F16, F32, Format, RoundOptions};
+use crate::format::{F32, Format, RoundOptions};
 use crate::output_file::{Input, OutputFile, WRITE_BUFFER, refuse_stdout_is_input};
 use crate::path_text;
 use crate::render::{Renderer, Stream, Style};
@@ -502,77 +502,6 @@ fn output_container(req: &ConvertRequest, output: Option<&Path>) -> anyhow::Resu
     Ok(Container::of_path(path))
 }
 
-/// Why an output container cannot hold the converted texture, naming the input's
-/// property, or `None` when it can.
-fn cannot_hold(container: Container, shape: &Shape, target: Texels, holds: &str) -> Option<String> {
-    let what = container.name();
-    let one_image = |s: &Shape| {
-        if s.mips > 1 {
-            Some(format!("{} mip levels", s.mips))
-        } else if s.layers > 1 {
-            Some(format!(
-                "{} {}",
-                s.layers,
-                if s.cubemap {
-                    "cube faces"
-                } else {
-                    "array layers"
-                }
-            ))
-        } else if s.depth > 1 {
-            Some(format!("a depth of {} (a 3D texture)", s.depth))
-        } else {
-            None
-        }
-    };
-    match container {
-        Container::Exr | Container::Pfm => {
-            if let Some(p) = one_image(shape) {
-                return Some(format!(
-                    "the input ({holds}) has {p}, and a .{what} holds one 2D image"
-                ));
-            }
-            let f16_f32 = matches!(target.format, Format::Float(f) if f == F16 || f == F32);
-            if container == Container::Exr && !f16_f32 {
-                return Some(format!(
-                    "--to {} gives {} texels, and an .exr holds f16 or f32 channels",
-                    target.format.name(),
-                    target.format.name().to_ascii_uppercase()
-                ));
-            }
-            if container == Container::Pfm && target.format != Format::Float(F32) {
-                return Some(format!(
-                    "--to {}: a .pfm holds f32 values only",
-                    target.format.name()
-                ));
-            }
-            let counts: &[usize] = if container == Container::Exr {
-                &[1, 3, 4]
-            } else {
-                &[1, 3]
-            };
-            if !counts.contains(&target.channels) {
-                return Some(format!(
-                    "the input ({holds}) gives {} channel(s) per texel, and a .{what} holds {}{}",
-                    target.channels,
-                    if container == Container::Exr {
-                        "1 (Y), 3 (RGB) or 4 (RGBA)"
-                    } else {
-                        "1 (grey) or 3 (RGB)"
-                    },
-                    if target.channels == 4 {
-                        ": --channels 3 keeps RGB"
-                    } else {
-                        ""
-                    }
-                ));
-            }
-            None
-        }
-        _ => None,
-    }
-}
-
 /// A texture or image in memory, written as a container or as raw data. Each image is
 /// converted as it is written, in the output's order ([`raw::convert_stream`] over runs
 /// of images that lie together), so the conversion adds a constant amount of memory (under
@@ -597,8 +526,13 @@ fn convert_texture(
             inputs,
         );
     }
-    if let Some(why) = cannot_hold(out_container, &texture.shape, target, &texture.holds) {
-        bail!("{}: {why}", output_name(output));
+    if let Some(why) = out_container.cannot_hold(&texture.shape, target, &texture.holds) {
+        let hint = if out_container == Container::Pfm && target.channels == 4 {
+            ": --channels 3 keeps RGB"
+        } else {
+            ""
+        };
+        bail!("{}: {why}{hint}", output_name(output));
     }
     let names = (input_name(input), output_name(output));
     let writing = |e| ConvertError::io(format!("writing {}", names.1), e);

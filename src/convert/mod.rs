@@ -7,6 +7,7 @@ pub mod dds;
 pub mod element;
 pub mod exr_out;
 pub mod image_in;
+pub mod image_out;
 pub mod kernels;
 pub mod ktx2;
 pub mod layout;
@@ -16,7 +17,8 @@ pub mod summary;
 
 pub use summary::Stats;
 
-use crate::format::{F64, Format, RoundOptions};
+use crate::format::{F16, F32, F64, Format, RoundOptions};
+use dds::{Shape, Texels};
 
 /// One bulk conversion: what each group of source bytes becomes.
 ///
@@ -205,6 +207,75 @@ impl Container {
     pub fn unwritable_image(path: &std::path::Path) -> Option<String> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         IMAGE_EXTENSIONS.contains(&ext.as_str()).then_some(ext)
+    }
+
+    /// Why this container cannot hold a texture of `shape` converted to `target`, naming
+    /// the input's property (`holds` says what the input is: `DDS R16G16B16A16_FLOAT`), or
+    /// `None` when it can. `.exr` and `.pfm` hold one 2D image; `.exr` f16 or f32 in 1, 3
+    /// or 4 channels, `.pfm` f32 in 1 or 3; `.dds`, `.ktx2` and raw data hold any.
+    pub fn cannot_hold(self, shape: &Shape, target: Texels, holds: &str) -> Option<String> {
+        let what = self.name();
+        let one_image = |s: &Shape| {
+            if s.mips > 1 {
+                Some(format!("{} mip levels", s.mips))
+            } else if s.layers > 1 {
+                Some(format!(
+                    "{} {}",
+                    s.layers,
+                    if s.cubemap {
+                        "cube faces"
+                    } else {
+                        "array layers"
+                    }
+                ))
+            } else if s.depth > 1 {
+                Some(format!("a depth of {} (a 3D texture)", s.depth))
+            } else {
+                None
+            }
+        };
+        match self {
+            Container::Exr | Container::Pfm => {
+                if let Some(p) = one_image(shape) {
+                    return Some(format!(
+                        "the input ({holds}) has {p}, and a .{what} holds one 2D image"
+                    ));
+                }
+                let f16_f32 = matches!(target.format, Format::Float(f) if f == F16 || f == F32);
+                if self == Container::Exr && !f16_f32 {
+                    return Some(format!(
+                        "the target format {} gives {} texels, and an .exr holds f16 or f32 \
+                         channels",
+                        target.format.name(),
+                        target.format.name().to_ascii_uppercase()
+                    ));
+                }
+                if self == Container::Pfm && target.format != Format::Float(F32) {
+                    return Some(format!(
+                        "the target format is {}, and a .pfm holds f32 values only",
+                        target.format.name()
+                    ));
+                }
+                let counts: &[usize] = if self == Container::Exr {
+                    &[1, 3, 4]
+                } else {
+                    &[1, 3]
+                };
+                if !counts.contains(&target.channels) {
+                    return Some(format!(
+                        "the input ({holds}) gives {} channel(s) per texel, and a .{what} holds {}",
+                        target.channels,
+                        if self == Container::Exr {
+                            "1 (Y), 3 (RGB) or 4 (RGBA)"
+                        } else {
+                            "1 (grey) or 3 (RGB)"
+                        },
+                    ));
+                }
+                None
+            }
+            _ => None,
+        }
     }
 
     /// The name in the summary's `input_container` and `output_container` fields (`raw`,

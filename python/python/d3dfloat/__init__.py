@@ -21,7 +21,8 @@ Functions:
 - :func:`ulp_distance`: distances on a format's value line (the ``ulp-diff`` rules; their
   magnitudes, or with ``signed=True`` the signed distances ``ulp-diff`` prints);
 - :func:`classify`: sign, exponent and fraction fields and the class of patterns;
-- :func:`read_image`, :func:`write_dds`: the DDS, EXR and HDR files ``convert`` handles;
+- :func:`read_image`, :func:`write_image`, :func:`write_dds`: the DDS, KTX2, EXR, PFM and
+  HDR files ``convert`` handles;
 - :func:`check`, :func:`allowed`: a device's results judged against the D3D rules.
 
 Arrays are read as numpy means them, element by element in C (row-major) order of their
@@ -55,6 +56,7 @@ __all__ = [
     "ulp_distance",
     "unpack",
     "write_dds",
+    "write_image",
 ]
 
 __version__: str = _native.__version__
@@ -141,15 +143,47 @@ def classify(bits, fmt):
 
 
 def read_image(path, max_pixels=DEFAULT_MAX_PIXELS):
-    """Read a .dds, .exr or .hdr file as a (height, width, channels) array.
+    """Read a .dds, .ktx2, .exr, .pfm or .hdr file as a (height, width, channels) array.
 
-    EXR (first RGB(A) layer) and HDR give float32 RGBA, as ``convert`` reads them, with the
-    same ``max_pixels`` limit. A DDS file gives its first layer's largest level: float32 or
-    float16 texels as stored, R11G11B10 and RGB9E5 unpacked exactly to float32 RGB. Errors
-    are ``convert``'s one-line messages prefixed with the file's name (``ValueError`` for
-    a file that cannot be read as asked, ``OSError`` for the operating system's).
+    The container is chosen by the name's extension, as ``convert`` chooses it. EXR (first
+    RGB(A) layer) and HDR give float32 RGBA, as ``convert`` reads them, with the same
+    ``max_pixels`` limit; PFM gives float32 with 1 (grey) or 3 (RGB) channels, rows from
+    the top. A DDS or KTX2 file gives its first layer's largest level: float32 or float16
+    texels as stored, R11G11B10 and RGB9E5 unpacked exactly to float32 RGB, BC6H blocks
+    decoded to float16 RGBA. Errors are ``convert``'s one-line messages prefixed with the
+    file's name (``ValueError`` for a file that cannot be read as asked, ``OSError`` for
+    the operating system's).
     """
     return _native.read_image(path, max_pixels)
+
+
+def write_image(
+    path,
+    array,
+    fmt="f32",
+    rounding="rne",
+    saturate=False,
+    counts=False,
+    compression="zip",
+    quality="normal",
+):
+    """Write a (height, width[, channels]) float32/float64 array as an image file.
+
+    The container is the one the name's extension names: ``.dds``, ``.ktx2``, ``.exr`` or
+    ``.pfm``; any other name (``.png``, ``.hdr``, none) is refused with ``ValueError``
+    rather than written in a form its name does not promise. ``fmt`` is the texel format:
+    ``f32``/``f16`` (as many channels as the container holds), ``r11g11b10``/``rgb9e5``
+    (.dds and .ktx2; 3 or 4 channels, alpha dropped), or ``bc6h_uf16``/``bc6h_sf16``
+    (.dds and .ktx2; the values rounded to f16, then encoded at ``quality``: ``fast``,
+    ``normal`` or ``slow``). An .exr holds f16 or f32 in 1 (Y), 3 (RGB) or 4 (RGBA)
+    channels, compressed by ``compression`` (``none``, ``zip``, ``piz``; all lossless); a
+    .pfm holds f32 in 1 or 3 channels. What a container cannot hold is a ``ValueError``
+    naming it. The file is what ``d3dfloat convert X --to FMT -o path`` writes for that
+    image; with ``counts=True`` returns the conversion's counts.
+    """
+    return _native.write_image(
+        path, array, fmt, rounding, saturate, counts, compression, quality
+    )
 
 
 def write_dds(path, array, fmt, rounding="rne", saturate=False, counts=False):
@@ -157,7 +191,9 @@ def write_dds(path, array, fmt, rounding="rne", saturate=False, counts=False):
 
     ``fmt`` is the texel format: ``f32``/``f16`` (1, 2, 3 or 4 channels as DXGI has them)
     or ``r11g11b10``/``rgb9e5`` (3 or 4 channels, alpha dropped), rounded as ``encode`` and
-    ``pack`` do. The file is what ``d3dfloat convert X --to FMT -o out.dds`` writes. With
+    ``pack`` do. The file is what ``d3dfloat convert X --to FMT -o out.dds`` writes. A name
+    whose extension promises another kind of file (``.exr``, ``.ktx2``, ``.png``, ...) is
+    refused with ``ValueError``: :func:`write_image` chooses by the extension. With
     ``counts=True`` returns the conversion's counts.
     """
     return _native.write_dds(path, array, fmt, rounding, saturate, counts)

@@ -127,6 +127,16 @@ def ulp_distance(
 ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]: ...
 def classify(bits: Patterns, fmt: str) -> Fields: ...
 def read_image(path: Path, max_pixels: int = ...) -> npt.NDArray[Any]: ...
+def write_image(
+    path: Path,
+    array: FloatArray,
+    fmt: str = ...,
+    rounding: Rounding = ...,
+    saturate: bool = ...,
+    counts: bool = ...,
+    compression: Literal["none", "zip", "piz"] = ...,
+    quality: Literal["fast", "normal", "slow"] = ...,
+) -> Optional[Counts]: ...
 def write_dds(
     path: Path,
     array: FloatArray,
