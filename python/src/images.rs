@@ -42,14 +42,10 @@ fn io_error(e: &std::io::Error, msg: String) -> PyErr {
 /// An open file and, for a regular file, its length (a FIFO or device is read only as far
 /// as its header describes, as `convert` reads).
 fn open(path: &Path) -> PyResult<(std::fs::File, Option<u64>)> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| io_error(&e, format!("opening {}: {e}", path.display())))?;
-    let len = file
-        .metadata()
-        .ok()
-        .filter(|m| m.is_file())
-        .map(|m| m.len());
-    Ok((file, len))
+    image_in::open(path).map_err(|e| match &e {
+        ConvertError::Io { source, .. } => io_error(source, format!("{e}: {source}")),
+        _ => file_error(path, e),
+    })
 }
 
 /// The pixels of a DDS, KTX2, EXR, PFM or HDR file as a (height, width, channels) array.

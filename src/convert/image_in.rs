@@ -107,7 +107,7 @@ fn out_of_memory(what: &str, bytes: usize) -> ConvertError {
 
 /// Opens an input and tells its size when it is a regular file; FIFOs, devices and
 /// stdin have none that can be trusted (a FIFO's metadata says 0 bytes).
-fn open(path: &Path) -> Result<(File, Option<u64>), ConvertError> {
+pub fn open(path: &Path) -> Result<(File, Option<u64>), ConvertError> {
     let file =
         File::open(path).map_err(|e| ConvertError::io(format!("opening {}", path.display()), e))?;
     let len = file
