@@ -4,7 +4,7 @@
 //! [`Kind`]s and texts (`fast/`), so a class reads the same whoever found it.
 
 use super::Judge;
-use crate::d3d::{Domain, Evaluation, Op, OutputReport};
+use crate::d3d::{Domain, Evaluation, Op, OutputReport, Rule};
 use crate::format::{Arithmetic, Class};
 
 /// A kind of violation, how often it happened, and one line that shows it.
@@ -41,10 +41,15 @@ impl Judge {
         crate::d3d::evaluate(&request)
             .ok()
             .and_then(|eval| {
-                eval.check?
-                    .verdicts
-                    .iter()
-                    .find_map(|v| v.broken.map(|r| r.cite()))
+                let broken = eval.check?.verdicts.iter().find_map(|v| v.broken)?;
+                // A denorm operand read as zero (§3.1.3.2) is why the rule of that zero
+                // governs: both are named, the flush first.
+                let flushed = eval.rules_applied.contains(&Rule::FlushInput);
+                Some(if flushed && broken != Rule::FlushInput {
+                    format!("{}; then {}", Rule::FlushInput.cite(), broken.cite())
+                } else {
+                    broken.cite()
+                })
             })
             .unwrap_or_default()
     }

@@ -224,6 +224,21 @@ mod tests {
     }
 
     #[test]
+    fn a_denormal_operand_class_cites_the_flush_then_the_rule_of_zero() {
+        // lavapipe's rsq of the smallest denorm: finite, where the operand reads as +0
+        // (§3.1.3.2) and rsq(+0) is +infinity (§22.10.19).
+        let rsq = kernel("rsq", Family::F32);
+        let r = one(&rsq, &[0x0000_0001], &[0x64b5_04f3]);
+        assert_eq!(class(&r), "f32 denormal operand not flushed");
+        let rule = &r.classes[0].rule;
+        assert!(rule.starts_with("§3.1.3.2: "), "{rule}");
+        assert!(rule.contains("; then §22.10.19: "), "{rule}");
+        // Without a denorm operand, only the instruction's rule.
+        let r = one(&rsq, &[0x0000_0000], &[0x3f80_0000]);
+        assert!(r.classes[0].rule.starts_with("§22.10.19: "), "{r:?}");
+    }
+
+    #[test]
     fn classes_name_the_cause() {
         let add = kernel("add", Family::F32);
         let r = one(&add, &[0x0000_0001, 0x0000_0001], &[0x0000_0002]);
