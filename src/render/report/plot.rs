@@ -111,6 +111,25 @@ fn labelled_cell(axis: &Axis, c: usize, step: i32) -> bool {
     }
 }
 
+/// The labels of the binade axis over cells `first..=last`: [`labelled_cell`]'s cells
+/// with their [`cell_label`], where of two neighbouring cells with the same label (the
+/// zero fields of both signs, both "0") only the second is labelled, so the two do not
+/// print over each other.
+fn axis_labels(axis: &Axis, first: usize, last: usize, step: i32) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    for c in (first..=last).filter(|&c| labelled_cell(axis, c, step)) {
+        let label = cell_label(axis, c);
+        if let Some(prev) = out.last()
+            && prev.0 + 1 == c
+            && prev.1 == label
+        {
+            out.pop();
+        }
+        out.push((c, label));
+    }
+    out
+}
+
 /// The exponent step between labelled binades for cells `first..=last`: the smallest
 /// power of two that leaves at most about six labels a side.
 fn label_step(axis: &Axis, first: usize, last: usize) -> i32 {
@@ -209,12 +228,12 @@ pub fn binade_chart(
         };
         // The binade labels, drawn here at the round cells only (the mesh would put them
         // wherever its own key points fall), each under a short tick.
-        for c in (first..=last).filter(|&c| labelled_cell(&axis, c, step)) {
+        for (c, label) in axis_labels(&axis, first, last, step) {
             let (px, py) = chart.backend_coord(&(c as f64, 0.0));
             root.draw(&PathElement::new(vec![(px, py), (px, py + 4)], BLACK))
                 .map_err(chart_error)?;
             root.draw(&Text::new(
-                cell_label(&axis, c),
+                label,
                 (px, py + 7),
                 ("sans-serif", 12)
                     .into_font()
@@ -518,6 +537,28 @@ mod tests {
         assert_eq!(scale_label(3.0), "4");
         assert_eq!(scale_label(13.0), "2^12");
         assert_eq!(scale_label(2.5), "");
+    }
+
+    #[test]
+    fn zero_is_labelled_once_where_both_signs_meet() {
+        use crate::d3d::{Op, RuleSet};
+        use crate::format::F32;
+        let judge = crate::judge::Judge::new(Op::Rsq, F32, RuleSet::D3D11);
+        let map = ErrorMap::for_judge(&judge);
+        let axis = map.axes[0];
+        let all = axis_labels(&axis, 0, axis.cells - 1, 32);
+        let zeros: Vec<_> = all.iter().filter(|(_, l)| l == "0").collect();
+        assert_eq!(zeros.len(), 1, "{all:?}");
+        // The positive side's zero cell carries it; -1, 1, -inf and inf are there too.
+        assert_eq!(axis.fields_of(zeros[0].0), (false, 0, 0));
+        for want in ["-inf", "-1", "1", "inf"] {
+            assert!(all.iter().any(|(_, l)| l == want), "{want}: {all:?}");
+        }
+        // No two neighbouring cells share a label anywhere on the axis.
+        assert!(
+            all.windows(2)
+                .all(|w| w[0].0 + 1 < w[1].0 || w[0].1 != w[1].1)
+        );
     }
 
     #[test]
