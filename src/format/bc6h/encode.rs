@@ -181,6 +181,13 @@ fn quantize(u: f32, p: u8, signed: bool) -> i32 {
     }
 }
 
+/// `[f(0), f(1), f(2)]`: per channel, written out (`array::from_fn` and `array::map` are
+/// not always inlined, and these are the inner loops).
+#[inline(always)]
+fn rgb<T>(f: impl Fn(usize) -> T) -> [T; 3] {
+    [f(0), f(1), f(2)]
+}
+
 /// One candidate encoding: quantized endpoints (w, x, y, z), indices and its error.
 #[derive(Clone, Copy)]
 struct Candidate {
@@ -223,7 +230,7 @@ fn fit_line(t: &Texels, m: &Moments, members: u16, anchor: usize) -> Line {
     );
     let axis = principal_axis(&[[rr, rg, rb], [rg, gg, gb], [rb, gb, bb]], 8);
     // Projections from the mean, in the integer space ([`Moments`] are from texel 0).
-    let origin: [f32; 3] = std::array::from_fn(|c| t.target[0][c] as f32 + mean[c] as f32);
+    let origin: [f32; 3] = rgb(|c| t.target[0][c] as f32 + mean[c] as f32);
     let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
     for i in (0..16).filter(|&i| members >> i & 1 != 0) {
         let p: f32 = (0..3)
@@ -234,8 +241,7 @@ fn fit_line(t: &Texels, m: &Moments, members: u16, anchor: usize) -> Line {
     }
     let (umin, umax) = unquantized_range(t.signed);
     let scale = prefinish_scale(t.signed);
-    let at =
-        |s: f32| std::array::from_fn(|c| ((origin[c] + axis[c] * s) * scale).clamp(umin, umax));
+    let at = |s: f32| rgb(|c| ((origin[c] + axis[c] * s) * scale).clamp(umin, umax));
     let line: Line = [at(lo), at(hi)];
     let along: f32 = (0..3)
         .map(|c| (t.scaled[anchor][c] - line[0][c]) * (line[1][c] - line[0][c]))
@@ -258,17 +264,18 @@ fn principal_axis(cov: &[[f32; 3]; 3], iterations: usize) -> [f32; 3] {
     if trace <= 1e-6 {
         return EVEN;
     }
-    let c = cov.map(|row| row.map(|x| x / trace));
+    let r = 1.0 / trace;
+    let c = rgb(|a| rgb(|b| cov[a][b] * r));
     let largest = (0..3)
         .max_by(|&a, &b| c[a][a].total_cmp(&c[b][b]))
         .expect("three");
     let mut v = c[largest];
     for _ in 0..iterations {
-        v = std::array::from_fn(|r| c[r][0] * v[0] + c[r][1] * v[1] + c[r][2] * v[2]);
+        v = rgb(|r| c[r][0] * v[0] + c[r][1] * v[1] + c[r][2] * v[2]);
     }
     let norm = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
     if norm > 1e-30 {
-        v.map(|x| x / norm)
+        rgb(|k| v[k] / norm)
     } else {
         EVEN
     }
@@ -305,7 +312,7 @@ impl RowMoments {
         for (r, row) in rows.iter_mut().enumerate() {
             for subset in 1..16usize {
                 let i = 4 * r + subset.trailing_zeros() as usize;
-                let x: [f64; 3] = std::array::from_fn(|c| (t.target[i][c] - t.target[0][c]) as f64);
+                let x: [f64; 3] = rgb(|c| (t.target[i][c] - t.target[0][c]) as f64);
                 let one = [
                     1.0,
                     x[0],
@@ -335,89 +342,100 @@ impl RowMoments {
     }
 }
 
+/// 1 / n for the texel counts of a set, 0 to 16 (0 for none).
+const RECIPROCALS: [f64; 17] = {
+    let mut out = [0.0; 17];
+    let mut n = 1;
+    while n <= 16 {
+        out[n] = 1.0 / n as f64;
+        n += 1;
+    }
+    out
+};
+
 /// The `keep` partitions whose regions lie closest to one line each, best first. The
 /// measure is a region's energy off its best line: the trace of its covariance less the
 /// largest eigenvalue, estimated by the Rayleigh quotient after three steps of power
 /// iteration. A ranking needs no more; the 64 regions go through it side by side.
 fn rank_partitions(rows: &RowMoments, keep: usize) -> ([u8; 32], usize) {
     let whole = rows.of(0xffff);
-    // Region 1 of partition p at p, region 0 at 32 + p: each covariance divided by its
-    // trace (so that the power steps neither overflow nor vanish), and the trace.
+    // The covariances of region 1 of partition p at p, region 0 at 32 + p.
     let mut c = [[0f32; 64]; 6];
-    let mut trace = [0f32; 64];
     for p in 0..32 {
         let one = rows.of(partitions::region_one_mask(p as u8));
         for (j, m) in [(p, one), (32 + p, minus(&whole, &one))] {
-            let n = m[0].max(1.0);
+            let r = RECIPROCALS[m[0] as usize];
             let covariance = [
-                m[4] - m[1] * m[1] / n,
-                m[5] - m[1] * m[2] / n,
-                m[6] - m[1] * m[3] / n,
-                m[7] - m[2] * m[2] / n,
-                m[8] - m[2] * m[3] / n,
-                m[9] - m[3] * m[3] / n,
+                m[4] - m[1] * m[1] * r,
+                m[5] - m[1] * m[2] * r,
+                m[6] - m[1] * m[3] * r,
+                m[7] - m[2] * m[2] * r,
+                m[8] - m[2] * m[3] * r,
+                m[9] - m[3] * m[3] * r,
             ];
-            let sum = covariance[0] + covariance[3] + covariance[5];
-            let inverse = if sum > 0.0 { 1.0 / sum } else { 0.0 };
             for k in 0..6 {
-                c[k][j] = (covariance[k] * inverse) as f32;
+                c[k][j] = covariance[k] as f32;
             }
-            trace[j] = sum as f32;
         }
     }
     let mut energy = [0f32; 64];
     for j in 0..64 {
-        let [rr, rg, rb, gg, gb, bb] = [c[0][j], c[1][j], c[2][j], c[3][j], c[4][j], c[5][j]];
-        let times = |v: [f32; 3]| {
-            [
-                rr * v[0] + rg * v[1] + rb * v[2],
-                rg * v[0] + gg * v[1] + gb * v[2],
-                rb * v[0] + gb * v[1] + bb * v[2],
-            ]
-        };
+        let trace = c[0][j] + c[3][j] + c[5][j];
+        // Divided by the trace, so that the power steps neither overflow nor vanish.
+        let scale = if trace > 0.0 { 1.0 / trace } else { 0.0 };
+        let (rr, rg, rb) = (c[0][j] * scale, c[1][j] * scale, c[2][j] * scale);
+        let (gg, gb, bb) = (c[3][j] * scale, c[4][j] * scale, c[5][j] * scale);
         // The column of the largest diagonal entry: one step from that channel's axis.
         let red = rr >= gg && rr >= bb;
         let green = !red && gg >= bb;
-        let v0 = [
-            if red {
-                rr
-            } else if green {
-                rg
-            } else {
-                rb
-            },
-            if red {
-                rg
-            } else if green {
-                gg
-            } else {
-                gb
-            },
-            if red {
-                rb
-            } else if green {
-                gb
-            } else {
-                bb
-            },
-        ];
-        let v1 = times(v0);
-        let v2 = times(v1);
-        let length2 = v1[0] * v1[0] + v1[1] * v1[1] + v1[2] * v1[2];
-        let along = v1[0] * v2[0] + v1[1] * v2[1] + v1[2] * v2[2];
+        let x0 = if red {
+            rr
+        } else if green {
+            rg
+        } else {
+            rb
+        };
+        let y0 = if red {
+            rg
+        } else if green {
+            gg
+        } else {
+            gb
+        };
+        let z0 = if red {
+            rb
+        } else if green {
+            gb
+        } else {
+            bb
+        };
+        let x1 = rr * x0 + rg * y0 + rb * z0;
+        let y1 = rg * x0 + gg * y0 + gb * z0;
+        let z1 = rb * x0 + gb * y0 + bb * z0;
+        let x2 = rr * x1 + rg * y1 + rb * z1;
+        let y2 = rg * x1 + gg * y1 + gb * z1;
+        let z2 = rb * x1 + gb * y1 + bb * z1;
+        let length2 = x1 * x1 + y1 * y1 + z1 * z1;
+        let along = x1 * x2 + y1 * y2 + z1 * z2;
         let largest = if length2 > 1e-30 {
             along / length2
         } else {
             1.0
         };
-        energy[j] = trace[j] * (1.0 - largest).max(0.0);
+        energy[j] = trace * (1.0 - largest).max(0.0);
     }
-    let mut ranked: [(f32, u8); 32] =
-        std::array::from_fn(|p| (energy[p] + energy[32 + p], p as u8));
+    let mut ranked = [(0f32, 0u8); 32];
+    for (p, slot) in ranked.iter_mut().enumerate() {
+        *slot = (energy[p] + energy[32 + p], p as u8);
+    }
     let keep = keep.min(32);
     ranked.select_nth_unstable_by(keep - 1, |a, b| a.0.total_cmp(&b.0));
     ranked[..keep].sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-    (ranked.map(|(_, p)| p), keep)
+    let mut order = [0u8; 32];
+    for (o, r) in order.iter_mut().zip(&ranked) {
+        *o = r.1;
+    }
+    (order, keep)
 }
 
 /// How far a mode's deltas fall short of the fitted endpoints (0: they hold them), in
@@ -489,7 +507,8 @@ fn quantize_lines(lines: &[Line; 2], mode: &Mode, signed: bool) -> [[i32; 3]; 4]
         .enumerate()
         .take(2 * mode.regions as usize)
     {
-        *end = lines[e / 2][e % 2].map(|u| quantize(u, mode.precision, signed));
+        let line = &lines[e / 2][e % 2];
+        *end = rgb(|c| quantize(line[c], mode.precision, signed));
     }
     fit_deltas(mode, &mut endpoints);
     endpoints
@@ -522,14 +541,20 @@ fn fit_deltas(mode: &Mode, endpoints: &mut [[i32; 3]; 4]) {
 }
 
 /// The palette of one region: the decoder's exact values, in the integer space.
-fn palette(mode: &Mode, a: &[i32; 3], b: &[i32; 3], signed: bool) -> [[i32; 3]; 16] {
-    let p = mode.precision;
-    let mut out = [[0; 3]; 16];
-    for c in 0..3 {
-        let (ua, ub) = (unquantize(a[c], p, signed), unquantize(b[c], p, signed));
-        for (k, w) in weights(mode).iter().enumerate() {
-            let bits = finish_unquantize(interpolate(ua, ub, *w), signed);
-            out[k][c] = decoded_int(bits, signed);
+fn palette<const N: usize>(
+    weights: &[i32; N],
+    p: u8,
+    a: &[i32; 3],
+    b: &[i32; 3],
+    signed: bool,
+) -> [[i32; 3]; N] {
+    let ua = rgb(|c| unquantize(a[c], p, signed));
+    let ub = rgb(|c| unquantize(b[c], p, signed));
+    let mut out = [[0; 3]; N];
+    for (entry, &w) in out.iter_mut().zip(weights) {
+        for c in 0..3 {
+            let bits = finish_unquantize(interpolate(ua[c], ub[c], w), signed);
+            entry[c] = decoded_int(bits, signed);
         }
     }
     out
@@ -551,52 +576,64 @@ const fn index_below<const N: usize>(weights: [i32; N]) -> [u8; 65] {
     out
 }
 
-const INDEX_BELOW3: [u8; 65] = index_below(super::decode::WEIGHTS3);
-const INDEX_BELOW4: [u8; 65] = index_below(super::decode::WEIGHTS4);
+/// The 3-bit and 4-bit index sets: weights and [`index_below`]'s table.
+trait IndexSet<const N: usize> {
+    const WEIGHTS: [i32; N];
+    const BELOW: [u8; 65];
+}
+
+struct Three;
+struct Four;
+
+impl IndexSet<8> for Three {
+    const WEIGHTS: [i32; 8] = super::decode::WEIGHTS3;
+    const BELOW: [u8; 65] = index_below(Self::WEIGHTS);
+}
+
+impl IndexSet<16> for Four {
+    const WEIGHTS: [i32; 16] = super::decode::WEIGHTS4;
+    const BELOW: [u8; 65] = index_below(Self::WEIGHTS);
+}
 
 /// A region's palette with the line from its first entry to its last, on which texels
 /// are projected to find their index.
 #[derive(Clone, Copy)]
-struct Region {
-    palette: [[i32; 3]; 16],
+struct Region<const N: usize> {
+    palette: [[i32; 3]; N],
     first: [f32; 3],
     /// The line's direction scaled so that a projection comes out in weights (0 to 64).
     step: [f32; 3],
 }
 
-impl Region {
-    fn new(palette: [[i32; 3]; 16], n: usize) -> Region {
-        let first = palette[0].map(|v| v as f32);
-        let d: [f32; 3] = std::array::from_fn(|c| (palette[n - 1][c] - palette[0][c]) as f32);
-        let length2: f32 = d.iter().map(|x| x * x).sum();
+impl<const N: usize> Region<N> {
+    fn new(palette: [[i32; 3]; N]) -> Self {
+        let first = rgb(|c| palette[0][c] as f32);
+        let d: [f32; 3] = rgb(|c| (palette[N - 1][c] - palette[0][c]) as f32);
+        let length2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
         let scale = if length2 > 0.0 { 64.0 / length2 } else { 0.0 };
         Region {
             palette,
             first,
-            step: d.map(|x| x * scale),
+            step: rgb(|c| d[c] * scale),
         }
     }
 
     /// The nearest entry below `limit` to a texel, and its squared distance: the entries
     /// either side of the texel's projection on the line, measured exactly (the palette
     /// is that line but for the final scaling's rounding).
-    #[inline]
+    #[inline(always)]
     fn nearest(&self, x: &[i32; 3], below: &[u8; 65], limit: usize) -> (u64, u8) {
-        let w: f32 = (0..3)
-            .map(|c| (x[c] as f32 - self.first[c]) * self.step[c])
-            .sum();
+        let w = (x[0] as f32 - self.first[0]) * self.step[0]
+            + (x[1] as f32 - self.first[1]) * self.step[1]
+            + (x[2] as f32 - self.first[2]) * self.step[2];
         let k = (below[(w.max(0.0) as usize).min(64)] as usize).min(limit - 1);
-        let distance = |k: usize| -> u64 {
-            (0..3)
-                .map(|c| {
-                    let d = (self.palette[k][c] - x[c]) as i64;
-                    (d * d) as u64
-                })
-                .sum()
+        let distance = |entry: &[i32; 3]| -> u64 {
+            let d = rgb(|c| (entry[c] - x[c]) as i64);
+            (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) as u64
         };
-        let here = distance(k);
+        let here = distance(&self.palette[k]);
         if k + 1 < limit {
-            let next = distance(k + 1);
+            let next = distance(&self.palette[k + 1]);
             if next < here {
                 return (next, k as u8 + 1);
             }
@@ -609,7 +646,15 @@ impl Region {
 /// in the upper half gets its region's endpoints swapped (and every index of the region
 /// mirrored, which decodes to the same values: the weights are symmetric), unless the
 /// swap would break a delta; then it takes the nearest index of the lower half.
-fn evaluate(
+fn evaluate(t: &Texels, mode: &'static Mode, partition: u8, endpoints: [[i32; 3]; 4]) -> Candidate {
+    if mode.regions == 2 {
+        evaluate_with::<8, Three>(t, mode, partition, endpoints)
+    } else {
+        evaluate_with::<16, Four>(t, mode, partition, endpoints)
+    }
+}
+
+fn evaluate_with<const N: usize, S: IndexSet<N>>(
     t: &Texels,
     mode: &'static Mode,
     partition: u8,
@@ -621,41 +666,37 @@ fn evaluate(
     } else {
         &[0; 16]
     };
-    let n = weights(mode).len();
-    let below = if n == 8 { &INDEX_BELOW3 } else { &INDEX_BELOW4 };
     let region = |r: usize| {
-        Region::new(
-            palette(mode, &endpoints[2 * r], &endpoints[2 * r + 1], t.signed),
-            n,
-        )
+        let (a, b) = (&endpoints[2 * r], &endpoints[2 * r + 1]);
+        Region::<N>::new(palette(&S::WEIGHTS, mode.precision, a, b, t.signed))
     };
     let first = region(0);
     let palettes = [first, if two { region(1) } else { first }];
     let mut indices = [0u8; 16];
     let mut errors = [0u64; 16];
     for i in 0..16 {
-        (errors[i], indices[i]) = palettes[regions[i] as usize].nearest(&t.target[i], below, n);
+        (errors[i], indices[i]) = palettes[regions[i] as usize].nearest(&t.target[i], &S::BELOW, N);
     }
     let mirror = |indices: &mut [u8; 16], r: u8| {
         for (k, &region) in indices.iter_mut().zip(regions) {
             if region == r {
-                *k = (n - 1) as u8 - *k;
+                *k = (N - 1) as u8 - *k;
             }
         }
     };
     // y and z are both deltas from w: swapping them keeps every delta.
-    if two && indices[partitions::anchor(partition)] as usize >= n / 2 {
+    if two && indices[partitions::anchor(partition)] as usize >= N / 2 {
         endpoints.swap(2, 3);
         mirror(&mut indices, 1);
     }
-    if indices[0] as usize >= n / 2 {
+    if indices[0] as usize >= N / 2 {
         let mut swapped = endpoints;
         swapped.swap(0, 1);
         if deltas_fit(mode, &swapped) {
             endpoints = swapped;
             mirror(&mut indices, 0);
         } else {
-            (errors[0], indices[0]) = palettes[0].nearest(&t.target[0], below, n / 2);
+            (errors[0], indices[0]) = palettes[0].nearest(&t.target[0], &S::BELOW, N / 2);
         }
     }
     Candidate {
@@ -730,8 +771,8 @@ fn refine(t: &Texels, mode: &Mode, regions: &[u8; 16], indices: &[u8; 16]) -> Op
         if det.abs() < 1e-6 {
             return None;
         }
-        line[0] = std::array::from_fn(|c| ((bb * ra[c] - ab * rb[c]) / det).clamp(umin, umax));
-        line[1] = std::array::from_fn(|c| ((aa * rb[c] - ab * ra[c]) / det).clamp(umin, umax));
+        line[0] = rgb(|c| ((bb * ra[c] - ab * rb[c]) / det).clamp(umin, umax));
+        line[1] = rgb(|c| ((aa * rb[c] - ab * ra[c]) / det).clamp(umin, umax));
     }
     Some(lines)
 }
@@ -740,37 +781,46 @@ fn refine(t: &Texels, mode: &Mode, regions: &[u8; 16], indices: &[u8; 16]) -> Op
 fn pack(c: &Candidate) -> [u8; 16] {
     let mode = c.mode;
     let p = mode.precision;
-    let mut word = 0u128;
+    // Each endpoint field as stored: w in full, the others as deltas in a transformed
+    // mode (§19.5.13.7).
+    let stored: [[u32; 3]; 4] = std::array::from_fn(|e| {
+        std::array::from_fn(|ch| {
+            let value = if e == 0 {
+                c.endpoints[0][ch] & ((1 << p) - 1)
+            } else if mode.transformed {
+                (c.endpoints[e][ch] - c.endpoints[0][ch]) & ((1 << mode.delta_bits[ch]) - 1)
+            } else {
+                c.endpoints[e][ch] & ((1 << p) - 1)
+            };
+            value as u32
+        })
+    });
+    // The block as two 64-bit halves, low first.
+    let mut half = [0u64; 2];
     for (pos, field) in mode.header().iter().enumerate() {
         let bit = match *field {
-            HeaderBit::Mode(n) => (mode.field >> n) & 1 != 0,
-            HeaderBit::Partition(n) => (c.partition >> n) & 1 != 0,
+            HeaderBit::Mode(n) => (mode.field >> n) & 1,
+            HeaderBit::Partition(n) => (c.partition >> n) & 1,
             HeaderBit::Endpoint {
                 endpoint,
                 channel,
                 bit,
-            } => {
-                let (e, ch) = (endpoint as usize, channel as usize);
-                let value = if e == 0 {
-                    c.endpoints[0][ch] & ((1 << p) - 1)
-                } else if mode.transformed {
-                    (c.endpoints[e][ch] - c.endpoints[0][ch]) & ((1 << mode.delta_bits[ch]) - 1)
-                } else {
-                    c.endpoints[e][ch] & ((1 << p) - 1)
-                };
-                (value >> bit) & 1 != 0
-            }
+            } => (stored[endpoint as usize][channel as usize] >> bit) as u8 & 1,
         };
-        word |= (bit as u128) << pos;
+        half[pos / 64] |= (bit as u64) << (pos % 64);
     }
-    let mut pos = mode.header_bits();
+    // The indices follow the header, all in the upper half (the header is 65 or 82 bits).
+    let mut pos = mode.header_bits() - 64;
     let anchor = partitions::anchor(c.partition);
     for (i, &index) in c.indices.iter().enumerate() {
         let short = i == 0 || (mode.regions == 2 && i == anchor);
-        word |= (index as u128) << pos;
+        half[1] |= (index as u64) << pos;
         pos += mode.index_bits() - u32::from(short);
     }
-    word.to_le_bytes()
+    let mut out = [0u8; 16];
+    out[..8].copy_from_slice(&half[0].to_le_bytes());
+    out[8..].copy_from_slice(&half[1].to_le_bytes());
+    out
 }
 
 /// The best few candidates by error, best first.
