@@ -157,19 +157,24 @@ fn steps_per_unit(p: u8) -> f32 {
     (1u32 << p) as f32 / 65536.0
 }
 
-/// The quantized endpoint whose unquantized value is nearest `u`, measured where the
-/// texels are: after the final scaling, so that an endpoint lands on the texel's own
-/// pattern when one can.
+/// The quantized endpoint whose unquantized value is nearest `u`. At 12 bits and more it
+/// is measured where the texels are, after the final scaling, so that an endpoint lands on
+/// the texel's own pattern when one can (a flat block comes back exactly through mode 14).
+/// At 11 bits and fewer a step is at least 15 f16 steps wide and the final scaling moves a
+/// value by less than one, so the nearest step before it is kept.
 fn quantize(u: f32, p: u8, signed: bool) -> i32 {
     let (lo, hi) = quantized_range(p, signed);
+    // `unquantize` puts step q in the middle of its share of the pre-finish space, so the
+    // truncated estimate is the nearest step before the final scaling.
+    let q0 = ((u * steps_per_unit(p)) as i32).clamp(lo, hi);
+    if p <= 11 {
+        return q0;
+    }
     let goal = u / prefinish_scale(signed);
     let decoded = |q: i32| {
         let bits = finish_unquantize(unquantize(q, p, signed), signed);
         decoded_int(bits, signed) as f32
     };
-    // `unquantize` puts step q in the middle of its share of the pre-finish space, so the
-    // truncated estimate is the nearest step before the final scaling's rounding.
-    let q0 = ((u * steps_per_unit(p)) as i32).clamp(lo, hi);
     let at = decoded(q0);
     // The decoded value never falls as q grows: only the neighbour toward the goal can
     // be nearer.
