@@ -215,6 +215,18 @@ struct Texels {
     scaled: [[f32; 3]; 16],
 }
 
+impl Texels {
+    fn new(texels: &[[u16; 3]; 16], signed: bool) -> Texels {
+        let scale = prefinish_scale(signed);
+        let target = texels.map(|t| t.map(|b| target(b, signed)));
+        Texels {
+            signed,
+            target,
+            scaled: target.map(|t| t.map(|v| v as f32 * scale)),
+        }
+    }
+}
+
 /// The line through a set of texels (bit `i` of `members` for texel `i`, `m` their
 /// [`Moments`]) along their principal axis, from the lowest to the highest projection,
 /// turned so that texel `anchor` lies in its first half: an anchor's index must be in the
@@ -866,13 +878,7 @@ impl<const N: usize> Shortlist<N> {
 /// block. Unsigned blocks hold no negatives (they become 0); NaN becomes 0 and infinities
 /// the largest finite value.
 pub fn encode_block(texels: &[[u16; 3]; 16], signed: bool, quality: Quality) -> [u8; 16] {
-    let scale = prefinish_scale(signed);
-    let target = texels.map(|t| t.map(|b| target(b, signed)));
-    let t = Texels {
-        signed,
-        target,
-        scaled: target.map(|t| t.map(|v| v as f32 * scale)),
-    };
+    let t = Texels::new(texels, signed);
     let s = quality.search();
     let rows = RowMoments::new(&t);
     let whole = fit_line(&t, &rows.of(0xffff), 0xffff, 0);
@@ -919,4 +925,94 @@ pub fn encode_block(texels: &[[u16; 3]; 16], signed: bool, quality: Quality) -> 
         }
     }
     pack(&best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::decode::decode_block;
+    use super::*;
+
+    /// splitmix64: a fixed stream of random words.
+    fn next(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Texels between two random colours with some noise, or (one block in four) 16
+    /// unrelated colours: wide deltas, anchors on either end, clamping.
+    fn random_texels(state: &mut u64, signed: bool) -> [[u16; 3]; 16] {
+        let pattern = |state: &mut u64| {
+            let magnitude = (next(state) % 0x7c00) as u16;
+            if signed && next(state) % 2 == 0 {
+                magnitude | 0x8000
+            } else {
+                magnitude
+            }
+        };
+        if next(state) % 4 == 0 {
+            return std::array::from_fn(|_| std::array::from_fn(|_| pattern(state)));
+        }
+        let (a, b): ([u16; 3], [u16; 3]) = (
+            std::array::from_fn(|_| pattern(state)),
+            std::array::from_fn(|_| pattern(state)),
+        );
+        let mut texels = [[0u16; 3]; 16];
+        for (i, texel) in texels.iter_mut().enumerate() {
+            let along = (next(state) % 64) as i32;
+            for c in 0..3 {
+                let (x, y) = (target(a[c], signed), target(b[c], signed));
+                let noise = (next(state) % 64) as i32 - 32;
+                let v = (x + (y - x) * along / 64 + noise * (i as i32 % 3)).clamp(-0x7bff, 0x7bff);
+                texel[c] = if v < 0 {
+                    0x8000 | (-v) as u16
+                } else {
+                    v as u16
+                };
+            }
+        }
+        texels
+    }
+
+    /// The invariant the search rests on: the error a candidate carries is the decoder's.
+    /// Packed and decoded, every candidate (every mode, every partition, refined, its
+    /// anchors swapped or held to the lower half, its deltas clamped) is off its texels by
+    /// exactly the error it was kept for.
+    #[test]
+    fn a_candidates_error_is_the_decoders() {
+        let mut state = 37;
+        for signed in [false, true] {
+            for round in 0..300 {
+                let texels = random_texels(&mut state, signed);
+                let t = Texels::new(&texels, signed);
+                let rows = RowMoments::new(&t);
+                let partition = (round % 32) as u8;
+                let mask = partitions::region_one_mask(partition);
+                let whole = fit_line(&t, &rows.of(0xffff), 0xffff, 0);
+                let split = [
+                    fit_line(&t, &rows.of(!mask), !mask, 0),
+                    fit_line(&t, &rows.of(mask), mask, partitions::anchor(partition)),
+                ];
+                for mode in &MODES {
+                    let lines = if mode.regions == 2 { split } else { [whole; 2] };
+                    let c = try_mode(&t, mode, partition, &lines, 2);
+                    let decoded = decode_block(&pack(&c), signed);
+                    let error: u64 = (0..16)
+                        .flat_map(|i| (0..3).map(move |ch| (i, ch)))
+                        .map(|(i, ch)| {
+                            let d = decoded_int(decoded[i][ch], signed) - t.target[i][ch];
+                            (d as i64 * d as i64) as u64
+                        })
+                        .sum();
+                    assert_eq!(
+                        error, c.error,
+                        "mode {} partition {partition} signed {signed} round {round}",
+                        mode.number
+                    );
+                }
+            }
+        }
+    }
 }
