@@ -840,37 +840,39 @@ fn pack(c: &Candidate) -> [u8; 16] {
     out
 }
 
-/// The best few candidates by error, best first.
-struct Shortlist<const N: usize> {
-    entries: [(u64, usize); N],
+/// The best few candidates by error, best first (at most 12).
+struct Shortlist {
+    entries: [Candidate; 12],
     len: usize,
+    keep: usize,
 }
 
-impl<const N: usize> Shortlist<N> {
-    fn new() -> Self {
+impl Shortlist {
+    /// An empty list that will keep `keep` candidates (at most 12); `filler` only fills
+    /// the unused entries.
+    fn new(keep: usize, filler: Candidate) -> Shortlist {
         Shortlist {
-            entries: [(u64::MAX, 0); N],
+            entries: [filler; 12],
             len: 0,
+            keep: keep.clamp(1, 12),
         }
     }
 
-    /// Offers item `id` with error `error`, keeping the best `keep` (at most N).
-    fn offer(&mut self, error: u64, id: usize, keep: usize) {
-        let keep = keep.min(N);
-        if self.len == keep && error >= self.entries[keep - 1].0 {
+    fn offer(&mut self, c: Candidate) {
+        if self.len == self.keep && c.error >= self.entries[self.keep - 1].error {
             return;
         }
-        let mut at = self.len.min(keep - 1);
-        while at > 0 && self.entries[at - 1].0 > error {
+        let mut at = self.len.min(self.keep - 1);
+        while at > 0 && self.entries[at - 1].error > c.error {
             self.entries[at] = self.entries[at - 1];
             at -= 1;
         }
-        self.entries[at] = (error, id);
-        self.len = (self.len + 1).min(keep);
+        self.entries[at] = c;
+        self.len = (self.len + 1).min(self.keep);
     }
 
-    fn ids(&self) -> impl Iterator<Item = usize> + '_ {
-        self.entries[..self.len].iter().map(|e| e.1)
+    fn candidates(&self) -> &[Candidate] {
+        &self.entries[..self.len]
     }
 }
 
@@ -894,10 +896,7 @@ pub fn encode_block(texels: &[[u16; 3]; 16], signed: bool, quality: Quality) -> 
     if best.error > CLOSE_ENOUGH {
         let (ranked, kept) = rank_partitions(&rows, s.partitions);
         // Every mode chosen on every partition kept, unrefined; then the best few refined.
-        const MOST: usize = 12 * 6;
-        let mut tried = [best; MOST];
-        let mut shortlist = Shortlist::<12>::new();
-        let mut len = 0;
+        let mut shortlist = Shortlist::new(s.refined, best);
         for &p in &ranked[..kept] {
             let mask = partitions::region_one_mask(p);
             let lines = [
@@ -910,14 +909,12 @@ pub fn encode_block(texels: &[[u16; 3]; 16], signed: bool, quality: Quality) -> 
                 if c.error < best.error {
                     best = c;
                 }
-                tried[len] = c;
-                shortlist.offer(c.error, len, s.refined);
-                len += 1;
+                shortlist.offer(c);
             }
         }
         if s.passes_two > 0 {
-            for id in shortlist.ids() {
-                let r = improve(&t, tried[id], s.passes_two);
+            for &c in shortlist.candidates() {
+                let r = improve(&t, c, s.passes_two);
                 if r.error < best.error {
                     best = r;
                 }
