@@ -943,13 +943,13 @@ mod tests {
     fn random_texels(state: &mut u64, signed: bool) -> [[u16; 3]; 16] {
         let pattern = |state: &mut u64| {
             let magnitude = (next(state) % 0x7c00) as u16;
-            if signed && next(state) % 2 == 0 {
+            if signed && next(state).is_multiple_of(2) {
                 magnitude | 0x8000
             } else {
                 magnitude
             }
         };
-        if next(state) % 4 == 0 {
+        if next(state).is_multiple_of(4) {
             return std::array::from_fn(|_| std::array::from_fn(|_| pattern(state)));
         }
         let (a, b): ([u16; 3], [u16; 3]) = (
