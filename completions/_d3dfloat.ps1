@@ -71,7 +71,7 @@ Register-ArgumentCompleter -Native -CommandName 'd3dfloat' -ScriptBlock {
         'd3dfloat;convert' {
             [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source format (needed for raw input; a container knows its own)')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target format (or bc6h_uf16, bc6h_sf16: BC6H blocks, from a container input)')
-            [CompletionResult]::new('--quality', '--quality', [CompletionResultType]::ParameterName, 'BC6H output: how hard the encoder looks (fast: 2 modes, 1 partition; normal: every mode, 4 partitions; slow: every mode, 12 partitions, more refinement)')
+            [CompletionResult]::new('--quality', '--quality', [CompletionResultType]::ParameterName, 'BC6H output: how hard the encoder looks (fast: 1 partition, the finest mode precision that fits; normal: 4 partitions, one precision finer too; slow: 12 partitions, more precisions, more refinement)')
             [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Rounding direction')
             [CompletionResult]::new('--rounding', '--rounding', [CompletionResultType]::ParameterName, 'Rounding direction')
             [CompletionResult]::new('--channels', '--channels', [CompletionResultType]::ParameterName, 'Float channels per texel beside a packed format: 3 (RGB) or 4 (RGBA) [default: 3 raw, 4 DDS]; from a container''s floats, the first N (1 to 4)')

@@ -65,7 +65,7 @@ set edit:completion:arg-completer[d3dfloat] = {|@words|
         &'d3dfloat;convert'= {
             cand --from 'Source format (needed for raw input; a container knows its own)'
             cand --to 'Target format (or bc6h_uf16, bc6h_sf16: BC6H blocks, from a container input)'
-            cand --quality 'BC6H output: how hard the encoder looks (fast: 2 modes, 1 partition; normal: every mode, 4 partitions; slow: every mode, 12 partitions, more refinement)'
+            cand --quality 'BC6H output: how hard the encoder looks (fast: 1 partition, the finest mode precision that fits; normal: 4 partitions, one precision finer too; slow: 12 partitions, more precisions, more refinement)'
             cand -r 'Rounding direction'
             cand --rounding 'Rounding direction'
             cand --channels 'Float channels per texel beside a packed format: 3 (RGB) or 4 (RGBA) [default: 3 raw, 4 DDS]; from a container''s floats, the first N (1 to 4)'

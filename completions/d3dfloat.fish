@@ -65,9 +65,9 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -s h -l help -
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand encode" -s V -l version -d 'Print version'
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l from -d 'Source format (needed for raw input; a container knows its own)' -r
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l to -d 'Target format (or bc6h_uf16, bc6h_sf16: BC6H blocks, from a container input)' -r
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l quality -d 'BC6H output: how hard the encoder looks (fast: 2 modes, 1 partition; normal: every mode, 4 partitions; slow: every mode, 12 partitions, more refinement)' -r -f -a "fast\t'Two modes, the best-fitting partition, one refinement pass'
-normal\t'Every mode, the 4 best-fitting partitions, two passes'
-slow\t'Every mode, the 12 best-fitting partitions, four passes'"
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -l quality -d 'BC6H output: how hard the encoder looks (fast: 1 partition, the finest mode precision that fits; normal: 4 partitions, one precision finer too; slow: 12 partitions, more precisions, more refinement)' -r -f -a "fast\t'The best-fitting partition, the finest precision that fits, one refinement pass'
+normal\t'The 4 best-fitting partitions, that precision and the next finer, two passes'
+slow\t'The 12 best-fitting partitions, two precisions finer and one coarser, four passes'"
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand convert" -s r -l rounding -d 'Rounding direction' -r -f -a "rne\t'Round to nearest, ties to even; overflow to infinity (IEEE default)'
 rtz\t'Round toward zero; overflow to the largest finite value (D3D conversion rule, 3.2.2)'
 rtp\t'Round toward +infinity'

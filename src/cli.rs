@@ -172,8 +172,9 @@ pub struct ConvertArgs {
     /// Target format (or bc6h_uf16, bc6h_sf16: BC6H blocks, from a container input)
     #[arg(long, value_name = "F", value_parser = parse_format_or_block)]
     pub to: FormatArg,
-    /// BC6H output: how hard the encoder looks (fast: 2 modes, 1 partition; normal: every
-    /// mode, 4 partitions; slow: every mode, 12 partitions, more refinement)
+    /// BC6H output: how hard the encoder looks (fast: 1 partition, the finest mode precision
+    /// that fits; normal: 4 partitions, one precision finer too; slow: 12 partitions, more
+    /// precisions, more refinement)
     #[arg(long, value_enum, default_value_t = QualityArg::Normal, value_name = "Q")]
     pub quality: QualityArg,
     /// Rounding direction
@@ -685,11 +686,11 @@ fn parse_format_or_block(s: &str) -> Result<FormatArg, String> {
 /// `--quality`: the BC6H encoder's effort.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum QualityArg {
-    /// Two modes, the best-fitting partition, one refinement pass
+    /// The best-fitting partition, the finest precision that fits, one refinement pass
     Fast,
-    /// Every mode, the 4 best-fitting partitions, two passes
+    /// The 4 best-fitting partitions, that precision and the next finer, two passes
     Normal,
-    /// Every mode, the 12 best-fitting partitions, four passes
+    /// The 12 best-fitting partitions, two precisions finer and one coarser, four passes
     Slow,
 }
 

@@ -2,27 +2,32 @@
 //! in (§19.5.13.8): texels become integers (the f16 pattern, sign and magnitude for SF16),
 //! candidate endpoints are fitted along each region's principal axis, quantized to the
 //! mode's precision, moved so that the deltas fit (§19.5.13.7), and refined by least
-//! squares over the chosen indices. The error of a candidate is worked out from the exact
-//! palette the decoder will build, so the mode, partition and endpoints kept are the best
-//! of those tried by the decoder's own measure. [`Quality`] sets how many partitions,
-//! modes and refinement passes are tried.
+//! squares over the chosen indices.
+//!
+//! Estimates choose what is tried: partitions are ranked by how far their texels lie off
+//! one line per region, and of the modes only the finest precision whose deltas hold the
+//! fitted endpoints (and, by [`Quality`], its neighbours) is quantized. What is kept is
+//! chosen by the exact error: every candidate's indices and error come from the palette
+//! the decoder will build, through the decoder's own arithmetic.
 
 use super::decode::{finish_unquantize, interpolate, unquantize, weights};
 use super::modes::{HeaderBit, MODES, Mode};
 use super::partitions;
 
-/// How hard the encoder looks: more partitions, modes and refinement passes cost time.
-/// Every two-region mode is first tried on every partition kept without refinement; only
-/// the best few of those are refined.
+/// How hard the encoder looks: more partitions, precisions and refinement passes cost
+/// time. Each mode is tried only near the finest precision whose deltas hold the block's
+/// fitted endpoints (modes of one precision decode alike and differ only in how wide
+/// their deltas are); every two-region candidate is first measured unrefined and only
+/// the best few are refined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Quality {
-    /// The partition that fits best, the modes of widest precision, one refinement pass.
+    /// The best-fitting partition, the finest precision that fits, one refinement pass.
     Fast,
-    /// The 4 best-fitting partitions, every mode, the best 3 two-region candidates refined
-    /// by two passes.
+    /// The 4 best-fitting partitions, the finest precision that fits and the next finer
+    /// (clamped), the best 3 two-region candidates refined by two passes.
     Normal,
-    /// The 12 best-fitting partitions, every mode, the best 12 two-region candidates
-    /// refined by four passes.
+    /// The 12 best-fitting partitions, two finer precisions and one coarser, the best 12
+    /// two-region candidates refined by four passes.
     Slow,
 }
 
@@ -30,6 +35,22 @@ pub enum Quality {
 /// over its 48 values, in f16 steps: one step each on average) is kept as it is: two
 /// regions cannot do better than that by much, and smooth images are mostly such blocks.
 const CLOSE_ENOUGH: u64 = 48;
+
+/// What one quality tries.
+struct Search {
+    /// Partitions encoded, the best by the estimate first.
+    partitions: usize,
+    /// Precision levels tried finer than the finest that holds the endpoints unclamped.
+    finer: usize,
+    /// Precision levels tried coarser than it.
+    coarser: usize,
+    /// Refinement passes of a one-region candidate.
+    passes_one: usize,
+    /// Refinement passes of a two-region candidate.
+    passes_two: usize,
+    /// Two-region candidates refined.
+    refined: usize,
+}
 
 impl Quality {
     /// The name `--quality` takes.
@@ -41,20 +62,42 @@ impl Quality {
         }
     }
 
-    /// (partitions tried, refinement passes, two-region modes tried by number, one-region
-    /// modes tried by number, two-region candidates refined)
-    fn settings(self) -> (usize, usize, &'static [u8], &'static [u8], usize) {
-        const ALL_TWO: &[u8] = &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
-        const ALL_ONE: &[u8] = &[11, 12, 13, 14];
+    fn search(self) -> Search {
         match self {
-            // Mode 1 (10.555) and mode 10 (6666, never out of range) cover most
-            // two-region blocks; 11 (10.10) and 14 (16.4) the one-region ones.
-            Quality::Fast => (1, 1, &[1, 10], &[11, 14], 2),
-            Quality::Normal => (4, 2, ALL_TWO, ALL_ONE, 3),
-            Quality::Slow => (12, 4, ALL_TWO, ALL_ONE, 12),
+            Quality::Fast => Search {
+                partitions: 1,
+                finer: 0,
+                coarser: 0,
+                passes_one: 1,
+                passes_two: 1,
+                refined: 1,
+            },
+            Quality::Normal => Search {
+                partitions: 4,
+                finer: 1,
+                coarser: 0,
+                passes_one: 2,
+                passes_two: 2,
+                refined: 3,
+            },
+            Quality::Slow => Search {
+                partitions: 12,
+                finer: 2,
+                coarser: 1,
+                passes_one: 4,
+                passes_two: 4,
+                refined: 12,
+            },
         }
     }
 }
+
+/// The two-region modes by precision, finest first. Modes of one precision quantize and
+/// decode endpoints alike; they differ only in which channel's deltas are wider.
+const TWO_REGION_LEVELS: [&[u8]; 6] = [&[3, 4, 5], &[1], &[6], &[7, 8, 9], &[2], &[10]];
+
+/// The one-region modes by precision, finest first.
+const ONE_REGION_LEVELS: [&[u8]; 4] = [&[14], &[13], &[12], &[11]];
 
 /// An f16 pattern as the integer the encoder measures in: the pattern itself for UF16
 /// (negatives and NaN become 0, +infinity the largest finite), the signed magnitude for
@@ -108,30 +151,46 @@ fn quantized_range(p: u8, signed: bool) -> (i32, i32) {
     }
 }
 
-/// The quantized endpoint whose unquantized value is nearest `u`.
+/// Quantized steps per unit of the pre-finish space at precision `p`: `unquantize` spreads
+/// 2^p steps over 0x10000 (unsigned), or 2^(p-1) over 0x8000 of magnitude (signed).
+fn steps_per_unit(p: u8) -> f32 {
+    (1u32 << p) as f32 / 65536.0
+}
+
+/// The quantized endpoint whose unquantized value is nearest `u`. At 12 bits and more it
+/// is measured where the texels are, after the final scaling, so that an endpoint lands on
+/// the texel's own pattern when one can (a flat block comes back exactly through mode 14).
+/// At 11 bits and fewer a step is at least 15 f16 steps wide and the final scaling moves a
+/// value by less than one, so the nearest step before it is kept.
 fn quantize(u: f32, p: u8, signed: bool) -> i32 {
     let (lo, hi) = quantized_range(p, signed);
-    let estimate = if signed {
-        u * (1u32 << (p - 1)) as f32 / 32768.0
-    } else {
-        u * (1u32 << p) as f32 / 65536.0
-    };
-    let q0 = (estimate.floor() as i32).clamp(lo, hi);
-    let mut best = q0;
-    let mut best_error = f32::INFINITY;
-    // Measured where the texels are: after the final scaling, so that an endpoint lands
-    // on the texel's own pattern when one can.
-    let goal = u / prefinish_scale(signed);
-    for q in [q0 - 1, q0, q0 + 1] {
-        let q = q.clamp(lo, hi);
-        let bits = finish_unquantize(unquantize(q, p, signed), signed);
-        let e = (decoded_int(bits, signed) as f32 - goal).abs();
-        if e < best_error {
-            best_error = e;
-            best = q;
-        }
+    // `unquantize` puts step q in the middle of its share of the pre-finish space, so the
+    // truncated estimate is the nearest step before the final scaling.
+    let q0 = ((u * steps_per_unit(p)) as i32).clamp(lo, hi);
+    if p <= 11 {
+        return q0;
     }
-    best
+    let goal = u / prefinish_scale(signed);
+    let decoded = |q: i32| {
+        let bits = finish_unquantize(unquantize(q, p, signed), signed);
+        decoded_int(bits, signed) as f32
+    };
+    let at = decoded(q0);
+    // The decoded value never falls as q grows: only the neighbour toward the goal can
+    // be nearer.
+    let q1 = if at < goal { q0 + 1 } else { q0 - 1 }.clamp(lo, hi);
+    if (decoded(q1) - goal).abs() < (at - goal).abs() {
+        q1
+    } else {
+        q0
+    }
+}
+
+/// `[f(0), f(1), f(2)]`: per channel, written out (`array::from_fn` and `array::map` are
+/// not always inlined, and these are the inner loops).
+#[inline(always)]
+fn rgb<T>(f: impl Fn(usize) -> T) -> [T; 3] {
+    [f(0), f(1), f(2)]
 }
 
 /// One candidate encoding: quantized endpoints (w, x, y, z), indices and its error.
@@ -156,204 +215,518 @@ struct Texels {
     scaled: [[f32; 3]; 16],
 }
 
-/// The line through a set of texels along their principal axis, from the lowest to the
-/// highest projection.
-fn fit_line(t: &Texels, members: &[usize]) -> Line {
-    let n = members.len() as f32;
-    let mut mean = [0f32; 3];
-    for &i in members {
-        for (m, x) in mean.iter_mut().zip(t.scaled[i]) {
-            *m += x;
+impl Texels {
+    fn new(texels: &[[u16; 3]; 16], signed: bool) -> Texels {
+        let scale = prefinish_scale(signed);
+        let target = texels.map(|t| t.map(|b| target(b, signed)));
+        Texels {
+            signed,
+            target,
+            scaled: target.map(|t| t.map(|v| v as f32 * scale)),
         }
     }
-    mean.iter_mut().for_each(|m| *m /= n);
-    let mut cov = [[0f32; 3]; 3];
-    for &i in members {
-        let d: [f32; 3] = std::array::from_fn(|c| t.scaled[i][c] - mean[c]);
-        for a in 0..3 {
-            for b in 0..3 {
-                cov[a][b] += d[a] * d[b];
-            }
-        }
-    }
-    let axis = principal_axis(&cov, 8);
+}
+
+/// The line through a set of texels (bit `i` of `members` for texel `i`, `m` their
+/// [`Moments`]) along their principal axis, from the lowest to the highest projection,
+/// turned so that texel `anchor` lies in its first half: an anchor's index must be in the
+/// palette's lower half (§19.5.13.4), so its end is the one stored first.
+fn fit_line(t: &Texels, m: &Moments, members: u16, anchor: usize) -> Line {
+    let n = m[0];
+    let mean: [f64; 3] = [m[1] / n, m[2] / n, m[3] / n];
+    let covariance = |k: usize, a: usize, b: usize| (m[k] - m[1 + a] * mean[b]) as f32;
+    let (rr, rg, rb) = (
+        covariance(4, 0, 0),
+        covariance(5, 0, 1),
+        covariance(6, 0, 2),
+    );
+    let (gg, gb, bb) = (
+        covariance(7, 1, 1),
+        covariance(8, 1, 2),
+        covariance(9, 2, 2),
+    );
+    let axis = principal_axis(&[[rr, rg, rb], [rg, gg, gb], [rb, gb, bb]], 8);
+    // Projections from the mean, in the integer space ([`Moments`] are from texel 0).
+    let origin: [f32; 3] = rgb(|c| t.target[0][c] as f32 + mean[c] as f32);
     let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
-    for &i in members {
-        let p: f32 = (0..3).map(|c| (t.scaled[i][c] - mean[c]) * axis[c]).sum();
+    for i in (0..16).filter(|&i| members >> i & 1 != 0) {
+        let p: f32 = (0..3)
+            .map(|c| (t.target[i][c] as f32 - origin[c]) * axis[c])
+            .sum();
         lo = lo.min(p);
         hi = hi.max(p);
     }
     let (umin, umax) = unquantized_range(t.signed);
-    let at = |s: f32| std::array::from_fn(|c| (mean[c] + axis[c] * s).clamp(umin, umax));
-    [at(lo), at(hi)]
+    let scale = prefinish_scale(t.signed);
+    let at = |s: f32| rgb(|c| ((origin[c] + axis[c] * s) * scale).clamp(umin, umax));
+    let line: Line = [at(lo), at(hi)];
+    let along: f32 = (0..3)
+        .map(|c| (t.scaled[anchor][c] - line[0][c]) * (line[1][c] - line[0][c]))
+        .sum();
+    let length2: f32 = (0..3).map(|c| (line[1][c] - line[0][c]).powi(2)).sum();
+    if 2.0 * along > length2 {
+        [line[1], line[0]]
+    } else {
+        line
+    }
 }
 
 /// The eigenvector of the largest eigenvalue of a covariance matrix, by `iterations` steps
-/// of power iteration from the diagonal's largest direction.
+/// of power iteration from the column of the largest diagonal entry. The matrix is first
+/// divided by its trace, so that no step needs normalizing: its eigenvalues are then at
+/// most 1 and the largest at least 1/3.
 fn principal_axis(cov: &[[f32; 3]; 3], iterations: usize) -> [f32; 3] {
-    let mut v = [1f32, 1.0, 1.0];
-    let largest = (0..3)
-        .max_by(|&a, &b| cov[a][a].total_cmp(&cov[b][b]))
-        .expect("three");
-    v[largest] = 2.0;
-    for _ in 0..iterations {
-        let w: [f32; 3] = std::array::from_fn(|r| (0..3).map(|c| cov[r][c] * v[c]).sum());
-        let norm = w.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if norm < 1e-12 {
-            return [0.577_350_3; 3];
-        }
-        v = w.map(|x| x / norm);
+    const EVEN: [f32; 3] = [0.577_350_3; 3];
+    let trace = cov[0][0] + cov[1][1] + cov[2][2];
+    if trace <= 1e-6 {
+        return EVEN;
     }
-    v
+    let r = 1.0 / trace;
+    let c = rgb(|a| rgb(|b| cov[a][b] * r));
+    let largest = (0..3)
+        .max_by(|&a, &b| c[a][a].total_cmp(&c[b][b]))
+        .expect("three");
+    let mut v = c[largest];
+    for _ in 0..iterations {
+        v = rgb(|r| c[r][0] * v[0] + c[r][1] * v[1] + c[r][2] * v[2]);
+    }
+    let norm = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    if norm > 1e-30 {
+        rgb(|k| v[k] / norm)
+    } else {
+        EVEN
+    }
 }
 
-/// Sums over a set of texels: count, sum of each channel, sum of each product of two.
-#[derive(Clone, Copy, Default)]
-struct Moments {
-    n: f32,
-    sum: [f32; 3],
-    sq: [[f32; 3]; 3],
+/// Sums over a set of texels, each relative to texel 0 in the integer space: the count,
+/// each channel, and each product of two channels (RR, RG, RB, GG, GB, BB). In f64: a
+/// set's spread is the difference of two such sums, which can be far larger than it.
+type Moments = [f64; 10];
+
+fn plus(a: &Moments, b: &Moments) -> Moments {
+    let mut out = *a;
+    for (o, x) in out.iter_mut().zip(b) {
+        *o += x;
+    }
+    out
 }
 
-impl Moments {
-    fn add(&mut self, x: [f32; 3]) {
-        self.n += 1.0;
-        for a in 0..3 {
-            self.sum[a] += x[a];
-            for b in 0..3 {
-                self.sq[a][b] += x[a] * x[b];
+fn minus(a: &Moments, b: &Moments) -> Moments {
+    let mut out = *a;
+    for (o, x) in out.iter_mut().zip(b) {
+        *o -= x;
+    }
+    out
+}
+
+/// The [`Moments`] of every subset of each row of four texels, so that any set's are the
+/// sum of four.
+struct RowMoments([[Moments; 16]; 4]);
+
+impl RowMoments {
+    fn new(t: &Texels) -> RowMoments {
+        let mut rows = [[[0f64; 10]; 16]; 4];
+        for (r, row) in rows.iter_mut().enumerate() {
+            for subset in 1..16usize {
+                let i = 4 * r + subset.trailing_zeros() as usize;
+                let x: [f64; 3] = rgb(|c| (t.target[i][c] - t.target[0][c]) as f64);
+                let one = [
+                    1.0,
+                    x[0],
+                    x[1],
+                    x[2],
+                    x[0] * x[0],
+                    x[0] * x[1],
+                    x[0] * x[2],
+                    x[1] * x[1],
+                    x[1] * x[2],
+                    x[2] * x[2],
+                ];
+                row[subset] = plus(&row[subset & (subset - 1)], &one);
+            }
+        }
+        RowMoments(rows)
+    }
+
+    /// The moments of the texels in `members` (bit `i` for texel `i`).
+    fn of(&self, members: u16) -> Moments {
+        let m = members as usize;
+        let r = &self.0;
+        plus(
+            &plus(&r[0][m & 15], &r[1][m >> 4 & 15]),
+            &plus(&r[2][m >> 8 & 15], &r[3][m >> 12]),
+        )
+    }
+}
+
+/// 1 / n for the texel counts of a set, 0 to 16 (0 for none).
+const RECIPROCALS: [f64; 17] = {
+    let mut out = [0.0; 17];
+    let mut n = 1;
+    while n <= 16 {
+        out[n] = 1.0 / n as f64;
+        n += 1;
+    }
+    out
+};
+
+/// The `keep` partitions whose regions lie closest to one line each, best first. The
+/// measure is a region's energy off its best line: the trace of its covariance less the
+/// largest eigenvalue, estimated by the Rayleigh quotient after three steps of power
+/// iteration. A ranking needs no more; the 64 regions go through it side by side.
+fn rank_partitions(rows: &RowMoments, keep: usize) -> ([u8; 32], usize) {
+    let whole = rows.of(0xffff);
+    // The covariances of region 1 of partition p at p, region 0 at 32 + p.
+    let mut c = [[0f32; 64]; 6];
+    for p in 0..32 {
+        let one = rows.of(partitions::region_one_mask(p as u8));
+        for (j, m) in [(p, one), (32 + p, minus(&whole, &one))] {
+            let r = RECIPROCALS[m[0] as usize];
+            let covariance = [
+                m[4] - m[1] * m[1] * r,
+                m[5] - m[1] * m[2] * r,
+                m[6] - m[1] * m[3] * r,
+                m[7] - m[2] * m[2] * r,
+                m[8] - m[2] * m[3] * r,
+                m[9] - m[3] * m[3] * r,
+            ];
+            for k in 0..6 {
+                c[k][j] = covariance[k] as f32;
             }
         }
     }
-
-    fn minus(&self, o: &Moments) -> Moments {
-        Moments {
-            n: self.n - o.n,
-            sum: std::array::from_fn(|a| self.sum[a] - o.sum[a]),
-            sq: std::array::from_fn(|a| std::array::from_fn(|b| self.sq[a][b] - o.sq[a][b])),
-        }
+    let mut energy = [0f32; 64];
+    for j in 0..64 {
+        let trace = c[0][j] + c[3][j] + c[5][j];
+        // Divided by the trace, so that the power steps neither overflow nor vanish.
+        let scale = if trace > 0.0 { 1.0 / trace } else { 0.0 };
+        let (rr, rg, rb) = (c[0][j] * scale, c[1][j] * scale, c[2][j] * scale);
+        let (gg, gb, bb) = (c[3][j] * scale, c[4][j] * scale, c[5][j] * scale);
+        // The column of the largest diagonal entry: one step from that channel's axis.
+        let red = rr >= gg && rr >= bb;
+        let green = !red && gg >= bb;
+        let x0 = if red {
+            rr
+        } else if green {
+            rg
+        } else {
+            rb
+        };
+        let y0 = if red {
+            rg
+        } else if green {
+            gg
+        } else {
+            gb
+        };
+        let z0 = if red {
+            rb
+        } else if green {
+            gb
+        } else {
+            bb
+        };
+        let x1 = rr * x0 + rg * y0 + rb * z0;
+        let y1 = rg * x0 + gg * y0 + gb * z0;
+        let z1 = rb * x0 + gb * y0 + bb * z0;
+        let x2 = rr * x1 + rg * y1 + rb * z1;
+        let y2 = rg * x1 + gg * y1 + gb * z1;
+        let z2 = rb * x1 + gb * y1 + bb * z1;
+        let length2 = x1 * x1 + y1 * y1 + z1 * z1;
+        let along = x1 * x2 + y1 * y2 + z1 * z2;
+        let largest = if length2 > 1e-30 {
+            along / length2
+        } else {
+            1.0
+        };
+        energy[j] = trace * (1.0 - largest).max(0.0);
     }
-
-    /// Energy off the best line through the texels.
-    fn off_line(&self) -> f32 {
-        if self.n == 0.0 {
-            return 0.0;
-        }
-        let cov: [[f32; 3]; 3] = std::array::from_fn(|a| {
-            std::array::from_fn(|b| self.sq[a][b] - self.sum[a] * self.sum[b] / self.n)
-        });
-        // A ranking needs less precision than a fit.
-        let axis = principal_axis(&cov, 4);
-        let trace = cov[0][0] + cov[1][1] + cov[2][2];
-        let along: f32 = (0..3)
-            .map(|a| axis[a] * (0..3).map(|b| cov[a][b] * axis[b]).sum::<f32>())
-            .sum();
-        (trace - along).max(0.0)
+    let mut ranked = [(0f32, 0u8); 32];
+    for (p, slot) in ranked.iter_mut().enumerate() {
+        *slot = (energy[p] + energy[32 + p], p as u8);
     }
+    let keep = keep.min(32);
+    ranked.select_nth_unstable_by(keep - 1, |a, b| a.0.total_cmp(&b.0));
+    ranked[..keep].sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    let mut order = [0u8; 32];
+    for (o, r) in order.iter_mut().zip(&ranked) {
+        *o = r.1;
+    }
+    (order, keep)
 }
 
-/// Energy off the best line through each region: how well a partition can do before
-/// quantization. Lower is better. `whole` holds the moments of all 16 texels, so only
-/// region 1's are summed.
-fn partition_score(t: &Texels, whole: &Moments, regions: &[u8; 16]) -> f32 {
-    let mut one = Moments::default();
-    for i in (0..16).filter(|&i| regions[i] == 1) {
-        one.add(t.scaled[i]);
+/// How far a mode's deltas fall short of the fitted endpoints (0: they hold them), in
+/// quantized steps summed over the endpoints stored as deltas.
+fn overflow(mode: &Mode, lines: &[Line; 2]) -> f32 {
+    if !mode.transformed {
+        return 0.0;
     }
-    one.off_line() + whole.minus(&one).off_line()
+    let scale = steps_per_unit(mode.precision);
+    let base = lines[0][0];
+    let mut total = 0.0;
+    for e in 1..2 * mode.regions as usize {
+        let end = lines[e / 2][e % 2];
+        for c in 0..3 {
+            let half = (1i32 << (mode.delta_bits[c] - 1)) as f32;
+            let d = (end[c] - base[c]) * scale;
+            total += (d - (half - 1.0)).max(0.0) + (-half - d).max(0.0);
+        }
+    }
+    total
+}
+
+/// The modes to try for fitted lines: of each precision in `levels` (finest first) the
+/// mode that needs the least clamping, for the finest precision that needs none and
+/// `finer` and `coarser` levels beside it.
+fn modes_for(
+    lines: &[Line; 2],
+    levels: &[&[u8]],
+    finer: usize,
+    coarser: usize,
+) -> ([&'static Mode; 6], usize) {
+    let mut chosen = [&MODES[0]; 6];
+    let mut fits = levels.len() - 1;
+    for (l, numbers) in levels.iter().enumerate() {
+        let (mode, excess) = numbers
+            .iter()
+            .map(|&n| {
+                let mode = &MODES[n as usize - 1];
+                (mode, overflow(mode, lines))
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .expect("a mode at every level");
+        chosen[l] = mode;
+        if excess == 0.0 {
+            fits = l;
+            break;
+        }
+    }
+    let first = fits.saturating_sub(finer);
+    let last = (fits + coarser).min(levels.len() - 1);
+    for (l, numbers) in levels.iter().enumerate().take(last + 1).skip(fits + 1) {
+        chosen[l] = numbers
+            .iter()
+            .map(|&n| &MODES[n as usize - 1])
+            .min_by(|a, b| overflow(a, lines).total_cmp(&overflow(b, lines)))
+            .expect("a mode at every level");
+    }
+    let mut out = [&MODES[0]; 6];
+    out[..last + 1 - first].copy_from_slice(&chosen[first..=last]);
+    (out, last + 1 - first)
+}
+
+/// Quantizes fitted lines at a mode's precision, then moves endpoints so that the deltas
+/// fit.
+fn quantize_lines(lines: &[Line; 2], mode: &Mode, signed: bool) -> [[i32; 3]; 4] {
+    let mut endpoints = [[0i32; 3]; 4];
+    for (e, end) in endpoints
+        .iter_mut()
+        .enumerate()
+        .take(2 * mode.regions as usize)
+    {
+        let line = &lines[e / 2][e % 2];
+        *end = rgb(|c| quantize(line[c], mode.precision, signed));
+    }
+    fit_deltas(mode, &mut endpoints);
+    endpoints
+}
+
+/// Whether every delta from the first endpoint fits its stored width (§19.5.13.7).
+fn deltas_fit(mode: &Mode, endpoints: &[[i32; 3]; 4]) -> bool {
+    !mode.transformed
+        || endpoints[1..2 * mode.regions as usize].iter().all(|end| {
+            (0..3).all(|c| {
+                let half = 1i32 << (mode.delta_bits[c] - 1);
+                (-half..half).contains(&(end[c] - endpoints[0][c]))
+            })
+        })
+}
+
+/// Moves endpoints toward the first so that every delta fits its stored width
+/// (§19.5.13.7; deltas wrap within the precision).
+fn fit_deltas(mode: &Mode, endpoints: &mut [[i32; 3]; 4]) {
+    if !mode.transformed {
+        return;
+    }
+    let base = endpoints[0];
+    for end in endpoints.iter_mut().take(2 * mode.regions as usize).skip(1) {
+        for c in 0..3 {
+            let half = 1i32 << (mode.delta_bits[c] - 1);
+            end[c] = base[c] + (end[c] - base[c]).clamp(-half, half - 1);
+        }
+    }
 }
 
 /// The palette of one region: the decoder's exact values, in the integer space.
-fn palette(mode: &Mode, a: &[i32; 3], b: &[i32; 3], signed: bool) -> [[i32; 3]; 16] {
-    let p = mode.precision;
-    let mut out = [[0; 3]; 16];
-    for c in 0..3 {
-        let (ua, ub) = (unquantize(a[c], p, signed), unquantize(b[c], p, signed));
-        for (k, w) in weights(mode).iter().enumerate() {
-            let bits = finish_unquantize(interpolate(ua, ub, *w), signed);
-            out[k][c] = decoded_int(bits, signed);
+fn palette<const N: usize>(
+    weights: &[i32; N],
+    p: u8,
+    a: &[i32; 3],
+    b: &[i32; 3],
+    signed: bool,
+) -> [[i32; 3]; N] {
+    let ua = rgb(|c| unquantize(a[c], p, signed));
+    let ub = rgb(|c| unquantize(b[c], p, signed));
+    let mut out = [[0; 3]; N];
+    for (entry, &w) in out.iter_mut().zip(weights) {
+        for c in 0..3 {
+            let bits = finish_unquantize(interpolate(ua[c], ub[c], w), signed);
+            entry[c] = decoded_int(bits, signed);
         }
     }
     out
 }
 
-/// The best index of each texel for the current endpoints, and the total error. An
-/// anchor texel may be held to the lower half of the palette (its index has one bit less).
-fn assign(
-    t: &Texels,
-    mode: &Mode,
-    regions: &[u8; 16],
-    anchors: [usize; 2],
-    endpoints: &[[i32; 3]; 4],
-    anchor_limited: bool,
-    indices: &mut [u8; 16],
-) -> u64 {
-    let n = weights(mode).len();
-    let palettes = [
-        palette(mode, &endpoints[0], &endpoints[1], t.signed),
-        palette(mode, &endpoints[2], &endpoints[3], t.signed),
-    ];
-    // Each region's line from its first palette entry to its last: a texel's index is
-    // found by projecting it on the line, then the entries either side are measured
-    // exactly (the palette is that line up to the final scaling's rounding).
-    let lines = palettes.map(|pal| {
-        let d: [i64; 3] = std::array::from_fn(|c| (pal[n - 1][c] - pal[0][c]) as i64);
-        (d, d.iter().map(|x| x * x).sum::<i64>())
-    });
-    let mut total = 0u64;
-    for i in 0..16 {
-        let r = regions[i] as usize;
-        let pal = &palettes[r];
-        let limit = if anchor_limited && anchors[r] == i {
-            n / 2
-        } else {
-            n
-        };
-        let (d, len2) = lines[r];
-        let guess = if len2 == 0 {
-            0
-        } else {
-            let along: i64 = (0..3)
-                .map(|c| (t.target[i][c] - pal[0][c]) as i64 * d[c])
-                .sum();
-            // The index whose weight (of 64) is about the projection: the weights are
-            // within one of k * 64 / (n - 1) (§19.5.13.8's tables), and the entries either
-            // side are measured below.
-            let w = (along * 64 + len2 / 2).div_euclid(len2).clamp(0, 64) as usize;
-            (w * (n - 1) + 32) / 64
-        };
-        let mut best = (u64::MAX, 0u8);
-        let first = guess.saturating_sub(1);
-        let end = (guess + 2).min(limit).max(first);
-        for (k, entry) in pal.iter().enumerate().take(end).skip(first) {
-            let e: u64 = (0..3)
-                .map(|c| {
-                    let d = (entry[c] - t.target[i][c]) as i64;
-                    (d * d) as u64
-                })
-                .sum();
-            if e < best.0 {
-                best = (e, k as u8);
-            }
+/// For each weight w of 0 to 64, the highest index whose weight is at most w: a texel that
+/// projects to w is nearest that index or the next (§19.5.13.8's weight tables).
+const fn index_below<const N: usize>(weights: [i32; N]) -> [u8; 65] {
+    let mut out = [0u8; 65];
+    let mut w = 0;
+    while w <= 64 {
+        let mut k = 0;
+        while k + 1 < N && weights[k + 1] <= w as i32 {
+            k += 1;
         }
-        if best.0 == u64::MAX {
-            // An anchor whose projection lies in the upper half: the top of the lower.
-            let k = limit - 1;
-            let e: u64 = (0..3)
-                .map(|c| {
-                    let d = (pal[k][c] - t.target[i][c]) as i64;
-                    (d * d) as u64
-                })
-                .sum();
-            best = (e, k as u8);
-        }
-        indices[i] = best.1;
-        total += best.0;
+        out[w] = k as u8;
+        w += 1;
     }
-    total
+    out
 }
 
-/// Tries one mode on one partition, starting from the fitted lines of its regions.
+/// The 3-bit and 4-bit index sets: weights and [`index_below`]'s table.
+trait IndexSet<const N: usize> {
+    const WEIGHTS: [i32; N];
+    const BELOW: [u8; 65];
+}
+
+struct Three;
+struct Four;
+
+impl IndexSet<8> for Three {
+    const WEIGHTS: [i32; 8] = super::decode::WEIGHTS3;
+    const BELOW: [u8; 65] = index_below(Self::WEIGHTS);
+}
+
+impl IndexSet<16> for Four {
+    const WEIGHTS: [i32; 16] = super::decode::WEIGHTS4;
+    const BELOW: [u8; 65] = index_below(Self::WEIGHTS);
+}
+
+/// A region's palette with the line from its first entry to its last, on which texels
+/// are projected to find their index.
+#[derive(Clone, Copy)]
+struct Region<const N: usize> {
+    palette: [[i32; 3]; N],
+    first: [f32; 3],
+    /// The line's direction scaled so that a projection comes out in weights (0 to 64).
+    step: [f32; 3],
+}
+
+impl<const N: usize> Region<N> {
+    fn new(palette: [[i32; 3]; N]) -> Self {
+        let first = rgb(|c| palette[0][c] as f32);
+        let d: [f32; 3] = rgb(|c| (palette[N - 1][c] - palette[0][c]) as f32);
+        let length2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        let scale = if length2 > 0.0 { 64.0 / length2 } else { 0.0 };
+        Region {
+            palette,
+            first,
+            step: rgb(|c| d[c] * scale),
+        }
+    }
+
+    /// The nearest entry below `limit` to a texel, and its squared distance: the entries
+    /// either side of the texel's projection on the line, measured exactly (the palette
+    /// is that line but for the final scaling's rounding).
+    #[inline(always)]
+    fn nearest(&self, x: &[i32; 3], below: &[u8; 65], limit: usize) -> (u64, u8) {
+        let w = (x[0] as f32 - self.first[0]) * self.step[0]
+            + (x[1] as f32 - self.first[1]) * self.step[1]
+            + (x[2] as f32 - self.first[2]) * self.step[2];
+        let k = (below[(w.max(0.0) as usize).min(64)] as usize).min(limit - 1);
+        let distance = |entry: &[i32; 3]| -> u64 {
+            let d = rgb(|c| (entry[c] - x[c]) as i64);
+            (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) as u64
+        };
+        let here = distance(&self.palette[k]);
+        if k + 1 < limit {
+            let next = distance(&self.palette[k + 1]);
+            if next < here {
+                return (next, k as u8 + 1);
+            }
+        }
+        (here, k as u8)
+    }
+}
+
+/// The indices and exact error of quantized endpoints. An anchor whose nearest index is
+/// in the upper half gets its region's endpoints swapped (and every index of the region
+/// mirrored, which decodes to the same values: the weights are symmetric), unless the
+/// swap would break a delta; then it takes the nearest index of the lower half.
+fn evaluate(t: &Texels, mode: &'static Mode, partition: u8, endpoints: [[i32; 3]; 4]) -> Candidate {
+    if mode.regions == 2 {
+        evaluate_with::<8, Three>(t, mode, partition, endpoints)
+    } else {
+        evaluate_with::<16, Four>(t, mode, partition, endpoints)
+    }
+}
+
+fn evaluate_with<const N: usize, S: IndexSet<N>>(
+    t: &Texels,
+    mode: &'static Mode,
+    partition: u8,
+    mut endpoints: [[i32; 3]; 4],
+) -> Candidate {
+    let two = mode.regions == 2;
+    let regions = if two {
+        partitions::regions(partition)
+    } else {
+        &[0; 16]
+    };
+    let region = |r: usize| {
+        let (a, b) = (&endpoints[2 * r], &endpoints[2 * r + 1]);
+        Region::<N>::new(palette(&S::WEIGHTS, mode.precision, a, b, t.signed))
+    };
+    let first = region(0);
+    let palettes = [first, if two { region(1) } else { first }];
+    let mut indices = [0u8; 16];
+    let mut errors = [0u64; 16];
+    for i in 0..16 {
+        (errors[i], indices[i]) = palettes[regions[i] as usize].nearest(&t.target[i], &S::BELOW, N);
+    }
+    let mirror = |indices: &mut [u8; 16], r: u8| {
+        for (k, &region) in indices.iter_mut().zip(regions) {
+            if region == r {
+                *k = (N - 1) as u8 - *k;
+            }
+        }
+    };
+    // y and z are both deltas from w: swapping them keeps every delta.
+    if two && indices[partitions::anchor(partition)] as usize >= N / 2 {
+        endpoints.swap(2, 3);
+        mirror(&mut indices, 1);
+    }
+    if indices[0] as usize >= N / 2 {
+        let mut swapped = endpoints;
+        swapped.swap(0, 1);
+        if deltas_fit(mode, &swapped) {
+            endpoints = swapped;
+            mirror(&mut indices, 0);
+        } else {
+            (errors[0], indices[0]) = palettes[0].nearest(&t.target[0], &S::BELOW, N / 2);
+        }
+    }
+    Candidate {
+        mode,
+        partition,
+        endpoints,
+        indices,
+        error: errors.iter().sum(),
+    }
+}
+
+/// Tries one mode on one partition from the fitted lines of its regions, refined
+/// `passes` times.
 fn try_mode(
     t: &Texels,
     mode: &'static Mode,
@@ -361,77 +734,34 @@ fn try_mode(
     lines: &[Line; 2],
     passes: usize,
 ) -> Candidate {
+    let first = evaluate(t, mode, partition, quantize_lines(lines, mode, t.signed));
+    improve(t, first, passes)
+}
+
+/// Refines a candidate up to `passes` times: least-squares endpoints for its indices,
+/// quantized and measured again. The best of them all.
+fn improve(t: &Texels, start: Candidate, passes: usize) -> Candidate {
+    let mode = start.mode;
     let regions: &[u8; 16] = if mode.regions == 2 {
-        partitions::regions(partition)
+        partitions::regions(start.partition)
     } else {
         &[0; 16]
     };
-    let anchors = [0, partitions::anchor(partition)];
-    let count = 2 * mode.regions as usize;
-    let mut best: Option<Candidate> = None;
-    let mut current = *lines;
-    for pass in 0..=passes {
-        let mut endpoints = [[0i32; 3]; 4];
-        for (e, end) in endpoints.iter_mut().enumerate().take(count) {
-            *end = current[e / 2][e % 2].map(|u| quantize(u, mode.precision, t.signed));
-        }
-        let mut indices = [0u8; 16];
-        let mut error = assign(t, mode, regions, anchors, &endpoints, false, &mut indices);
-        // An anchor's index must have its top bit clear: swap that region's ends.
-        let n = weights(mode).len() as u8;
-        for r in 0..mode.regions as usize {
-            if indices[anchors[r]] >= n / 2 {
-                endpoints.swap(2 * r, 2 * r + 1);
-                for i in 0..16 {
-                    if regions[i] as usize == r {
-                        indices[i] = n - 1 - indices[i];
-                    }
-                }
-            }
-        }
-        if fit_deltas(mode, &mut endpoints) {
-            error = assign(t, mode, regions, anchors, &endpoints, true, &mut indices);
-        }
-        let candidate = Candidate {
-            mode,
-            partition,
-            endpoints,
-            indices,
-            error,
+    let (mut current, mut best) = (start, start);
+    for _ in 0..passes {
+        let Some(lines) = refine(t, mode, regions, &current.indices) else {
+            break;
         };
-        if best.is_none_or(|b| candidate.error < b.error) {
-            best = Some(candidate);
+        let endpoints = quantize_lines(&lines, mode, t.signed);
+        if endpoints == current.endpoints {
+            break; // The same endpoints give the same indices.
         }
-        if pass < passes {
-            match refine(t, mode, regions, &indices) {
-                Some(lines) => current = lines,
-                None => break,
-            }
-        }
-    }
-    best.expect("one pass at least")
-}
-
-/// Moves endpoints toward the first so that every delta fits its stored width
-/// (§19.5.13.7; deltas wrap within the precision). Returns whether any moved.
-fn fit_deltas(mode: &Mode, endpoints: &mut [[i32; 3]; 4]) -> bool {
-    if !mode.transformed {
-        return false;
-    }
-    let mut moved = false;
-    let base = endpoints[0];
-    for end in endpoints.iter_mut().take(2 * mode.regions as usize).skip(1) {
-        for c in 0..3 {
-            let half = 1i32 << (mode.delta_bits[c] - 1);
-            let d = end[c] - base[c];
-            let fitted = d.clamp(-half, half - 1);
-            if fitted != d {
-                end[c] = base[c] + fitted;
-                moved = true;
-            }
+        current = evaluate(t, mode, start.partition, endpoints);
+        if current.error < best.error {
+            best = current;
         }
     }
-    moved
+    best
 }
 
 /// Least-squares endpoints for the indices chosen: per region, the two ends that bring the
@@ -458,8 +788,8 @@ fn refine(t: &Texels, mode: &Mode, regions: &[u8; 16], indices: &[u8; 16]) -> Op
         if det.abs() < 1e-6 {
             return None;
         }
-        line[0] = std::array::from_fn(|c| ((bb * ra[c] - ab * rb[c]) / det).clamp(umin, umax));
-        line[1] = std::array::from_fn(|c| ((aa * rb[c] - ab * ra[c]) / det).clamp(umin, umax));
+        line[0] = rgb(|c| ((bb * ra[c] - ab * rb[c]) / det).clamp(umin, umax));
+        line[1] = rgb(|c| ((aa * rb[c] - ab * ra[c]) / det).clamp(umin, umax));
     }
     Some(lines)
 }
@@ -468,91 +798,218 @@ fn refine(t: &Texels, mode: &Mode, regions: &[u8; 16], indices: &[u8; 16]) -> Op
 fn pack(c: &Candidate) -> [u8; 16] {
     let mode = c.mode;
     let p = mode.precision;
-    let mut word = 0u128;
+    // Each endpoint field as stored: w in full, the others as deltas in a transformed
+    // mode (§19.5.13.7).
+    let stored: [[u32; 3]; 4] = std::array::from_fn(|e| {
+        std::array::from_fn(|ch| {
+            let value = if e == 0 {
+                c.endpoints[0][ch] & ((1 << p) - 1)
+            } else if mode.transformed {
+                (c.endpoints[e][ch] - c.endpoints[0][ch]) & ((1 << mode.delta_bits[ch]) - 1)
+            } else {
+                c.endpoints[e][ch] & ((1 << p) - 1)
+            };
+            value as u32
+        })
+    });
+    // The block as two 64-bit halves, low first.
+    let mut half = [0u64; 2];
     for (pos, field) in mode.header().iter().enumerate() {
         let bit = match *field {
-            HeaderBit::Mode(n) => (mode.field >> n) & 1 != 0,
-            HeaderBit::Partition(n) => (c.partition >> n) & 1 != 0,
+            HeaderBit::Mode(n) => (mode.field >> n) & 1,
+            HeaderBit::Partition(n) => (c.partition >> n) & 1,
             HeaderBit::Endpoint {
                 endpoint,
                 channel,
                 bit,
-            } => {
-                let (e, ch) = (endpoint as usize, channel as usize);
-                let value = if e == 0 {
-                    c.endpoints[0][ch] & ((1 << p) - 1)
-                } else if mode.transformed {
-                    (c.endpoints[e][ch] - c.endpoints[0][ch]) & ((1 << mode.delta_bits[ch]) - 1)
-                } else {
-                    c.endpoints[e][ch] & ((1 << p) - 1)
-                };
-                (value >> bit) & 1 != 0
-            }
+            } => (stored[endpoint as usize][channel as usize] >> bit) as u8 & 1,
         };
-        word |= (bit as u128) << pos;
+        half[pos / 64] |= (bit as u64) << (pos % 64);
     }
-    let mut pos = mode.header_bits();
+    // The indices follow the header, all in the upper half (the header is 65 or 82 bits).
+    let mut pos = mode.header_bits() - 64;
     let anchor = partitions::anchor(c.partition);
     for (i, &index) in c.indices.iter().enumerate() {
         let short = i == 0 || (mode.regions == 2 && i == anchor);
-        word |= (index as u128) << pos;
+        half[1] |= (index as u64) << pos;
         pos += mode.index_bits() - u32::from(short);
     }
-    word.to_le_bytes()
+    let mut out = [0u8; 16];
+    out[..8].copy_from_slice(&half[0].to_le_bytes());
+    out[8..].copy_from_slice(&half[1].to_le_bytes());
+    out
+}
+
+/// The best few candidates by error, best first (at most 12).
+struct Shortlist {
+    entries: [Candidate; 12],
+    len: usize,
+    keep: usize,
+}
+
+impl Shortlist {
+    /// An empty list that will keep `keep` candidates (at most 12); `filler` only fills
+    /// the unused entries.
+    fn new(keep: usize, filler: Candidate) -> Shortlist {
+        Shortlist {
+            entries: [filler; 12],
+            len: 0,
+            keep: keep.clamp(1, 12),
+        }
+    }
+
+    fn offer(&mut self, c: Candidate) {
+        if self.len == self.keep && c.error >= self.entries[self.keep - 1].error {
+            return;
+        }
+        let mut at = self.len.min(self.keep - 1);
+        while at > 0 && self.entries[at - 1].error > c.error {
+            self.entries[at] = self.entries[at - 1];
+            at -= 1;
+        }
+        self.entries[at] = c;
+        self.len = (self.len + 1).min(self.keep);
+    }
+
+    fn candidates(&self) -> &[Candidate] {
+        &self.entries[..self.len]
+    }
 }
 
 /// Encodes 16 texels (texel 0 top left, row by row; R, G, B as f16 patterns) into one
 /// block. Unsigned blocks hold no negatives (they become 0); NaN becomes 0 and infinities
 /// the largest finite value.
 pub fn encode_block(texels: &[[u16; 3]; 16], signed: bool, quality: Quality) -> [u8; 16] {
-    let scale = prefinish_scale(signed);
-    let target = texels.map(|t| t.map(|b| target(b, signed)));
-    let t = Texels {
-        signed,
-        target,
-        scaled: target.map(|t| t.map(|v| v as f32 * scale)),
-    };
-    let (partition_count, passes, two, one, refined) = quality.settings();
-    let all: Vec<usize> = (0..16).collect();
-    let whole = fit_line(&t, &all);
-    let mut best: Option<Candidate> = None;
-    let keep = |best: &mut Option<Candidate>, c: Candidate| {
-        if best.is_none_or(|b| c.error < b.error) {
-            *best = Some(c);
+    let t = Texels::new(texels, signed);
+    let s = quality.search();
+    let rows = RowMoments::new(&t);
+    let whole = fit_line(&t, &rows.of(0xffff), 0xffff, 0);
+    let lines = [whole, whole];
+    let (modes, count) = modes_for(&lines, &ONE_REGION_LEVELS, s.finer, s.coarser);
+    let mut best = try_mode(&t, modes[0], 0, &lines, s.passes_one);
+    for &mode in &modes[1..count] {
+        let c = try_mode(&t, mode, 0, &lines, s.passes_one);
+        if c.error < best.error {
+            best = c;
         }
-    };
-    for &n in one {
-        keep(
-            &mut best,
-            try_mode(&t, &MODES[n as usize - 1], 0, &[whole, whole], passes),
+    }
+    if best.error > CLOSE_ENOUGH {
+        let (ranked, kept) = rank_partitions(&rows, s.partitions);
+        // Every mode chosen on every partition kept, unrefined; then the best few refined.
+        let mut shortlist = Shortlist::new(s.refined, best);
+        for &p in &ranked[..kept] {
+            let mask = partitions::region_one_mask(p);
+            let lines = [
+                fit_line(&t, &rows.of(!mask), !mask, 0),
+                fit_line(&t, &rows.of(mask), mask, partitions::anchor(p)),
+            ];
+            let (modes, count) = modes_for(&lines, &TWO_REGION_LEVELS, s.finer, s.coarser);
+            for &mode in &modes[..count] {
+                let c = try_mode(&t, mode, p, &lines, 0);
+                if c.error < best.error {
+                    best = c;
+                }
+                shortlist.offer(c);
+            }
+        }
+        if s.passes_two > 0 {
+            for &c in shortlist.candidates() {
+                let r = improve(&t, c, s.passes_two);
+                if r.error < best.error {
+                    best = r;
+                }
+            }
+        }
+    }
+    pack(&best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::decode::decode_block;
+    use super::*;
+
+    /// splitmix64: a fixed stream of random words.
+    fn next(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Texels between two random colours with some noise, or (one block in four) 16
+    /// unrelated colours: wide deltas, anchors on either end, clamping.
+    fn random_texels(state: &mut u64, signed: bool) -> [[u16; 3]; 16] {
+        let pattern = |state: &mut u64| {
+            let magnitude = (next(state) % 0x7c00) as u16;
+            if signed && next(state).is_multiple_of(2) {
+                magnitude | 0x8000
+            } else {
+                magnitude
+            }
+        };
+        if next(state).is_multiple_of(4) {
+            return std::array::from_fn(|_| std::array::from_fn(|_| pattern(state)));
+        }
+        let (a, b): ([u16; 3], [u16; 3]) = (
+            std::array::from_fn(|_| pattern(state)),
+            std::array::from_fn(|_| pattern(state)),
         );
-    }
-    if best.is_some_and(|b| b.error > CLOSE_ENOUGH) {
-        let mut moments = Moments::default();
-        t.scaled.iter().for_each(|x| moments.add(*x));
-        let mut ranked: Vec<(f32, u8)> = (0..32u8)
-            .map(|p| (partition_score(&t, &moments, partitions::regions(p)), p))
-            .collect();
-        ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
-        // Every mode on every partition kept, unrefined; then the best few refined.
-        let mut first: Vec<(Candidate, [Line; 2])> = Vec::with_capacity(two.len() * 12);
-        for &(_, p) in ranked.iter().take(partition_count) {
-            let regions = partitions::regions(p);
-            let lines: [Line; 2] = std::array::from_fn(|r| {
-                let members: Vec<usize> = (0..16).filter(|&i| regions[i] as usize == r).collect();
-                fit_line(&t, &members)
-            });
-            for &n in two {
-                first.push((try_mode(&t, &MODES[n as usize - 1], p, &lines, 0), lines));
+        let mut texels = [[0u16; 3]; 16];
+        for (i, texel) in texels.iter_mut().enumerate() {
+            let along = (next(state) % 64) as i32;
+            for c in 0..3 {
+                let (x, y) = (target(a[c], signed), target(b[c], signed));
+                let noise = (next(state) % 64) as i32 - 32;
+                let v = (x + (y - x) * along / 64 + noise * (i as i32 % 3)).clamp(-0x7bff, 0x7bff);
+                texel[c] = if v < 0 {
+                    0x8000 | (-v) as u16
+                } else {
+                    v as u16
+                };
             }
         }
-        first.sort_by_key(|(c, _)| c.error);
-        for (c, lines) in first.iter().take(refined) {
-            keep(&mut best, *c);
-            if passes > 0 {
-                keep(&mut best, try_mode(&t, c.mode, c.partition, lines, passes));
+        texels
+    }
+
+    /// The invariant the search rests on: the error a candidate carries is the decoder's.
+    /// Packed and decoded, every candidate (every mode, every partition, refined, its
+    /// anchors swapped or held to the lower half, its deltas clamped) is off its texels by
+    /// exactly the error it was kept for.
+    #[test]
+    fn a_candidates_error_is_the_decoders() {
+        let mut state = 37;
+        for signed in [false, true] {
+            for round in 0..300 {
+                let texels = random_texels(&mut state, signed);
+                let t = Texels::new(&texels, signed);
+                let rows = RowMoments::new(&t);
+                let partition = (round % 32) as u8;
+                let mask = partitions::region_one_mask(partition);
+                let whole = fit_line(&t, &rows.of(0xffff), 0xffff, 0);
+                let split = [
+                    fit_line(&t, &rows.of(!mask), !mask, 0),
+                    fit_line(&t, &rows.of(mask), mask, partitions::anchor(partition)),
+                ];
+                for mode in &MODES {
+                    let lines = if mode.regions == 2 { split } else { [whole; 2] };
+                    let c = try_mode(&t, mode, partition, &lines, 2);
+                    let decoded = decode_block(&pack(&c), signed);
+                    let error: u64 = (0..16)
+                        .flat_map(|i| (0..3).map(move |ch| (i, ch)))
+                        .map(|(i, ch)| {
+                            let d = decoded_int(decoded[i][ch], signed) - t.target[i][ch];
+                            (d as i64 * d as i64) as u64
+                        })
+                        .sum();
+                    assert_eq!(
+                        error, c.error,
+                        "mode {} partition {partition} signed {signed} round {round}",
+                        mode.number
+                    );
+                }
             }
         }
     }
-    pack(&best.expect("a one-region mode at least"))
 }

@@ -50,6 +50,25 @@ pub fn regions(p: u8) -> &'static [u8; 16] {
     &PARTITIONS[p as usize]
 }
 
+/// Region 1 of partition `p` as a bit mask, bit `i` for texel `i`.
+pub fn region_one_mask(p: u8) -> u16 {
+    REGION_ONE_MASKS[p as usize]
+}
+
+const REGION_ONE_MASKS: [u16; 32] = {
+    let mut masks = [0u16; 32];
+    let mut p = 0;
+    while p < 32 {
+        let mut i = 0;
+        while i < 16 {
+            masks[p] |= (PARTITIONS[p][i] as u16) << i;
+            i += 1;
+        }
+        p += 1;
+    }
+    masks
+};
+
 /// The anchor texel of region 1 in partition `p`.
 pub fn anchor(p: u8) -> usize {
     ANCHORS[p as usize] as usize
