@@ -31,60 +31,41 @@ pub fn file_bytes(
 ) -> Result<Vec<u8>, ConvertError> {
     let shape = Shape::image(width, height);
     let refuse = |why: String| Err(ConvertError::Container(why));
-    let texels = match stored {
-        Stored::Bc6h(b) => {
-            return match container {
-                Container::Dds => {
-                    let header = dds::build_bc6h(&shape, b, data.len() as u64)
-                        .and_then(|h| dds::header_bytes(&h))?;
-                    Ok(joined(header, &[], data))
-                }
-                // One level: the head, its padding, the blocks.
-                Container::Ktx2 => {
-                    let plan = ktx2::build_bc6h(&shape, b)?;
-                    Ok(one_level(plan, data))
-                }
-                Container::Raw => Ok(data),
-                other => refuse(format!(
-                    "{} gives BC6H blocks, and a .{} holds values one by one",
-                    b.name(),
-                    other.name()
-                )),
-            };
-        }
-        Stored::Texels(t) => t,
-    };
-    if let Some(why) = container.cannot_hold(&shape, texels, holds) {
+    if let Stored::Texels(t) = stored
+        && let Some(why) = container.cannot_hold(&shape, t, holds)
+    {
         return refuse(why);
     }
-    match container {
-        Container::Raw => Ok(data),
-        Container::Dds => {
-            let header = dds::build(&shape, texels, data.len() as u64)
-                .and_then(|h| dds::header_bytes(&h))?;
-            Ok(joined(header, &[], data))
+    let len = data.len() as u64;
+    match (container, stored) {
+        (Container::Raw, _) => Ok(data),
+        (Container::Dds, _) => {
+            let dds = match stored {
+                Stored::Texels(t) => dds::build(&shape, t, len),
+                Stored::Bc6h(b) => dds::build_bc6h(&shape, b, len),
+            };
+            Ok(joined(dds::header_bytes(&dds?)?, &[], data))
         }
-        Container::Ktx2 => {
-            let plan = ktx2::build(&shape, texels)?;
-            Ok(one_level(plan, data))
+        (Container::Ktx2, _) => {
+            let plan = match stored {
+                Stored::Texels(t) => ktx2::build(&shape, t),
+                Stored::Bc6h(b) => ktx2::build_bc6h(&shape, b),
+            };
+            Ok(one_level(plan?, data))
         }
-        Container::Pfm => {
-            pfm::flip_rows(&mut data, width as usize * texels.bytes());
-            Ok(joined(
-                pfm::header(width, height, texels.channels),
-                &[],
-                data,
-            ))
+        (Container::Hdr, _) => refuse("d3dfloat reads .hdr files but does not write them".into()),
+        (Container::Exr | Container::Pfm, Stored::Bc6h(b)) => refuse(format!(
+            "{} gives BC6H blocks, and a .{} holds values one by one",
+            b.name(),
+            container.name()
+        )),
+        (Container::Pfm, Stored::Texels(t)) => {
+            pfm::flip_rows(&mut data, width as usize * t.bytes());
+            Ok(joined(pfm::header(width, height, t.channels), &[], data))
         }
-        Container::Exr => exr_out::encode(
-            width,
-            height,
-            texels.format,
-            texels.channels,
-            &data,
-            compression,
-        ),
-        Container::Hdr => refuse("d3dfloat reads .hdr files but does not write them".into()),
+        (Container::Exr, Stored::Texels(t)) => {
+            exr_out::encode(width, height, t.format, t.channels, &data, compression)
+        }
     }
 }
 
