@@ -1,6 +1,6 @@
 //! The `f64` fast path for f32 and f16 arithmetic (batch checking of a million lines): the
 //! dispatch. add, sub, mul, div, mad and dp2-4 run the very rules the exact path runs
-//! (`arith.rs`, `divide.rs`, `fused.rs`, generic over [`StepValue`]) on `f64` values;
+//! (`arith.rs`, `divide.rs`, `fused.rs`, generic over [`StepValue`](super::step::StepValue)) on `f64` values;
 //! sqrt, rcp and frc have their fast halves beside their exact ones in `functions.rs`.
 //!
 //! Every f32/f16 value, every product of two, and every point of their grids and midpoints

@@ -55,7 +55,7 @@ pub(crate) enum HeaderBit {
     /// Bit `n` of the mode field.
     Mode(u8),
     /// Bit `bit` of channel `channel` (R, G, B) of endpoint `endpoint`: 0 `w`
-    /// (endpt[0].A), 1 `x` (endpt[0].B), 2 `y` (endpt[1].A), 3 `z` (endpt[1].B).
+    /// (`endpt[0].A`), 1 `x` (`endpt[0].B`), 2 `y` (`endpt[1].A`), 3 `z` (`endpt[1].B`).
     Endpoint { endpoint: u8, channel: u8, bit: u8 },
     /// Bit `n` of the partition (shape) index `d`.
     Partition(u8),

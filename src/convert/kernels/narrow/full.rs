@@ -110,7 +110,7 @@ pub(in crate::convert::kernels) fn error_of<T: Small>(result: u32, mag: u32) -> 
 
 /// Every lane of a block, whatever it holds (NaN, INF, overflow, saturation, negatives
 /// into unsigned formats, subnormal and flushed results): the same answers and counts as
-/// [`narrow`] lane by lane, with integer operations only, so it vectorises. The error is
+/// [`narrow`](super::narrow) lane by lane, with integer operations only, so it vectorises. The error is
 /// kept as whole 2^-26 ULPs where it is one, and through [`NarrowPass`]'s extremes where
 /// it is not.
 #[inline(always)]

@@ -194,10 +194,12 @@ fn full_eight<M: Mode, const S: bool, const MEASURE: bool>(
 compile_for!(f16c, avx512 => {
     /// The full f16 pass in rounding mode `M` (`S`: --saturate): any lane, the same bits and
     /// counts as `narrow::full_pass_portable::<ToF16, M, S>`.
-    /// As in [`f16_short_pass`], `known` is the stream's largest error so far: once it
+    /// As in [`f16_short_pass`][short], `known` is the stream's largest error so far: once it
     /// has reached [`short_bound`] (which no lane of this pass measures past: the lanes
     /// whose errors can be larger, past the range or rounded up from below 2^-25, are
     /// kept apart), the pass leaves the errors out and its largest error is 0.
+    ///
+    /// [short]: crate::convert::kernels::narrow::x86::f16c::f16_short_pass
     pub(in crate::convert::kernels) fn f16_full_pass<M: Mode, const S: bool>(
         values: &[u32],
         out: &mut [u16],

@@ -47,7 +47,7 @@ const ERR_TO_UNITS: i32 = 163 << 23;
 /// Eight lanes converted (once); with `MEASURE` their error goes into `c`. Returns the
 /// f16 patterns and the mask of the inexact lanes, which [`count_sixteen`] counts
 /// sixteen at a time with the range test. The error is only used when every lane was
-/// in [`super::super::short_range`], so it needs no masking.
+/// in [`short_range`](super::short_range), so it needs no masking.
 #[inline]
 #[target_feature(enable = "avx2,f16c")]
 fn eight<M: Mode, const MEASURE: bool>(x: __m256i, c: &mut Short) -> (__m128i, __m256i) {
@@ -279,7 +279,7 @@ fn narrow_normal<M: Mode>(
 }
 
 /// The short f16 pass in rounding mode `M`, a run at a time: the runs whose every lane
-/// is in [`short_range`] (or is one of a few values past 65504 that round within a ULP,
+/// is in [`short_range`](super::short_range) (or is one of a few values past 65504 that round within a ULP,
 /// which its normal-range part takes as the full pass does while it measures errors),
 /// up to the first run that has another, which it declines (its lanes may then be left
 /// unwritten). Its range test looks at the results alone, and also declines a few runs
