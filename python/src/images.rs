@@ -312,18 +312,26 @@ fn write<'py>(
         Target::Bc6h(..) => Format::Float(F16),
     };
     let (conv, texels) = dds::plan(src_texels, to, None, opts).map_err(|e| file_error(path, e))?;
+    // What the container cannot hold is refused before anything is converted or encoded.
+    let shape = Shape::image(w as u32, h as u32);
+    let refusal = match target {
+        Target::Format(_) => container.cannot_hold(&shape, texels, &holds),
+        Target::Bc6h(b, _) => container.cannot_hold_bc6h(b),
+    };
+    if let Some(why) = refusal {
+        return Err(file_error(path, ConvertError::Container(why)));
+    }
+    if matches!(target, Target::Bc6h(..)) && channels < 3 {
+        return Err(PyValueError::new_err(format!(
+            "{}: BC6H holds R, G and B, and {what}'s array gives {channels} channel(s) per \
+             pixel",
+            path.display()
+        )));
+    }
     let (data, stats) = convert_values::<u8>(py, &conv, &values);
     let (stored, data) = match target {
         Target::Format(_) => (Stored::Texels(texels), data),
         Target::Bc6h(b, quality) => {
-            if channels < 3 {
-                return Err(PyValueError::new_err(format!(
-                    "{}: BC6H holds R, G and B, and {what}'s array gives {channels} channel(s) \
-                     per pixel",
-                    path.display()
-                )));
-            }
-            let shape = Shape::image(w as u32, h as u32);
             let blocks = py
                 .detach(|| blocks::encode(&shape, Order::LayerMajor, channels, &data, b, quality));
             (Stored::Bc6h(b), blocks)

@@ -628,18 +628,8 @@ fn write_bc6h(
     (input, output): (Option<&Path>, Option<&Path>),
     inputs: &[Input],
 ) -> anyhow::Result<(Conversion, u64, u64, Stats)> {
-    if matches!(out_container, Container::Exr | Container::Pfm) {
-        bail!(
-            "{}: --to {} gives BC6H blocks, and a .{} holds {} values one by one",
-            output_name(output),
-            b.name(),
-            out_container.name(),
-            if out_container == Container::Exr {
-                "f16 or f32"
-            } else {
-                "f32"
-            }
-        );
+    if let Some(why) = out_container.cannot_hold_bc6h(b) {
+        bail!("{}: --to {why}", output_name(output));
     }
     let shape = texture.shape;
     let bytes_in = texture.data.len() as u64;

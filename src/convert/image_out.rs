@@ -31,9 +31,11 @@ pub fn file_bytes(
 ) -> Result<Vec<u8>, ConvertError> {
     let shape = Shape::image(width, height);
     let refuse = |why: String| Err(ConvertError::Container(why));
-    if let Stored::Texels(t) = stored
-        && let Some(why) = container.cannot_hold(&shape, t, holds)
-    {
+    let refusal = match stored {
+        Stored::Texels(t) => container.cannot_hold(&shape, t, holds),
+        Stored::Bc6h(b) => container.cannot_hold_bc6h(b),
+    };
+    if let Some(why) = refusal {
         return refuse(why);
     }
     let len = data.len() as u64;
@@ -54,11 +56,7 @@ pub fn file_bytes(
             Ok(one_level(plan?, data))
         }
         (Container::Hdr, _) => refuse("d3dfloat reads .hdr files but does not write them".into()),
-        (Container::Exr | Container::Pfm, Stored::Bc6h(b)) => refuse(format!(
-            "{} gives BC6H blocks, and a .{} holds values one by one",
-            b.name(),
-            container.name()
-        )),
+        (Container::Exr | Container::Pfm, Stored::Bc6h(_)) => unreachable!("refused above"),
         (Container::Pfm, Stored::Texels(t)) => {
             pfm::flip_rows(&mut data, width as usize * t.bytes());
             Ok(joined(pfm::header(width, height, t.channels), &[], data))

@@ -278,6 +278,21 @@ impl Container {
         }
     }
 
+    /// Why this container cannot hold BC6H blocks of format `b`, or `None` when it can:
+    /// `.exr` and `.pfm` hold values one by one (and `.hdr` is not written at all).
+    pub fn cannot_hold_bc6h(self, b: crate::format::bc6h::Bc6h) -> Option<String> {
+        let holds = match self {
+            Container::Exr => "f16 or f32",
+            Container::Pfm => "f32",
+            _ => return None,
+        };
+        Some(format!(
+            "{} gives BC6H blocks, and a .{} holds {holds} values one by one",
+            b.name(),
+            self.name()
+        ))
+    }
+
     /// The name in the summary's `input_container` and `output_container` fields (`raw`,
     /// `dds`, `ktx2`, `exr`, `pfm`, `hdr`), also the file extension it stands for.
     pub fn name(self) -> &'static str {
