@@ -203,9 +203,9 @@ fn build_module(
     } else {
         1
     };
+    let per_word = indexed.then(|| b.constant_bit32(uint, per as u32));
     for j in 0..per {
-        let line = if indexed {
-            let per_word = b.constant_bit32(uint, per as u32);
+        let line = if let Some(per_word) = per_word {
             let first = b.i_mul(uint, None, invocation, per_word)?;
             let jth = b.constant_bit32(uint, j as u32);
             b.i_add(uint, None, first, jth)?

@@ -155,8 +155,9 @@ pub(super) fn f32_to_f16_rtz(x: u32) -> u32 {
 /// The float16 nearest a non-NaN f32 pattern `x` as given (unflushed), ties to even,
 /// from [`f32_to_f16_rtz`]'s truncated `e` and the bits it drops: one step up in magnitude
 /// when they are past half a step, or exactly half with `e` odd. Integer operations only,
-/// no branch (the `f64` route, [`f16_nearest`](super::bits::f16_nearest), was most of judging a device that rounds
-/// to nearest). A 32-bit denorm operand is below every float16 step: its zero.
+/// no branch (the `f64` route, [`f16_nearest`](super::bits::f16_nearest), was most of
+/// judging a device that rounds to nearest). A 32-bit denorm operand is below every
+/// float16 step: its zero.
 #[inline(always)]
 pub(super) fn f32_to_f16_nearest(x: u32, e: u32) -> u32 {
     let m = x & F32::MAG;
