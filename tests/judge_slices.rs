@@ -790,6 +790,20 @@ fn careless_devices_agree_with_the_engine() {
     }
 }
 
+/// f32tof16 lines of a careless device (seed `seed`) where every `step`th line is a random
+/// bit pattern and its float16 rounded to nearest (`half`'s conversion).
+fn rounded_to_nearest(judge: &Judge, seed: u64, step: usize) -> Lines {
+    let n = lines_per_instruction();
+    let mut lines = device_lines(judge, n, seed, careless_device);
+    let mut rng = Rng(seed * 0x101);
+    for i in (0..n).step_by(step) {
+        let x = rng.next() & 0xffff_ffff;
+        lines.operands[0][i] = x;
+        lines.results[i] = half::f16::from_f32(f32::from_bits(x as u32)).to_bits() as u64;
+    }
+    lines
+}
+
 /// f32tof16 on a device that rounds to nearest, every line a random bit pattern (NaNs,
 /// denorms and values beyond 65504 among them), so that most blocks of lines hold only
 /// conforming and rounded-to-nearest lines and are counted whole: the same verdict as the
@@ -797,14 +811,7 @@ fn careless_devices_agree_with_the_engine() {
 #[test]
 fn f32tof16_to_nearest_counted_a_block_at_a_time() {
     let judge = instruction("f32tof16", &F32, RuleSet::D3D11);
-    let n = lines_per_instruction();
-    let mut lines = device_lines(&judge, n, 0x17, careless_device);
-    let mut rng = Rng(0x1717);
-    for i in 0..n {
-        let x = rng.next() & 0xffff_ffff;
-        lines.operands[0][i] = x;
-        lines.results[i] = half::f16::from_f32(f32::from_bits(x as u32)).to_bits() as u64;
-    }
+    let lines = rounded_to_nearest(&judge, 0x17, 1);
     assert_eq!(agree_verdicts(&judge, &lines, true), 1.0);
 }
 
@@ -813,15 +820,8 @@ fn f32tof16_to_nearest_counted_a_block_at_a_time() {
 #[test]
 fn f32tof16_to_nearest_is_named_fast() {
     let judge = instruction("f32tof16", &F32, RuleSet::D3D11);
-    let n = lines_per_instruction();
-    let mut lines = device_lines(&judge, n, 0x16, careless_device);
     // Half the lines any bit pattern at all.
-    let mut rng = Rng(0x1616);
-    for i in (0..n).step_by(2) {
-        let x = rng.next() & 0xffff_ffff;
-        lines.operands[0][i] = x;
-        lines.results[i] = half::f16::from_f32(f32::from_bits(x as u32)).to_bits() as u64;
-    }
+    let lines = rounded_to_nearest(&judge, 0x16, 2);
     assert_eq!(agree_verdicts(&judge, &lines, true), 1.0);
     let (owned, res) = buffers(&judge, &lines);
     let cols: Vec<Column> = owned.iter().map(Buffer::column).collect();
@@ -831,6 +831,10 @@ fn f32tof16_to_nearest_is_named_fast() {
         .iter()
         .find(|c| c.class == "f32tof16 rounds to nearest")
         .expect("the class");
-    assert!(nearest.count > n as u64 / 4, "{:?}", v.classes);
+    assert!(
+        nearest.count > lines.results.len() as u64 / 4,
+        "{:?}",
+        v.classes
+    );
     assert_eq!(v.exact_engine, 0);
 }
