@@ -1,166 +1,26 @@
 #![warn(missing_docs)]
-//! d3dfloat: Direct3D floating-point formats and arithmetic rules, exactly.
+//! d3dfloat: the command line over the d3dfloat libraries.
 //!
-//! The library behind the `d3dfloat` command line. Every rule comes from the Direct3D 11.3
-//! functional specification (§ numbers refer to it); `docs/rules.md` in the repository
-//! lists them, with the readings where the spec and Microsoft's pages disagree.
+//! The workspace has three crates:
 //!
-//! # Modules
-//!
-//! The core knows nothing of terminals, takes values and returns result structs:
-//!
-//! - [`format`](mod@format): the storage formats (f64, f32, f16, f11, f10 through one descriptor, and
-//!   the packed R11G11B10 and RGB9E5 words): decoding, rounding in every mode, decimal and
-//!   hex-float text of a pattern.
-//! - [`exact`]: the rational arithmetic everything leans on ([`exact::Ratio`],
-//!   [`exact::Number`]).
-//! - [`input`]: text into exact values, bit patterns and instruction operands.
-//! - [`d3d`]: the shader instructions and the set of results a conforming implementation
-//!   may return for each ([`d3d::evaluate`]).
-//! - [`ulp`]: distances on the value line of a format, pairs and whole buffers.
-//! - [`convert`]: bulk conversion of binary data, raw streams and DDS/EXR/HDR containers.
-//! - [`probe`]: running the instructions on a Vulkan device and judging each result.
-//!
-//! On top, the command line: [`cli`] (the clap definition), [`commands`] (one module per
-//! subcommand), [`render`] (one renderer per output style), [`docs`] (completions and man
-//! pages) and [`app`] (the run, the colour decision and exit codes).
-//!
-//! # Examples
-//!
-//! ## Decode a pattern
-//!
-//! ```
-//! use d3dfloat::format::{Class, F11, text};
-//!
-//! // 0x7c0 is float11's infinity: exponent all ones, fraction zero (§3.1.6).
-//! assert_eq!(F11.class(0x7c0), Class::Infinity);
-//! // The largest finite float11 is 65024, its exact decimal and shortest forms agree.
-//! assert_eq!(text::exact_decimal(&F11, F11.max_finite()), "65024");
-//! let fields = F11.fields(0x3c0);
-//! assert_eq!((fields.exponent, fields.fraction), (15, 0));
-//! assert_eq!(text::shortest_decimal(&F11, 0x3c0), "1");
-//! ```
-//!
-//! ## Encode with a rounding mode
-//!
-//! ```
-//! use d3dfloat::format::{F16, RoundOptions, Rounding, round_number};
-//! use d3dfloat::input::{Constants, parse_value};
-//!
-//! let x = parse_value("70000", Constants::Float(&F16)).unwrap();
-//! // IEEE round-to-nearest-even overflows to infinity...
-//! let rne = round_number(&F16, &x, RoundOptions::new(Rounding::NearestEven));
-//! assert_eq!(rne.bits, 0x7c00);
-//! assert!(rne.outcome.overflow_to_infinity);
-//! // ...while D3D's float-to-float conversion rounds toward zero to 65504 (§3.2.2).
-//! let rtz = round_number(&F16, &x, RoundOptions::new(Rounding::TowardZero));
-//! assert_eq!(rtz.bits, 0x7bff);
-//! assert!(rtz.outcome.saturated);
-//! ```
-//!
-//! ## Evaluate an op and test a result's membership
-//!
-//! ```
-//! use d3dfloat::d3d::{Op, OpRequest, RuleSet, evaluate};
-//! use d3dfloat::format::F32;
-//! use d3dfloat::input::parse_op_line;
-//!
-//! // 1 + 2^-24 is an exact tie between two f32 values: both conform (§3.1.3.1).
-//! let req = OpRequest::from_bits(Op::Add, F32, RuleSet::D3D11, &[&[0x3f800000], &[0x33800000]]);
-//! let eval = evaluate(&req).unwrap();
-//! let out = eval.main_output();
-//! assert_eq!(out.preferred, 0x3f800000);
-//! assert!(out.allowed.contains(&out.domain, 0x3f800000));
-//! assert!(out.allowed.contains(&out.domain, 0x3f800001));
-//! assert!(!out.allowed.contains(&out.domain, 0x3f800002));
-//!
-//! // The same instruction as a batch line with a claimed result, read from text.
-//! let line = parse_op_line("add 1 0x33800000 = 0x3f800002", &F32, RuleSet::D3D11).unwrap();
-//! let eval = evaluate(&line.request).unwrap();
-//! assert_eq!(eval.conforms(), Some(false));
-//! ```
-//!
-//! ## ULP distance
-//!
-//! ```
-//! use d3dfloat::format::F32;
-//! use d3dfloat::ulp::{DiffOptions, ValueLine};
-//!
-//! let line = ValueLine::float(F32, DiffOptions::default());
-//! assert_eq!(line.distance(0x3f800000, 0x3f800003), Some(3));
-//! // Across zero: -0 and +0 are one point, so the smallest normals are 2 apart
-//! // (f32 subnormals count as zero by default, §3.1.3.2).
-//! assert_eq!(line.distance(0x80800000, 0x00800000), Some(2));
-//! // A NaN is not on the line.
-//! assert_eq!(line.distance(0x7fc00000, 0), None);
-//! ```
-//!
-//! ## Convert a slice
-//!
-//! ```
-//! use d3dfloat::convert::{Conversion, kernels::convert_slice};
-//! use d3dfloat::format::{F16, F32, Format, RoundOptions, Rounding};
-//!
-//! let conv = Conversion::new(
-//!     Format::Float(F32),
-//!     Format::Float(F16),
-//!     1,
-//!     RoundOptions::new(Rounding::TowardZero),
-//! )
-//! .unwrap();
-//! let src: Vec<u8> = [1.0f32, 0.1, 70000.0].iter().flat_map(|v| v.to_le_bytes()).collect();
-//! let mut dst = vec![0u8; conv.dst_len(src.len())];
-//! let stats = convert_slice(&conv, &src, &mut dst);
-//! let halves: Vec<u16> = dst.chunks(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect();
-//! assert_eq!(halves, [0x3c00, 0x2e66, 0x7bff]);
-//! assert_eq!((stats.values, stats.saturated), (3, 1));
-//! ```
-//!
-//! ## Parse a value, a pattern or an operand
-//!
-//! ```
-//! use d3dfloat::exact::Number;
-//! use d3dfloat::format::F32;
-//! use d3dfloat::input::{Constants, Operand, parse_bits, parse_operand, parse_value};
-//!
-//! // Values are read exactly, never through f64.
-//! let tenth = parse_value("0.1", Constants::Float(&F32)).unwrap();
-//! assert!(matches!(tenth, Number::Finite { neg: false, .. }));
-//! assert_eq!(parse_value("max", Constants::Float(&F32)).unwrap().to_f64_lossy(), f32::MAX as f64);
-//! // Bit patterns: hex, binary or decimal, no wider than the format.
-//! assert_eq!(parse_bits("0b11111000000", "f11", 11).unwrap(), 0x7c0);
-//! assert!(parse_bits("0x800", "f11", 11).is_err());
-//! // An operand of exactly the format's width in hex digits is bits, anything else a value.
-//! assert_eq!(parse_operand("0x3f800000", &F32).unwrap(), Operand::Bits(0x3f800000));
-//! assert!(matches!(parse_operand("0x1p0", &F32).unwrap(), Operand::Value(_)));
-//! ```
-//!
-//! ## Every instruction name parses
-//!
-//! ```
-//! use d3dfloat::d3d::{Op, op_names};
-//! use d3dfloat::format::F32;
-//!
-//! for name in op_names() {
-//!     assert!(Op::parse(name, &F32).is_ok(), "{name}");
-//! }
-//! assert!(op_names().any(|n| n == "dsub") && op_names().any(|n| n == "dle"));
-//! ```
+//! - `d3dfloat-core` (`crates/core`): formats, exact arithmetic, the D3D rules engine, the
+//!   judge of whole buffers, the conversion kernels and containers. No command line, no
+//!   Vulkan, no plotting; the Python package is built on it alone. Its modules are
+//!   re-exported here under the same names ([`format`], [`d3d`], [`judge`], ...).
+//! - `d3dfloat-probe` (`crates/probe`): the instructions run on a Vulkan device, directly or
+//!   through the DXBC translators, and judged by the core ([`probe`]).
+//! - `d3dfloat` (this package): [`cli`] (the clap definition, the only place flag spellings
+//!   are parsed), [`commands`] (one module per subcommand), [`render`] (one renderer per
+//!   output style, the HTML report), [`docs`] (completions and man pages) and [`app`] (the
+//!   run, the colour decision and exit codes); `main.rs` calls [`app::main`].
+
+pub use d3dfloat_core::{
+    convert, d3d, exact, format, input, io, judge, output_file, path_text, threads, ulp,
+};
+pub use d3dfloat_probe as probe;
 
 pub mod app;
 pub mod cli;
 pub mod commands;
-pub mod convert;
-pub mod d3d;
 pub mod docs;
-pub mod exact;
-pub mod format;
-pub mod input;
-pub mod io;
-pub mod judge;
-pub mod output_file;
-pub mod path_text;
-pub mod probe;
 pub mod render;
-pub mod threads;
-pub mod ulp;

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use d3dfloat::d3d::Op;
-use d3dfloat::probe::catalog::{Family, Kernel, Lane, all_kernels};
+use d3dfloat::judge::Family;
+use d3dfloat::probe::catalog::{Kernel, Lane, all_kernels};
 use d3dfloat::probe::dxbc::container::{self, ContainerError};
 use d3dfloat::probe::dxbc::tokens::{self, Operand, Reg, global_flags, opcode, run};
 use d3dfloat::probe::dxbc::{self, build, build_indexed};

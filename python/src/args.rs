@@ -4,8 +4,8 @@
 //! Every refusal is a `TypeError` (a wrong type or dtype) or a `ValueError` (a wrong name,
 //! shape, length or value) with one line that says what was expected.
 
-use d3dfloat::d3d::RuleSet;
-use d3dfloat::format::{F32, F64, FloatFormat, Format, RoundOptions, Rounding};
+use d3dfloat_core::d3d::RuleSet;
+use d3dfloat_core::format::{F32, F64, FloatFormat, Format, RoundOptions, Rounding};
 use numpy::{
     Element, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray,
     PyUntypedArrayMethods,

@@ -2,8 +2,8 @@
 //! (`convert::raw::convert_parallel`, the SIMD kernels on every core), so every element
 //! gets exactly the bits `d3dfloat encode` and `d3dfloat convert` give it.
 
-use d3dfloat::convert::{Conversion, Stats};
-use d3dfloat::format::{F32, F64, Format, RoundOptions, Rounding};
+use d3dfloat_core::convert::{Conversion, Stats};
+use d3dfloat_core::format::{F32, F64, Format, RoundOptions, Rounding};
 use numpy::{Element, PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

@@ -5,15 +5,15 @@
 
 use std::path::Path;
 
-use d3dfloat::convert::dds::{self, Shape, Texels};
-use d3dfloat::convert::exr_out::ExrCompression;
-use d3dfloat::convert::image_in::{self, ImageLimits};
-use d3dfloat::convert::image_out::{self, Stored};
-use d3dfloat::convert::layout::{self, Order};
-use d3dfloat::convert::raw::convert_parallel;
-use d3dfloat::convert::{Container, Conversion, ConvertError, blocks, ktx2, pfm};
-use d3dfloat::format::bc6h::{Bc6h, Quality};
-use d3dfloat::format::{F16, F32, Format, RoundOptions, Rounding};
+use d3dfloat_core::convert::dds::{self, Shape, Texels};
+use d3dfloat_core::convert::exr_out::ExrCompression;
+use d3dfloat_core::convert::image_in::{self, ImageLimits};
+use d3dfloat_core::convert::image_out::{self, Stored};
+use d3dfloat_core::convert::layout::{self, Order};
+use d3dfloat_core::convert::raw::convert_parallel;
+use d3dfloat_core::convert::{Container, Conversion, ConvertError, blocks, ktx2, pfm};
+use d3dfloat_core::format::bc6h::{Bc6h, Quality};
+use d3dfloat_core::format::{F16, F32, Format, RoundOptions, Rounding};
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyPermissionError, PyValueError};
 use pyo3::prelude::*;
 
@@ -285,7 +285,7 @@ enum Target {
 
 /// Converts the array and writes it as `container`, by `convert -o`'s rules: a temporary
 /// file renamed into place, modes kept, a device or FIFO written in place
-/// (`d3dfloat::output_file`).
+/// (`d3dfloat_core::output_file`).
 #[allow(clippy::too_many_arguments)]
 fn write<'py>(
     py: Python<'py>,
@@ -349,11 +349,11 @@ fn write<'py>(
             )
         })
         .map_err(|e| file_error(path, e))?;
-    let write = || -> Result<(), d3dfloat::output_file::OutputError> {
+    let write = || -> Result<(), d3dfloat_core::output_file::OutputError> {
         use std::io::Write;
-        let mut f = d3dfloat::output_file::OutputFile::create(path, Some(file.len() as u64))?;
+        let mut f = d3dfloat_core::output_file::OutputFile::create(path, Some(file.len() as u64))?;
         f.write_all(&file)
-            .map_err(|source| d3dfloat::output_file::OutputError::Io {
+            .map_err(|source| d3dfloat_core::output_file::OutputError::Io {
                 context: format!("writing {}", path.display()),
                 source,
             })?;

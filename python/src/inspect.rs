@@ -3,9 +3,9 @@
 
 use std::borrow::Cow;
 
-use d3dfloat::format::{Class, FloatFormat, Format};
-use d3dfloat::judge::Column;
-use d3dfloat::ulp::{DiffOptions, Layout};
+use d3dfloat_core::format::{Class, FloatFormat, Format};
+use d3dfloat_core::judge::Column;
+use d3dfloat_core::ulp::{DiffOptions, Layout};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

@@ -13,8 +13,8 @@ use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::mem::size_of;
 
-use d3dfloat::convert::raw::convert_parallel;
-use d3dfloat::convert::{Conversion, Stats};
+use d3dfloat_core::convert::raw::convert_parallel;
+use d3dfloat_core::convert::{Conversion, Stats};
 use rayon::prelude::*;
 
 /// Elements gathered per block: 256 KiB of float32, the bulk kernels' own task size

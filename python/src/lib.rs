@@ -28,7 +28,7 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The interpreter handles its signals (Ctrl-C is KeyboardInterrupt): the library's
     // handler, which removes temporary outputs and exits, is for the command line only.
-    d3dfloat::output_file::interrupts::leave_to_host();
+    d3dfloat_core::output_file::interrupts::leave_to_host();
     m.add_function(wrap_pyfunction!(codec::encode, m)?)?;
     m.add_function(wrap_pyfunction!(codec::decode, m)?)?;
     m.add_function(wrap_pyfunction!(codec::pack, m)?)?;
@@ -43,7 +43,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CLASSES", inspect::class_names())?;
     m.add(
         "DEFAULT_MAX_PIXELS",
-        d3dfloat::convert::image_in::DEFAULT_MAX_PIXELS,
+        d3dfloat_core::convert::image_in::DEFAULT_MAX_PIXELS,
     )?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -2,8 +2,8 @@
 //! (`judge::Judge::run`, fast deciders with the exact engine behind them), and the allowed
 //! results of each line from the exact engine (`d3d::evaluate`).
 
-use d3dfloat::d3d::{Domain, OpRequest, evaluate};
-use d3dfloat::judge::{Buffer, Column, Elem, Judge, Options, Verdict};
+use d3dfloat_core::d3d::{Domain, OpRequest, evaluate};
+use d3dfloat_core::judge::{Buffer, Column, Elem, Judge, JudgeError, Keep, Run, Verdict};
 use numpy::PyUntypedArray;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -158,9 +158,9 @@ impl Pace {
 }
 
 /// A judge error (counts, element types, lengths) as a `ValueError`.
-fn judge_error(e: d3dfloat::judge::JudgeError) -> PyErr {
+fn judge_error(e: d3dfloat_core::judge::JudgeError) -> PyErr {
     match e {
-        d3dfloat::judge::JudgeError::Engine { .. } => PyRuntimeError::new_err(e.to_string()),
+        d3dfloat_core::judge::JudgeError::Engine { .. } => PyRuntimeError::new_err(e.to_string()),
         _ => PyValueError::new_err(e.to_string()),
     }
 }
@@ -214,15 +214,16 @@ pub fn check<'py>(
     let lines = j.lines(&columns, results).map_err(judge_error)?;
     let shape = line_shape(&j, &ops)?;
     check_result_shape(&j, &shape, &res)?;
-    let opts = Options {
-        violation_limit: usize::MAX,
-        ..Options::default()
-    };
     // Block by block, the interpreter released during each and asked between them
     // whether a signal came (Ctrl-C raises KeyboardInterrupt within a block's time).
+    // Every violating line is marked in `conforms` as it is judged; none is kept.
     let (width, outputs) = (j.arity().1, j.outputs());
+    let keep = Keep {
+        stream: true,
+        ..Keep::default()
+    };
+    let mut run = Run::new(&j, keep);
     let mut pace = Pace::new();
-    let mut verdict = Verdict::default();
     let mut conforms = vec![true; lines];
     let mut start = 0;
     while start < lines {
@@ -233,24 +234,18 @@ pub fn check<'py>(
             .map(|c| c.range(start * width..end * width))
             .collect();
         let res = results.range(start * outputs..end * outputs);
-        let opts = Options {
-            base: start as u64,
-            ..opts
-        };
-        let mut part = py
-            .detach(|| j.run(&cols, res, &opts))
-            .map_err(judge_error)?;
-        // A block's violations (about 100 bytes each, with their class) go into
-        // `conforms` and are dropped: 10^7 violating lines once held a gigabyte.
-        for v in &part.violations {
-            conforms[v.index as usize] = false;
-        }
-        part.violations = Vec::new();
-        verdict.merge(part, 0);
+        py.detach(|| {
+            run.block(&cols, res, start as u64, |v, _| {
+                conforms[v.index as usize] = false;
+                Ok::<(), JudgeError>(())
+            })
+        })
+        .map_err(judge_error)?;
         py.check_signals()?;
         pace.after(began.elapsed());
         start = end;
     }
+    let verdict = run.finish();
     Ok((shaped(py, conforms, shape)?, summary(py, &verdict)?))
 }
 

@@ -13,11 +13,10 @@ use super::Verdict;
 use crate::d3d::RuleSet;
 use crate::format::FloatFormat;
 use crate::io::read_full;
-use crate::judge::{Buffer, Elem, Judge, Options, Verdict as Tally};
+use crate::judge::{Buffer, Elem, Family, Findings, Judge, Keep, OpFindings, Run, Source};
 use crate::output_file::OutputFile;
-use crate::probe::judge::OpReport;
-use crate::probe::{Family, ProbeReport, Source};
 use crate::render::probe::ProbeRenderer;
+use crate::threads::Stage;
 
 /// What `op --operands` was asked.
 pub struct BufferCommand {
@@ -44,7 +43,7 @@ const BLOCK_LINES: usize = 1 << 20;
 
 /// One input file: its name as typed, the reader, the bytes one line takes, and what it
 /// holds.
-struct Input {
+struct BufferFile {
     name: String,
     file: File,
     elem: Elem,
@@ -56,8 +55,8 @@ struct Input {
     opened_len: Option<u64>,
 }
 
-impl Input {
-    fn open(path: &Path, elem: Elem, per_line: usize, what: &str) -> anyhow::Result<Input> {
+impl BufferFile {
+    fn open(path: &Path, elem: Elem, per_line: usize, what: &str) -> anyhow::Result<BufferFile> {
         let name = crate::path_text::one_line(path);
         let file = File::open(path).with_context(|| format!("{what} {name}"))?;
         let opened_len = file
@@ -65,7 +64,7 @@ impl Input {
             .ok()
             .filter(|m| m.is_file())
             .map(|m| m.len());
-        Ok(Input {
+        Ok(BufferFile {
             name,
             file,
             elem,
@@ -124,8 +123,8 @@ struct Block {
 /// Reads the block of lines that starts at line `base`, checking that every file holds
 /// them; at the first operand's end, that no other file holds more.
 fn read_block(
-    inputs: &mut [Input],
-    results: &mut Input,
+    inputs: &mut [BufferFile],
+    results: &mut BufferFile,
     mut block: Block,
     base: u64,
 ) -> anyhow::Result<Block> {
@@ -171,7 +170,13 @@ fn read_block(
 
 /// The error for files whose lengths disagree: the file and its length, and what the
 /// first operand's length asks of it.
-fn mismatch(f: &Input, bytes: u64, first: &str, first_bytes: u64, lines: u64) -> anyhow::Error {
+fn mismatch(
+    f: &BufferFile,
+    bytes: u64,
+    first: &str,
+    first_bytes: u64,
+    lines: u64,
+) -> anyhow::Error {
     anyhow::anyhow!(
         "{} holds {bytes} bytes where the {lines} lines of {} ({first_bytes} bytes) need {} \
          ({} bytes a line)",
@@ -183,7 +188,7 @@ fn mismatch(f: &Input, bytes: u64, first: &str, first_bytes: u64, lines: u64) ->
 }
 
 /// A file that ends inside a line.
-fn partial(f: &Input, bytes: u64) -> anyhow::Error {
+fn partial(f: &BufferFile, bytes: u64) -> anyhow::Error {
     anyhow::anyhow!(
         "{} holds {bytes} bytes, not a whole number of {}-byte lines",
         f.name,
@@ -214,9 +219,9 @@ pub fn run(
     let mut inputs = req
         .operands
         .iter()
-        .map(|p| Input::open(p, in_elem, width, "--operands"))
+        .map(|p| BufferFile::open(p, in_elem, width, "--operands"))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let mut results = Input::open(
+    let mut results = BufferFile::open(
         &req.results,
         judge.result_elem(),
         judge.outputs(),
@@ -266,102 +271,56 @@ pub fn run(
     let as_named = |p: &PathBuf| p.to_string_lossy().into_owned();
     let operand_names: Vec<String> = req.operands.iter().map(as_named).collect();
     let results_name = as_named(&req.results);
-    let mut total = Tally::default();
-    let mut listed: Vec<crate::judge::Violation> = Vec::new();
-    let mut base = 0u64;
-    // Judges one block, the lines from `base` on. With --violations every violation is
-    // listed (its index and class, about 100 bytes) until it is written: the block is
-    // judged a few tasks' lines at a time, so that the list stays at a few MiB even
-    // when every line violates.
-    let piece = if log.is_some() {
-        rayon::current_num_threads().max(1) << 14
-    } else {
-        BLOCK_LINES
+    let keep = Keep {
+        list: req.list.unwrap_or(0),
+        // With --violations every violating line is written as it is judged.
+        stream: log.is_some(),
+        map,
     };
-    let mut judge_block = |block: &Block| -> anyhow::Result<()> {
-        let (width, outputs) = (judge.arity().1, judge.outputs());
-        for start in (0..block.lines).step_by(piece) {
-            let end = (start + piece).min(block.lines);
-            let cols: Vec<_> = block
-                .operands
-                .iter()
-                .map(|b| b.column().range(start * width..end * width))
-                .collect();
-            let res = block.results.column().range(start * outputs..end * outputs);
-            let first = base + start as u64;
-            let opts = Options {
-                base: first,
-                violation_limit: if log.is_some() {
-                    usize::MAX
-                } else {
-                    req.list.unwrap_or(0).saturating_sub(listed.len())
-                },
-                map,
-                ..Options::default()
-            };
-            let verdict = judge
-                .run(&cols, res, &opts)
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-            if let Some(log) = &mut log {
-                for v in &verdict.violations {
-                    let line = judge.batch_line(&cols, res, (v.index - first) as usize);
-                    log.line(&format!("{line}  # index {}", v.index))?;
-                }
-            }
-            if let Some(limit) = req.list {
-                let room = limit.saturating_sub(listed.len());
-                listed.extend(verdict.violations.iter().take(room).cloned());
-            }
-            total.merge(verdict, 0);
-        }
-        base += block.lines as u64;
-        Ok(())
+    let mut run = Run::new(&judge, keep);
+    let mut judge_block = |block: &Block, base: u64| -> anyhow::Result<()> {
+        let cols: Vec<_> = block.operands.iter().map(Buffer::column).collect();
+        run.block(
+            &cols,
+            block.results.column(),
+            base,
+            |v, line| match &mut log {
+                Some(log) => log.line(&format!("{}  # index {}", line(), v.index)),
+                None => Ok(()),
+            },
+        )
     };
-    // A reader thread fills the next block while this one judges the last; blocks go back
-    // to it to be filled again, so memory is two blocks whatever the buffers' size.
-    let threaded = std::thread::scope(|s| -> Option<anyhow::Result<()>> {
-        let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<anyhow::Result<Block>>(1);
-        let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Block>();
-        let inputs = &mut inputs;
-        let results = &mut results;
-        crate::threads::spawn_scoped(s, "op-reader", move || {
-            let mut base = 0u64;
-            loop {
-                let block = empty_rx.try_recv().unwrap_or_default();
-                let read = read_block(inputs, results, block, base);
-                let last = !matches!(&read, Ok(b) if b.lines == BLOCK_LINES);
-                if let Ok(b) = &read {
-                    base += b.lines as u64;
+    // A reader stage fills the next block while this thread judges the last; judged
+    // blocks go back to it to be filled again, so memory is two blocks whatever the
+    // buffers' size.
+    let mut next = 0u64;
+    let read = |block: Block| -> anyhow::Result<Block> {
+        let block = read_block(&mut inputs, &mut results, block, next)?;
+        next += block.lines as u64;
+        Ok(block)
+    };
+    std::thread::scope(|s| -> anyhow::Result<()> {
+        let mut reader = Stage::start(s, "op-reader", 1, true, read);
+        reader.send(Block::default());
+        let mut base = 0u64;
+        let judged = (|| -> anyhow::Result<()> {
+            while let Some(block) = reader.recv() {
+                let last = block.lines < BLOCK_LINES;
+                if !last {
+                    reader.send(Block::default());
                 }
-                if full_tx.send(read).is_err() || last {
+                judge_block(&block, base)?;
+                base += block.lines as u64;
+                if last {
                     break;
                 }
-            }
-        })?;
-        Some((|| {
-            for block in full_rx {
-                let block = block?;
-                judge_block(&block)?;
-                let _ = empty_tx.send(block);
             }
             Ok(())
-        })())
-    });
-    match threaded {
-        Some(result) => result?,
-        // The system refused the reader thread: read and judge in turn, on this one.
-        None => {
-            let mut next = 0u64;
-            loop {
-                let block = read_block(&mut inputs, &mut results, Block::default(), next)?;
-                next += block.lines as u64;
-                judge_block(&block)?;
-                if block.lines < BLOCK_LINES {
-                    break;
-                }
-            }
-        }
-    }
+        })();
+        // A judging error is about an earlier block than the one being read.
+        judged?;
+        reader.finish()
+    })?;
     if let Some(log) = log {
         log.finish()?;
     }
@@ -370,24 +329,19 @@ pub fn run(
         crate::format::Arithmetic::Double => Family::F64,
         _ => Family::F32,
     };
-    if let Some(m) = &mut total.map {
-        m.fill_bounds(&judge);
-    }
-    let report = ProbeReport {
+    let verdict = run.finish();
+    let report = Findings {
         source: Source::Buffers {
             operands: operand_names,
             results: results_name,
         },
         rules: req.rules,
-        ops: vec![OpReport {
-            violations: listed,
-            ..OpReport::judged(
-                judge.name(),
-                crate::probe::catalog::format_label(judge.op(), &judge.format()),
-                family,
-                &total,
-            )
-        }],
+        ops: vec![OpFindings::judged(
+            judge.name(),
+            crate::probe::catalog::format_label(judge.op(), &judge.format()),
+            family,
+            &verdict,
+        )],
         seconds: start.elapsed().as_secs_f64(),
         partial: false,
     };
@@ -395,7 +349,7 @@ pub fn run(
         f.probe(&report)?;
     }
     r.report(out, &report)?;
-    Ok(if total.violate > 0 {
+    Ok(if verdict.violate > 0 {
         Verdict::Negative
     } else {
         Verdict::Success

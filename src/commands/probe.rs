@@ -9,11 +9,12 @@ use anyhow::Context;
 use super::Verdict;
 use super::report::ReportFile;
 use crate::d3d::RuleSet;
+use crate::judge::{Family, Findings, Via};
 use crate::output_file::OutputFile;
 use crate::probe::fake::Fake;
-use crate::probe::translate::{self, Translator, Via};
+use crate::probe::translate::{self, Translator};
 use crate::probe::vulkan::Vulkan;
-use crate::probe::{self, Device, Family, ProbeError, ProbeReport, ProbeRequest, catalog, dxbc};
+use crate::probe::{self, Device, ProbeError, ProbeRequest, catalog, dxbc};
 use crate::render::Style;
 use crate::render::probe::ProbeRenderer;
 use crate::render::report::Meta;
@@ -78,7 +79,7 @@ pub fn run(
 ) -> anyhow::Result<Verdict> {
     // Usage errors first, so they do not wait for (or need) a device.
     let kernels = catalog::select(&req.ops).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let paths = Via::parse_list(&req.via).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let paths = Via::parse_list(&req.via).map_err(|e| anyhow::anyhow!("--via: {e}"))?;
     if req.translator_lib.is_some() && !paths.contains(&Via::Vkd3dShader) {
         anyhow::bail!("--translator-lib: only --via vkd3d-shader loads a library");
     }
@@ -343,7 +344,7 @@ impl Logs {
 
     /// `--emit-log`: every line of the report; FILE.f16 only when the device ran an f16
     /// instruction.
-    fn write(mut self, report: &ProbeReport) -> anyhow::Result<()> {
+    fn write(mut self, report: &Findings) -> anyhow::Result<()> {
         for o in &report.ops {
             for line in &o.log {
                 self.line(o.family == Family::F16, line)?;

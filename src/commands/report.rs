@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+use crate::judge::Findings;
 use crate::output_file::{Input, OutputFile};
-use crate::probe::ProbeReport;
 use crate::render::report::{Meta, UlpPage, probe_page, ulp_page};
 
 /// A report file opened for writing.
@@ -51,7 +51,7 @@ impl ReportFile {
     }
 
     /// Writes the page of a probe or a buffer verdict.
-    pub fn probe(self, report: &ProbeReport) -> anyhow::Result<()> {
+    pub fn probe(self, report: &Findings) -> anyhow::Result<()> {
         let html = probe_page(report, &self.meta);
         self.write(html)
     }

@@ -4,8 +4,8 @@
 use std::io::{self, Write};
 
 use super::ProbeRenderer;
+use crate::judge::{DeviceInfo, Findings, Source};
 use crate::probe::paths::{self, PathClass};
-use crate::probe::{DeviceInfo, ProbeReport, Source};
 use crate::render::Palette;
 
 pub struct Human {
@@ -74,7 +74,7 @@ impl Human {
 
     /// With several paths: each class's count per path, marked where a translator
     /// introduced it or works around it.
-    fn compare(&self, out: &mut dyn Write, r: &ProbeReport, rows: &[PathClass]) -> io::Result<()> {
+    fn compare(&self, out: &mut dyn Write, r: &Findings, rows: &[PathClass]) -> io::Result<()> {
         let paths = paths::paths(r);
         writeln!(out)?;
         writeln!(
@@ -135,7 +135,7 @@ impl ProbeRenderer for Human {
         Ok(())
     }
 
-    fn report(&mut self, out: &mut dyn Write, r: &ProbeReport) -> io::Result<()> {
+    fn report(&mut self, out: &mut dyn Write, r: &Findings) -> io::Result<()> {
         match &r.source {
             Source::Device(d) => self.device(out, d)?,
             Source::Buffers { operands, results } => {
@@ -330,7 +330,7 @@ mod tests {
     fn table_classes_and_verdict() {
         let mut buf = Vec::new();
         Human::new(Palette::new(false))
-            .report(&mut buf, &super::super::sample::report())
+            .report(&mut buf, &crate::judge::findings::sample())
             .unwrap();
         let text = String::from_utf8(buf).unwrap();
         assert!(text.contains("denorm_flush_f32         granted"));

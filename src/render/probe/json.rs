@@ -6,7 +6,8 @@ use std::io::{self, Write};
 use serde_json::{Map, Value, json};
 
 use super::ProbeRenderer;
-use crate::probe::{DeviceInfo, ProbeReport, Source, paths};
+use crate::judge::{DeviceInfo, Findings, Source};
+use crate::probe::paths;
 use crate::render::json::SCHEMA;
 
 pub struct Json;
@@ -72,7 +73,7 @@ impl ProbeRenderer for Json {
         Ok(())
     }
 
-    fn report(&mut self, out: &mut dyn Write, r: &ProbeReport) -> io::Result<()> {
+    fn report(&mut self, out: &mut dyn Write, r: &Findings) -> io::Result<()> {
         let mut d = match &r.source {
             Source::Device(d) => device(d),
             Source::Buffers { operands, results } => json!({
@@ -159,7 +160,7 @@ mod tests {
     #[test]
     fn one_object_per_line_with_the_issue_keys() {
         let mut buf = Vec::new();
-        Json.report(&mut buf, &super::super::sample::report())
+        Json.report(&mut buf, &crate::judge::findings::sample())
             .unwrap();
         let objects: Vec<Value> = String::from_utf8(buf)
             .unwrap()

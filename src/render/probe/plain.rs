@@ -7,7 +7,8 @@
 use std::io::{self, Write};
 
 use super::ProbeRenderer;
-use crate::probe::{DeviceInfo, ProbeReport, paths};
+use crate::judge::{DeviceInfo, Findings};
+use crate::probe::paths;
 
 pub struct Plain;
 
@@ -19,7 +20,7 @@ impl ProbeRenderer for Plain {
         Ok(())
     }
 
-    fn report(&mut self, out: &mut dyn Write, r: &ProbeReport) -> io::Result<()> {
+    fn report(&mut self, out: &mut dyn Write, r: &Findings) -> io::Result<()> {
         let named = paths::translated(r);
         for op in &r.ops {
             match op.skipped {
@@ -53,7 +54,7 @@ mod tests {
     fn rows_and_total() {
         let mut buf = Vec::new();
         Plain
-            .report(&mut buf, &super::super::sample::report())
+            .report(&mut buf, &crate::judge::findings::sample())
             .unwrap();
         assert_eq!(
             String::from_utf8(buf).unwrap(),

@@ -3,12 +3,12 @@
 
 use super::{Meta, Page, count, escape, plot};
 use crate::judge::Histogram;
+use crate::judge::OpFindings;
 use crate::judge::map::ErrorMap;
-use crate::probe::judge::OpReport;
-use crate::probe::{ProbeReport, Source};
+use crate::judge::{Findings, Source};
 
 /// The whole page.
-pub fn probe_page(report: &ProbeReport, meta: &Meta) -> std::io::Result<String> {
+pub fn probe_page(report: &Findings, meta: &Meta) -> std::io::Result<String> {
     let title = match &report.source {
         Source::Device(d) => format!("d3dfloat probe: {}", d.name),
         Source::Buffers { .. } => "d3dfloat op: buffers judged".to_string(),
@@ -23,7 +23,7 @@ pub fn probe_page(report: &ProbeReport, meta: &Meta) -> std::io::Result<String> 
     Ok(page.finish())
 }
 
-fn source(page: &mut Page, report: &ProbeReport) {
+fn source(page: &mut Page, report: &Findings) {
     let mut rows = Vec::new();
     match &report.source {
         Source::Device(d) => {
@@ -111,7 +111,7 @@ fn yes_no(b: bool) -> &'static str {
 
 /// The table the terminal shows, one row per instruction, each number in a `data-` field
 /// as well (what the browser test compares with `--json`).
-fn summary(page: &mut Page, report: &ProbeReport) {
+fn summary(page: &mut Page, report: &Findings) {
     let mut html = String::from(
         "<table class=\"summary\"><tr><th>instruction</th><th>format</th><th>via</th>\
          <th>lines</th><th>conform</th><th>violate</th><th>max ULPs</th><th>conforming max</th>\
@@ -155,7 +155,7 @@ fn summary(page: &mut Page, report: &ProbeReport) {
 }
 
 /// With several paths: each class's count per path, with the translators' changes.
-fn paths_table(page: &mut Page, report: &ProbeReport) {
+fn paths_table(page: &mut Page, report: &Findings) {
     let rows = crate::probe::paths::compare(report);
     if rows.is_empty() {
         return;
@@ -202,7 +202,7 @@ fn paths_table(page: &mut Page, report: &ProbeReport) {
 }
 
 /// Instruction `i` of the report: its facts, classes and charts.
-fn instruction(page: &mut Page, i: usize, op: &OpReport) -> std::io::Result<()> {
+fn instruction(page: &mut Page, i: usize, op: &OpFindings) -> std::io::Result<()> {
     let via = if op.via.translated() {
         format!(" through {}", op.via)
     } else {
@@ -271,7 +271,7 @@ fn instruction(page: &mut Page, i: usize, op: &OpReport) -> std::io::Result<()> 
 fn error_chart(
     page: &mut Page,
     anchor: &str,
-    op: &OpReport,
+    op: &OpFindings,
     map: &ErrorMap,
 ) -> std::io::Result<()> {
     // What the browser test finds drawn: a point of the largest distance for each cell
@@ -348,7 +348,7 @@ pub fn histogram_buckets(h: &Histogram) -> Vec<(String, u64)> {
     out
 }
 
-fn distance_histogram(page: &mut Page, op: &OpReport, h: &Histogram) -> std::io::Result<()> {
+fn distance_histogram(page: &mut Page, op: &OpFindings, h: &Histogram) -> std::io::Result<()> {
     let buckets = histogram_buckets(h);
     let svg = plot::histogram(
         &format!("{} ({}): every input by distance", op.name, op.format),
@@ -370,14 +370,15 @@ fn distance_histogram(page: &mut Page, op: &OpReport, h: &Histogram) -> std::io:
 mod tests {
     use super::*;
     use crate::d3d::RuleSet;
+    use crate::judge::Family;
     use crate::judge::Judge;
+    use crate::judge::Sweep;
     use crate::judge::map::Cell;
-    use crate::probe::catalog::{Family, all_kernels};
-    use crate::probe::judge::Sweep;
+    use crate::probe::catalog::all_kernels;
 
     /// A sweep's report with every cell of its map filled, violations in every other
     /// cell, every histogram bucket used: the largest page a sweep can make.
-    fn full_sweep(k: &crate::probe::catalog::Kernel) -> OpReport {
+    fn full_sweep(k: &crate::probe::catalog::Kernel) -> OpFindings {
         let judge = Judge::new(k.op, k.format, RuleSet::D3D11);
         let mut map = ErrorMap::for_judge(&judge);
         for (i, c) in map.cells.iter_mut().enumerate() {
@@ -395,7 +396,7 @@ mod tests {
             buckets: [1 << 20; 65],
             nan: 3,
         };
-        OpReport {
+        OpFindings {
             name: k.name,
             format: k.format_label(),
             family: k.family,
@@ -427,13 +428,13 @@ mod tests {
 
     #[test]
     fn a_sweep_of_every_f32_unary_instruction_fits_in_two_megabytes() {
-        let ops: Vec<OpReport> = all_kernels()
+        let ops: Vec<OpFindings> = all_kernels()
             .iter()
             .filter(|k| k.family == Family::F32 && k.operands == 1 && k.sweep().is_some())
             .map(full_sweep)
             .collect();
         assert!(ops.len() >= 16, "{} f32 sweeps", ops.len());
-        let report = ProbeReport {
+        let report = Findings {
             source: Source::Device(Default::default()),
             rules: RuleSet::D3D11,
             ops,
@@ -460,12 +461,12 @@ mod tests {
 
     #[test]
     fn every_f16_pair_sweep_fits_too() {
-        let ops: Vec<OpReport> = all_kernels()
+        let ops: Vec<OpFindings> = all_kernels()
             .iter()
             .filter(|k| k.family == Family::F16 && k.operands == 2 && k.sweep().is_some())
             .map(full_sweep)
             .collect();
-        let report = ProbeReport {
+        let report = Findings {
             source: Source::Device(Default::default()),
             rules: RuleSet::D3D11,
             ops,

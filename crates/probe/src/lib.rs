@@ -11,18 +11,21 @@ pub mod catalog;
 pub mod dxbc;
 pub mod fake;
 pub mod inputs;
-pub mod judge;
 pub mod layout;
 pub mod paths;
+pub mod results;
 pub mod shader;
 pub mod sweep;
 pub mod translate;
 pub mod vulkan;
 
-pub use catalog::{Family, Kernel, Lane};
-pub use judge::{ClassCount, OpReport};
+pub use catalog::{Kernel, Lane};
+
+// The core's modules by their names, as the probe's own modules use them.
+use d3dfloat_core::{d3d, format, judge, threads};
 
 use crate::d3d::RuleSet;
+use crate::judge::{DeviceInfo, Family, Findings, Source};
 
 /// Why a probe could not run.
 #[derive(Debug, thiserror::Error)]
@@ -37,70 +40,6 @@ pub enum ProbeError {
     /// that instruction is reported skipped through that path, with the translator's words.
     #[error("{0}")]
     Translator(String),
-}
-
-/// The float controls D3D asks of a device, each as the device reports it; a control the
-/// device supports is requested in every shader that works in that width.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FloatControls {
-    /// §3.1.3.2: 32-bit arithmetic flushes denorms (`DenormFlushToZero 32`).
-    pub denorm_flush_f32: bool,
-    /// §3.1.5: float16 keeps denorms (`DenormPreserve 16`).
-    pub denorm_preserve_f16: bool,
-    /// §3.1.4: double keeps denorms (`DenormPreserve 64`).
-    pub denorm_preserve_f64: bool,
-    /// `SignedZeroInfNanPreserve` for 16, 32 and 64 bits: no fast-math on zeros, inf, NaN.
-    pub signed_zero_inf_nan_f16: bool,
-    /// `SignedZeroInfNanPreserve 32`.
-    pub signed_zero_inf_nan_f32: bool,
-    /// `SignedZeroInfNanPreserve 64`.
-    pub signed_zero_inf_nan_f64: bool,
-    /// `RoundingModeRTZ 16`: the float-to-half conversion of f32tof16 rounds toward zero.
-    pub rounding_rtz_f16: bool,
-    /// How far the denorm modes of different widths may differ (`all`, `32-bit-only`,
-    /// `none`); with `none`, a shader mixing widths gets only its 32-bit modes.
-    pub independence: String,
-}
-
-impl FloatControls {
-    /// (name, supported) in report order.
-    pub fn entries(&self) -> Vec<(&'static str, bool)> {
-        vec![
-            ("denorm_flush_f32", self.denorm_flush_f32),
-            ("denorm_preserve_f16", self.denorm_preserve_f16),
-            ("denorm_preserve_f64", self.denorm_preserve_f64),
-            ("signed_zero_inf_nan_f16", self.signed_zero_inf_nan_f16),
-            ("signed_zero_inf_nan_f32", self.signed_zero_inf_nan_f32),
-            ("signed_zero_inf_nan_f64", self.signed_zero_inf_nan_f64),
-            ("rounding_rtz_f16", self.rounding_rtz_f16),
-        ]
-    }
-}
-
-/// What is known of a device before anything runs on it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DeviceInfo {
-    /// The device's index in `--list-devices`.
-    pub index: usize,
-    /// The device's name.
-    pub name: String,
-    /// The driver's name and its own version text (`llvmpipe`, `Mesa 22.3.6 (LLVM 15.0.6)`).
-    pub driver: String,
-    /// The driver's own version text.
-    pub driver_version: String,
-    /// The Vulkan API version the device supports.
-    pub api_version: String,
-    /// `cpu`, `integrated-gpu`, `discrete-gpu`, `virtual-gpu` or `other`.
-    pub device_type: String,
-    /// Whether the device has `shaderFloat16`.
-    pub float16: bool,
-    /// Whether the device has `shaderFloat64`.
-    pub float64: bool,
-    /// Every float control D3D wants, as supported; all supported ones are requested.
-    pub float_controls: FloatControls,
-    /// The translators the device runs DXBC through (`--via`), each with its version and
-    /// the options set on it; empty for the direct path alone.
-    pub translators: Vec<translate::TranslatorInfo>,
 }
 
 /// Runs kernels. `run` gets `lines` lines of operands (the kernel's input words per line)
@@ -164,53 +103,6 @@ pub struct ProbeRequest {
     pub map: bool,
 }
 
-/// Where the results came from.
-#[derive(Clone, Debug)]
-pub enum Source {
-    /// A device the probe ran the instructions on.
-    Device(DeviceInfo),
-    /// Buffers a harness wrote (`op --operands ... --results ...`): the files as named
-    /// (not quoted or escaped: each renderer shows them its way).
-    Buffers {
-        /// One file per source operand.
-        operands: Vec<String>,
-        /// The results file.
-        results: String,
-    },
-}
-
-/// The whole run: where the results came from, then one report per instruction.
-#[derive(Clone, Debug)]
-pub struct ProbeReport {
-    /// The device probed, or the buffers judged.
-    pub source: Source,
-    /// The rule set results were judged by.
-    pub rules: RuleSet,
-    /// One report per instruction.
-    pub ops: Vec<OpReport>,
-    /// Wall-clock time of the run.
-    pub seconds: f64,
-    /// The run was interrupted: the report holds what was judged before.
-    pub partial: bool,
-}
-
-impl ProbeReport {
-    /// Lines run over every instruction.
-    pub fn lines(&self) -> u64 {
-        self.ops.iter().map(|o| o.lines).sum()
-    }
-
-    /// Violating lines over every instruction.
-    pub fn violate(&self) -> u64 {
-        self.ops.iter().map(|o| o.violate).sum()
-    }
-
-    /// Instructions that ran (not skipped).
-    pub fn ops_run(&self) -> usize {
-        self.ops.iter().filter(|o| o.skipped.is_none()).count()
-    }
-}
-
 /// Packs operand patterns into the device's 32-bit words (a double as two words, low first).
 pub fn pack(lane: Lane, components: &[u64]) -> Vec<u32> {
     let mut words = Vec::with_capacity(components.len() * lane.words());
@@ -224,12 +116,12 @@ pub fn pack(lane: Lane, components: &[u64]) -> Vec<u32> {
 }
 
 /// Runs every requested kernel on `device` and judges the results.
-pub fn run(device: &mut dyn Device, req: &ProbeRequest) -> Result<ProbeReport, ProbeError> {
+pub fn run(device: &mut dyn Device, req: &ProbeRequest) -> Result<Findings, ProbeError> {
     let start = std::time::Instant::now();
     let mut ops = Vec::with_capacity(req.kernels.len());
     for k in &req.kernels {
         if let Some(reason) = device.unsupported(k) {
-            ops.push(OpReport::skipped(k, reason));
+            ops.push(results::skipped(k, reason));
             continue;
         }
         let operands = inputs::generate(k, req.count, req.seed);
@@ -239,7 +131,7 @@ pub fn run(device: &mut dyn Device, req: &ProbeRequest) -> Result<ProbeReport, P
             // A translator that cannot take the instruction is a finding about that path,
             // not the end of the run.
             Err(ProbeError::Translator(why)) => {
-                ops.push(OpReport::skipped(k, why));
+                ops.push(results::skipped(k, why));
                 continue;
             }
             r => r?,
@@ -251,7 +143,7 @@ pub fn run(device: &mut dyn Device, req: &ProbeRequest) -> Result<ProbeReport, P
                 results.len()
             )));
         }
-        ops.push(judge::judge(
+        ops.push(results::judge(
             k,
             req.rules,
             &operands,
@@ -260,7 +152,7 @@ pub fn run(device: &mut dyn Device, req: &ProbeRequest) -> Result<ProbeReport, P
             req.map,
         )?);
     }
-    Ok(ProbeReport {
+    Ok(Findings {
         source: Source::Device(device.info().clone()),
         rules: req.rules,
         ops,

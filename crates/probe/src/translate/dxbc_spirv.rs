@@ -6,8 +6,10 @@
 
 use super::Translator;
 #[cfg(feature = "dxbc-spirv")]
-use super::{TranslatorInfo, UAV_BINDINGS};
-use crate::probe::FloatControls;
+use super::UAV_BINDINGS;
+use crate::judge::FloatControls;
+#[cfg(feature = "dxbc-spirv")]
+use crate::judge::TranslatorInfo;
 
 /// The crate dxbc-spirv comes from, as the report names it.
 #[cfg(feature = "dxbc-spirv")]

@@ -13,9 +13,10 @@ use rspirv::spirv::{
     FunctionControl, GlslStd450Op, MemoryModel, StorageClass, Word,
 };
 
-use super::FloatControls;
-use super::catalog::{Family, Kernel, Lane};
+use super::catalog::{Kernel, Lane};
 use crate::d3d::Op;
+use crate::judge::Family;
+use crate::judge::FloatControls;
 
 /// Invocations per workgroup of the sampled shaders; the host pads every dispatch to a
 /// multiple of this.
@@ -524,7 +525,7 @@ fn instruction(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::catalog::all_kernels;
+    use crate::catalog::all_kernels;
 
     #[test]
     fn every_kernel_assembles_to_a_spirv_module() {

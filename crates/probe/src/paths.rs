@@ -3,9 +3,8 @@
 //! seen through a translator but not on the direct path was introduced by the translation;
 //! one seen directly but not through a translator is one that translator works around.
 
-use super::judge::OpReport;
-use super::translate::Via;
-use super::{Family, ProbeReport};
+use crate::judge::Via;
+use crate::judge::{Family, Findings, OpFindings};
 
 /// What a translated path did to a class, against the direct path of the same device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,7 +44,7 @@ pub struct PathClass {
 }
 
 /// The paths the report's instructions ran through, in report order.
-pub fn paths(r: &ProbeReport) -> Vec<Via> {
+pub fn paths(r: &Findings) -> Vec<Via> {
     let mut v: Vec<Via> = r.ops.iter().map(|o| o.via).collect();
     v.sort();
     v.dedup();
@@ -54,23 +53,23 @@ pub fn paths(r: &ProbeReport) -> Vec<Via> {
 
 /// Whether the report shows more than the direct path (its renderers then name the path
 /// of every row).
-pub fn translated(r: &ProbeReport) -> bool {
+pub fn translated(r: &Findings) -> bool {
     r.ops.iter().any(|o| o.via.translated())
 }
 
-fn ran(op: &OpReport) -> bool {
+fn ran(op: &OpFindings) -> bool {
     op.skipped.is_none()
 }
 
 /// Every class of every instruction, counted per path, with the translators' changes;
 /// empty when the report has one path. Rows in the report's instruction order, then by
 /// the class's first appearance.
-pub fn compare(r: &ProbeReport) -> Vec<PathClass> {
+pub fn compare(r: &Findings) -> Vec<PathClass> {
     let paths = paths(r);
     if paths.len() < 2 {
         return Vec::new();
     }
-    let same = |a: &OpReport, b: &OpReport| a.name == b.name && a.family == b.family;
+    let same = |a: &OpFindings, b: &OpFindings| a.name == b.name && a.family == b.family;
     let mut rows: Vec<PathClass> = Vec::new();
     for op in &r.ops {
         for c in &op.classes {
@@ -122,7 +121,7 @@ pub fn compare(r: &ProbeReport) -> Vec<PathClass> {
 /// Whether class `class` of `op` (run through a translator) is absent from the direct run
 /// of the same instruction in `r`, which ran: the translation introduced it. `false` for
 /// direct ops and when the direct path did not run.
-pub fn introduced(r: &ProbeReport, op: &OpReport, class: &str) -> bool {
+pub fn introduced(r: &Findings, op: &OpFindings, class: &str) -> bool {
     op.via.translated()
         && r.ops.iter().any(|o| {
             o.name == op.name
@@ -135,7 +134,7 @@ pub fn introduced(r: &ProbeReport, op: &OpReport, class: &str) -> bool {
 
 /// The translated paths that ran `op` (a direct op) without its class `class`: they work
 /// around it.
-pub fn worked_around_by(r: &ProbeReport, op: &OpReport, class: &str) -> Vec<Via> {
+pub fn worked_around_by(r: &Findings, op: &OpFindings, class: &str) -> Vec<Via> {
     if op.via.translated() {
         return Vec::new();
     }
@@ -157,8 +156,8 @@ mod tests {
     use super::*;
     use crate::judge::ClassCount;
 
-    fn op(name: &'static str, via: Via, classes: &[(&str, u64)]) -> OpReport {
-        let mut o = crate::render::probe::sample::report().ops[0].clone();
+    fn op(name: &'static str, via: Via, classes: &[(&str, u64)]) -> OpFindings {
+        let mut o = crate::judge::findings::sample().ops[0].clone();
         o.name = name;
         o.via = via;
         o.classes = classes
@@ -176,7 +175,7 @@ mod tests {
 
     #[test]
     fn classes_are_counted_per_path_and_marked_where_a_translator_changes_them() {
-        let mut r = crate::render::probe::sample::report();
+        let mut r = crate::judge::findings::sample();
         let mut skipped = op("sqrt", Via::DxbcSpirv, &[]);
         skipped.skipped = Some("refused".into());
         r.ops = vec![

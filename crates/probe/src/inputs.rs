@@ -455,7 +455,7 @@ pub fn generate(k: &Kernel, count: usize, seed: u64) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::catalog::all_kernels;
+    use crate::catalog::all_kernels;
 
     #[test]
     fn same_seed_same_lines_and_the_count_is_kept() {

@@ -1,16 +1,15 @@
 //! Streaming conversion of raw little-endian data of any size in constant memory. With
-//! several cores, a reader thread fills chunks, the calling thread converts each chunk on
-//! every core (rayon over slices of it), a writer thread writes them out, with a few
-//! buffers recycled among them. On one core (a pipeline pinning each conversion to its
+//! several cores, a reader stage fills chunks, the calling thread converts each chunk on
+//! every core (rayon over slices of it), a writer stage writes them out, with a few
+//! buffers recycled among them ([`Stage`]). On one core (a pipeline pinning each conversion to its
 //! own core, `taskset -c 0`) threads only add hand-offs, so one loop reads, converts and
 //! writes small chunks that stay in the core's own cache.
 
 use std::io::{Read, Write};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use rayon::prelude::*;
 
-use crate::threads;
+use crate::threads::Stage;
 
 use super::{Conversion, ConvertError, Stats, kernels};
 use crate::io::{PageBuf, read_full};
@@ -72,39 +71,67 @@ pub fn convert_stream(
         return convert_serial(conv, input, output, names, progress);
     }
     let len = chunk_len(conv, CHUNK_BYTES);
-    let (full_tx, full_rx) = sync_channel::<(PageBuf, usize)>(1);
-    let (empty_tx, empty_rx) = sync_channel::<PageBuf>(3);
-    let (out_tx, out_rx) = sync_channel::<(PageBuf, usize)>(1);
-    let (spare_tx, spare_rx) = sync_channel::<PageBuf>(3);
-    let threaded = std::thread::scope(|scope| {
-        // The writer starts first: it takes nothing from the input, so when the reader
-        // cannot start (the system refuses threads) the stream is still whole, and the
-        // one-thread loop below converts it from its first byte.
-        let writer = threads::spawn_scoped(scope, "convert-writer", || {
-            write_chunks(&mut *output, out_rx, spare_tx)
-        })?;
-        let Some(reader) = threads::spawn_scoped(scope, "convert-reader", || {
-            read_chunks(&mut *input, len, full_tx, empty_rx)
-        }) else {
-            drop(out_tx); // the writer ends, having written nothing
-            let _ = writer.join();
-            return None;
-        };
-        let converted = convert_chunks(conv, full_rx, empty_tx, out_tx, spare_rx, progress);
-        // Report the first failure in stream order: reading, then converting, then writing.
-        let read = reader.join().expect("reader thread");
-        let written = writer.join().expect("writer thread");
-        Some((|| {
-            read.map_err(|e| reading(names.0, e))?;
-            let stats = converted?;
-            written.map_err(|e| writing(names.1, e))?;
-            Ok(stats)
-        })())
+    // Three stages: a reader fills the input chunks it is sent, this thread converts each
+    // on every core, a writer writes the output chunks and hands them back. Two chunks of
+    // each side are alive at most. When the system refuses a thread, its stage runs here,
+    // in turn: the same chunks in the same order.
+    let read = |mut buf: PageBuf| -> std::io::Result<(PageBuf, usize)> {
+        let n = read_full(&mut *input, &mut buf)?;
+        Ok((buf, n))
+    };
+    let write = |(buf, n): (PageBuf, usize)| -> std::io::Result<PageBuf> {
+        output.write_all(&buf[..n])?;
+        Ok(buf)
+    };
+    let (read, converted, written) = std::thread::scope(|scope| {
+        let mut writer = Stage::start(scope, "convert-writer", 1, true, write);
+        let mut reader = Stage::start(scope, "convert-reader", 1, true, read);
+        reader.send(PageBuf::zeroed(len));
+        let mut spare_input = Some(PageBuf::zeroed(len));
+        let mut fresh_outputs = 2;
+        let mut stats = Stats::default();
+        let mut total: u64 = 0;
+        let converted = (|| -> Result<(), ConvertError> {
+            while let Some((buf, n)) = reader.recv() {
+                // A short chunk is the input's end: nothing more is read after it.
+                let last = n < len;
+                if !last {
+                    let next = spare_input.take();
+                    reader.send(next.unwrap_or_else(|| PageBuf::zeroed(len)));
+                }
+                total += n as u64;
+                whole_groups(conv, n, total)?;
+                let mut dst = if fresh_outputs > 0 {
+                    fresh_outputs -= 1;
+                    PageBuf::zeroed(conv.dst_len(buf.len()))
+                } else {
+                    match writer.recv() {
+                        Some(b) => b,
+                        None => break, // the writer failed; its error is reported
+                    }
+                };
+                let m = conv.dst_len(n);
+                stats.merge(&convert_parallel(conv, &buf[..n], &mut dst[..m]));
+                if !writer.send((dst, m)) {
+                    break;
+                }
+                progress(total);
+                spare_input = Some(buf);
+                if last {
+                    break;
+                }
+            }
+            Ok(())
+        })();
+        (reader.finish(), converted.map(|()| stats), writer.finish())
     });
-    match threaded {
-        Some(result) => result,
-        None => convert_serial(conv, input, output, names, progress),
-    }
+    // The first failure in stream order: reading, then converting, then writing.
+    read.map_err(|e| reading(names.0, e))?;
+    let stats = converted?;
+    written
+        .and_then(|()| output.flush())
+        .map_err(|e| writing(names.1, e))?;
+    Ok(stats)
 }
 
 /// [`convert_stream`] on one thread: the same chunks in the same order, and the same
@@ -160,70 +187,6 @@ fn reading(name: &str, e: std::io::Error) -> ConvertError {
 
 fn writing(name: &str, e: std::io::Error) -> ConvertError {
     ConvertError::io(format!("writing {name}"), e)
-}
-
-fn read_chunks(
-    input: &mut (dyn Read + Send),
-    len: usize,
-    full: SyncSender<(PageBuf, usize)>,
-    empty: Receiver<PageBuf>,
-) -> std::io::Result<()> {
-    let mut spare = vec![PageBuf::zeroed(len), PageBuf::zeroed(len)];
-    loop {
-        let Some(mut buf) = spare.pop().or_else(|| empty.recv().ok()) else {
-            return Ok(()); // The converter stopped.
-        };
-        let n = read_full(input, &mut buf)?;
-        if full.send((buf, n)).is_err() || n < len {
-            return Ok(());
-        }
-    }
-}
-
-fn write_chunks(
-    output: &mut (dyn Write + Send),
-    chunks: Receiver<(PageBuf, usize)>,
-    spare: SyncSender<PageBuf>,
-) -> std::io::Result<()> {
-    for (buf, n) in chunks {
-        output.write_all(&buf[..n])?;
-        let _ = spare.send(buf);
-    }
-    output.flush()
-}
-
-fn convert_chunks(
-    conv: &Conversion,
-    full: Receiver<(PageBuf, usize)>,
-    empty: SyncSender<PageBuf>,
-    out: SyncSender<(PageBuf, usize)>,
-    spare: Receiver<PageBuf>,
-    progress: &(dyn Fn(u64) + Sync),
-) -> Result<Stats, ConvertError> {
-    let mut stats = Stats::default();
-    let mut total: u64 = 0;
-    let mut fresh_outputs = 2;
-    for (buf, n) in full {
-        total += n as u64;
-        whole_groups(conv, n, total)?;
-        let mut dst = if fresh_outputs > 0 {
-            fresh_outputs -= 1;
-            PageBuf::zeroed(conv.dst_len(buf.len()))
-        } else {
-            match spare.recv() {
-                Ok(b) => b,
-                Err(_) => break, // The writer failed; its error is reported.
-            }
-        };
-        let m = conv.dst_len(n);
-        stats.merge(&convert_parallel(conv, &buf[..n], &mut dst[..m]));
-        if out.send((dst, m)).is_err() {
-            break;
-        }
-        let _ = empty.send(buf);
-        progress(total);
-    }
-    Ok(stats)
 }
 
 #[cfg(test)]

@@ -4,110 +4,16 @@
 use super::ProbeError;
 use super::catalog::{Kernel, Lane};
 use crate::d3d::RuleSet;
-pub use crate::judge::ClassCount;
-use crate::judge::map::ErrorMap;
-use crate::judge::{Buffer, Column, Elem, Histogram, Judge, Options, Verdict};
+use crate::judge::{Buffer, Column, Elem, Judge, JudgeError, Keep, OpFindings, Run};
 
-/// The verdict on one instruction.
-#[derive(Clone, Debug, PartialEq)]
-pub struct OpReport {
-    /// The name `op` reads.
-    pub name: &'static str,
-    /// `f32`, `f16`, `f64`, or `a->b` for a conversion.
-    pub format: String,
-    /// The family, for the device feature it needs.
-    pub family: super::Family,
-    /// The path its shader took to the device (`direct` for buffers judged by `op`).
-    pub via: super::translate::Via,
-    /// Lines run.
-    pub lines: u64,
-    /// Lines whose result conforms.
-    pub conform: u64,
-    /// Lines whose result violates the rules.
-    pub violate: u64,
-    /// The largest distance, in ULPs of the result format, of a conforming result from the
-    /// correctly rounded one.
-    pub max_ulps: u64,
-    /// The largest distance of any result from the correctly rounded one, violations
-    /// included (a NaN against a number has none).
-    pub max_distance: u64,
-    /// The first violating lines by index with their classes, when a listing was asked
-    /// for (`--list`); the count in [`OpReport::violate`] is always whole.
-    pub violations: Vec<crate::judge::Violation>,
-    /// Most frequent first.
-    pub classes: Vec<ClassCount>,
-    /// Why the instruction did not run (a missing device feature), if it did not.
-    pub skipped: Option<String>,
-    /// Every line as `OP ARG... = RESULT`, when asked for.
-    pub log: Vec<String>,
-    /// What an exhaustive sweep adds (`probe --exhaustive`).
-    pub exhaustive: Option<Sweep>,
-    /// Where the error lies in the input range, with the allowed bound at each cell, when
-    /// a report asked for it (`--report`).
-    pub map: Option<ErrorMap>,
+/// The findings on an instruction that did not run on the device, and why.
+pub fn skipped(k: &Kernel, reason: String) -> OpFindings {
+    OpFindings::skipped(k.name, k.format_label(), k.family, k.via, reason)
 }
 
-/// What an exhaustive sweep of an instruction adds to its report: where its error lies.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Sweep {
-    /// Every line's distance from the correctly rounded result.
-    pub histogram: Histogram,
-    /// Every line of the sweep ran (false when it was interrupted).
-    pub complete: bool,
-    /// Seconds the device took to compute the chunks and hand back their results.
-    pub device_seconds: f64,
-    /// Seconds the judge was busy (alongside the device, on the other cores).
-    pub judge_seconds: f64,
-}
-
-impl OpReport {
-    /// The report of an instruction whose lines the judge saw (`exhaustive` and `log`
-    /// empty; the caller adds them).
-    pub fn judged(
-        name: &'static str,
-        format: String,
-        family: super::Family,
-        v: &Verdict,
-    ) -> OpReport {
-        OpReport {
-            name,
-            format,
-            family,
-            via: super::translate::Via::Direct,
-            lines: v.lines,
-            conform: v.conform,
-            violate: v.violate,
-            max_ulps: v.max_ulps,
-            max_distance: v.max_distance,
-            violations: Vec::new(),
-            classes: v.classes_by_count(),
-            skipped: None,
-            log: Vec::new(),
-            exhaustive: None,
-            map: v.map.clone(),
-        }
-    }
-
-    /// The report of an instruction the device could not run.
-    pub fn skipped(k: &Kernel, reason: String) -> OpReport {
-        OpReport {
-            name: k.name,
-            format: k.format_label(),
-            family: k.family,
-            via: k.via,
-            lines: 0,
-            conform: 0,
-            violate: 0,
-            max_ulps: 0,
-            max_distance: 0,
-            violations: Vec::new(),
-            classes: Vec::new(),
-            skipped: Some(reason),
-            log: Vec::new(),
-            exhaustive: None,
-            map: None,
-        }
-    }
+/// The judge's refusal of a line (an internal error) as the probe reports it.
+pub fn engine_refused(k: &Kernel, e: JudgeError) -> ProbeError {
+    ProbeError::Device(format!("{}: the op engine refused a line: {e}", k.name))
 }
 
 /// [`result_buffer`], keeping the words' vector itself when it is already the buffer (one
@@ -143,7 +49,7 @@ pub fn judge(
     results: &[u32],
     keep_log: bool,
     map: bool,
-) -> Result<OpReport, ProbeError> {
+) -> Result<OpFindings, ProbeError> {
     let judge = Judge::new(k.op, k.format, rules);
     let per_in = k.input_components();
     let per_out = k.output_words();
@@ -160,17 +66,14 @@ pub fn judge(
         .collect();
     let res = result_buffer(k, &judge, &results[..lines * per_out]);
     let cols: Vec<Column> = columns.iter().map(Buffer::column).collect();
-    let opts = Options {
-        violation_limit: 0,
+    let keep = Keep {
         map,
-        ..Options::default()
+        ..Keep::default()
     };
-    let mut verdict = judge.run(&cols, res.column(), &opts).map_err(|e| {
-        ProbeError::Device(format!("{}: the op engine refused a line: {e}", k.name))
-    })?;
-    if let Some(m) = &mut verdict.map {
-        m.fill_bounds(&judge);
-    }
+    let mut run = Run::new(&judge, keep);
+    run.block(&cols, res.column(), 0, |_, _| Ok::<(), JudgeError>(()))
+        .map_err(|e| engine_refused(k, e))?;
+    let verdict = run.finish();
     let log = if keep_log {
         (0..lines)
             .map(|i| judge.batch_line(&cols, res.column(), i))
@@ -178,18 +81,19 @@ pub fn judge(
     } else {
         Vec::new()
     };
-    Ok(OpReport {
+    Ok(OpFindings {
         via: k.via,
         log,
-        ..OpReport::judged(k.name, k.format_label(), k.family, &verdict)
+        ..OpFindings::judged(k.name, k.format_label(), k.family, &verdict)
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::catalog::{Family, all_kernels};
-    use crate::probe::pack;
+    use crate::catalog::all_kernels;
+    use crate::judge::Family;
+    use crate::pack;
 
     fn kernel(name: &str, family: Family) -> Kernel {
         all_kernels()
@@ -199,11 +103,11 @@ mod tests {
     }
 
     /// Judges one line: operand patterns and the result words a device returned.
-    fn one(k: &Kernel, operands: &[u64], results: &[u32]) -> OpReport {
+    fn one(k: &Kernel, operands: &[u64], results: &[u32]) -> OpFindings {
         judge(k, RuleSet::D3D11, operands, results, true, false).unwrap()
     }
 
-    fn class(r: &OpReport) -> &str {
+    fn class(r: &OpFindings) -> &str {
         assert_eq!(r.violate, 1, "{r:?}");
         &r.classes[0].class
     }

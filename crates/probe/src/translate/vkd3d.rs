@@ -6,7 +6,8 @@
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::path::{Path, PathBuf};
 
-use super::{TranslatorInfo, UAV_BINDINGS};
+use super::UAV_BINDINGS;
+use crate::judge::{TranslatorInfo, Via};
 
 /// The library's name on Linux (Debian's `libvkd3d-shader1`).
 pub const LIBRARY: &str = "libvkd3d-shader.so.1";
@@ -165,7 +166,7 @@ impl Vkd3dShader {
         );
         Ok(Vkd3dShader {
             info: TranslatorInfo {
-                via: super::Via::Vkd3dShader.name().into(),
+                via: Via::Vkd3dShader.name().into(),
                 version,
                 source,
                 options: vec![

@@ -3,8 +3,9 @@
 //! `Fake::no_flush()` does not, and so gets caught.
 
 use super::catalog::{Kernel, Lane};
-use super::{Device, DeviceInfo, FloatControls, ProbeError};
+use super::{Device, ProbeError};
 use crate::d3d::Op;
+use crate::judge::{DeviceInfo, FloatControls};
 use half::f16;
 
 /// The in-process device: exact IEEE results, with or without f32 flushing.

@@ -1,9 +1,9 @@
 //! The instructions a probe runs: each `op` instruction with the buffer layout of its
 //! operands and results.
 
-use super::translate::Via;
 use crate::d3d::{Domain, INSTRUCTIONS, Op};
 use crate::format::{Arithmetic, F16, F32, F64, FloatFormat};
+use crate::judge::{Family, Via};
 
 /// How one component travels through the device's buffers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,28 +42,6 @@ impl Lane {
             Domain::I32 => Lane::I32,
             Domain::U32 => Lane::U32,
             Domain::Bool => Lane::Mask,
-        }
-    }
-}
-
-/// Which device capability an instruction needs, and which log file its lines go to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Family {
-    /// 32-bit arithmetic and the conversions that involve only f32, f16 patterns and integers.
-    F32,
-    /// Needs `shaderFloat16` (16-bit arithmetic, `op --fmt f16`).
-    F16,
-    /// Needs `shaderFloat64` (the double instructions, `dtof`, `ftod`).
-    F64,
-}
-
-impl Family {
-    /// The family's name in reports (`f32`, `f16`, `f64`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::F32 => "f32",
-            Family::F16 => "f16",
-            Family::F64 => "f64",
         }
     }
 }

@@ -18,7 +18,9 @@
 
 mod class;
 mod fast;
+pub mod findings;
 pub mod map;
+mod run;
 mod slices;
 mod verdict;
 
@@ -28,6 +30,10 @@ use crate::d3d::{Domain, Op, OpError, OpRequest, Outputs, Pattern, RuleSet, eval
 use crate::format::FloatFormat;
 
 pub use class::ClassCount;
+pub use findings::{
+    DeviceInfo, Family, Findings, FloatControls, OpFindings, Source, Sweep, TranslatorInfo, Via,
+};
+pub use run::{Keep, Run};
 pub use slices::{Buffer, Column, Elem};
 use verdict::Tally;
 pub use verdict::{Histogram, Line, Options, Verdict, Violation};

@@ -158,9 +158,9 @@ pub fn reflect(words: &[u32]) -> Result<Layout, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::FloatControls;
-    use crate::probe::catalog::all_kernels;
-    use crate::probe::shader;
+    use crate::catalog::all_kernels;
+    use crate::judge::FloatControls;
+    use crate::shader;
 
     #[test]
     fn the_direct_shaders_bind_two_storage_buffers() {

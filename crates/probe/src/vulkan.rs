@@ -12,8 +12,10 @@ use ash::vk;
 use super::catalog::Kernel;
 use super::layout::{self, Binding, Layout};
 use super::shader::{self, SWEEP_LINES_PER_INVOCATION, SWEEP_WORKGROUP, WORKGROUP};
-use super::translate::{Translator, Via};
-use super::{Device, DeviceInfo, FloatControls, ProbeError, dxbc};
+use super::translate::Translator;
+use super::{Device, ProbeError, dxbc};
+use crate::judge::Via;
+use crate::judge::{DeviceInfo, FloatControls};
 
 /// The packages that give a Debian machine a Vulkan loader and a software device.
 pub const INSTALL_HINT: &str = "on Debian: apt-get install mesa-vulkan-drivers libvulkan1";

@@ -5,8 +5,7 @@
 //! in the same order ([`layout::block_images`], [`layout::images`]).
 
 use super::ConvertError;
-use super::dds::{Shape, Texels};
-use super::layout::{self, Order};
+use super::layout::{self, Order, Shape, Texels};
 use crate::format::bc6h::{self, Bc6h, Quality};
 use crate::format::{F16, Format};
 

@@ -11,9 +11,10 @@
 pub mod container;
 pub mod tokens;
 
-use super::catalog::{Family, Kernel, Lane};
+use super::catalog::{Kernel, Lane};
 use super::shader::{SWEEP_WORKGROUP, WORKGROUP};
 use crate::d3d::Op;
+use crate::judge::Family;
 use container::Chunk;
 use tokens::{Operand, Reg, global_flags, mask, opcode, run};
 
@@ -426,7 +427,7 @@ fn instruction_under_test(k: &Kernel, wrong: bool) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::catalog::all_kernels;
+    use crate::catalog::all_kernels;
 
     fn kernel(name: &str, family: Family) -> Kernel {
         all_kernels()

@@ -9,26 +9,11 @@ use ddsfile::{
     AlphaMode, Caps2, D3D10ResourceDimension, D3DFormat, Dds, DxgiFormat, PixelFormatFlags,
 };
 
+pub use super::layout::{Shape, Texels};
 use super::{Conversion, ConvertError};
 use crate::format::bc6h::{self, Bc6h};
 use crate::format::{F16, F32, Format, RoundOptions};
 use crate::io::{MemoryReadError, read_at_most, read_full};
-
-/// What one texel of a texture is: `channels` elements of `format` (1 for a packed word).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Texels {
-    /// The element format; a packed word is one element that holds all three channels.
-    pub format: Format,
-    /// Elements per texel: 1, 3 or 4 for floats, 1 for a packed word.
-    pub channels: usize,
-}
-
-impl Texels {
-    /// Bytes of one texel.
-    pub fn bytes(&self) -> usize {
-        self.format.element_bytes() * self.channels
-    }
-}
 
 /// The DXGI formats convert handles, with their texels.
 const DXGI_TEXELS: [(DxgiFormat, Format, usize, &str); 9] = [
@@ -131,65 +116,6 @@ fn supported_names() -> String {
     let mut names = DXGI_TEXELS.map(|(.., n)| n).to_vec();
     names.extend(DXGI_BC6H.map(|(.., n)| n));
     names.join(", ")
-}
-
-/// Size and arrangement of a texture, carried over from input to output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shape {
-    /// Width in texels of the largest mip level.
-    pub width: u32,
-    /// Height in texels of the largest mip level.
-    pub height: u32,
-    /// Depth in texels of the largest mip level; 1 unless the texture is 3D.
-    pub depth: u32,
-    /// Mip levels per layer, at least 1.
-    pub mips: u32,
-    /// Array layers, cube faces counted one by one.
-    pub layers: u32,
-    /// Whether the layers are cube faces, six per cube.
-    pub cubemap: bool,
-    /// The DX10 header's resource dimension (1D, 2D or 3D texture).
-    pub dimension: D3D10ResourceDimension,
-    /// The DX10 header's alpha mode, written to the output unchanged.
-    pub alpha_mode: AlphaMode,
-}
-
-impl Shape {
-    /// A plain 2D image with one level.
-    pub fn image(width: u32, height: u32) -> Shape {
-        Shape {
-            width,
-            height,
-            depth: 1,
-            mips: 1,
-            layers: 1,
-            cubemap: false,
-            dimension: D3D10ResourceDimension::Texture2D,
-            alpha_mode: AlphaMode::Unknown,
-        }
-    }
-
-    /// The most mip levels the largest dimension allows: floor(log2(max(w, h, d))) + 1,
-    /// halving down to 1x1x1.
-    pub fn most_mips(&self) -> u32 {
-        let largest = self.width.max(self.height).max(self.depth).max(1);
-        u32::BITS - largest.leading_zeros()
-    }
-
-    /// Texels in every level of every layer, or `None` if that overflows.
-    pub fn texel_count(&self) -> Option<u64> {
-        let mut per_layer: u64 = 0;
-        // From level 32 on every dimension is 1, so each further level is one texel.
-        for level in 0..self.mips.min(32) {
-            let dim = |n: u32| (n >> level).max(1) as u64;
-            let texels = dim(self.width)
-                .checked_mul(dim(self.height))?
-                .checked_mul(dim(self.depth))?;
-            per_layer = per_layer.checked_add(texels)?;
-        }
-        per_layer = per_layer.checked_add(self.mips.saturating_sub(32) as u64)?;
-        per_layer.checked_mul(self.layers as u64)
-    }
 }
 
 /// A DDS texture read into memory: its shape, texels and data (every layer's levels).
