@@ -6,7 +6,6 @@ use std::io::{self, Write};
 
 use serde_json::json;
 
-use super::human::Palette;
 use crate::format::F16;
 use crate::format::bc6h::{Block, Endpoint};
 use crate::format::text::shortest_decimal;
@@ -18,12 +17,12 @@ pub fn block_hex(b: &Block) -> String {
 }
 
 /// The format's name: `bc6h_uf16` or `bc6h_sf16`.
-fn format_name(b: &Block) -> &'static str {
+pub(super) fn format_name(b: &Block) -> &'static str {
     if b.signed { "bc6h_sf16" } else { "bc6h_uf16" }
 }
 
 /// The mode field in binary, as the spec writes it: 2 digits for modes 1 and 2, else 5.
-fn mode_bits(b: &Block) -> String {
+pub(super) fn mode_bits(b: &Block) -> String {
     match b.mode {
         Ok(m) => format!("0b{:0w$b}", m.field, w = m.field_bits as usize),
         Err(field) => format!("0b{field:05b}"),
@@ -31,19 +30,19 @@ fn mode_bits(b: &Block) -> String {
 }
 
 /// The endpoint's name in Table 2 (`w`, `x`, `y`, `z`) and what it is (region, A or B).
-const ENDPOINT_NAMES: [(&str, u8, &str); 4] =
+pub(super) const ENDPOINT_NAMES: [(&str, u8, &str); 4] =
     [("w", 0, "A"), ("x", 0, "B"), ("y", 1, "A"), ("z", 1, "B")];
 
-fn stored_hex(e: &Endpoint) -> [String; 3] {
+pub(super) fn stored_hex(e: &Endpoint) -> [String; 3] {
     e.stored.map(|v| format!("{v:#x}"))
 }
 
 /// A texel's three values, shortest decimals of the f16 patterns.
-fn values(t: &[u16; 3]) -> [String; 3] {
+pub(super) fn values(t: &[u16; 3]) -> [String; 3] {
     t.map(|bits| shortest_decimal(&F16, bits as u64))
 }
 
-fn patterns(t: &[u16; 3]) -> [String; 3] {
+pub(super) fn patterns(t: &[u16; 3]) -> [String; 3] {
     t.map(|bits| format!("0x{bits:04x}"))
 }
 
@@ -141,116 +140,4 @@ pub fn csv_cells(b: &Block) -> Vec<String> {
         list(b.texels.iter().map(|t| join3(patterns(t))).collect()),
         list(b.texels.iter().map(|t| join3(values(t))).collect()),
     ]
-}
-
-/// The human view: the mode, the partition, each endpoint in its three stages, the
-/// regions and indices as 4x4 grids, and the texels.
-pub fn human(out: &mut dyn Write, p: &Palette, b: &Block) -> io::Result<()> {
-    let label = |s: &str| p.label(&format!("{s:<11}"));
-    writeln!(out, "{} {}", format_name(b), p.value(&block_hex(b)))?;
-    let Ok(mode) = b.mode else {
-        writeln!(
-            out,
-            "  {} {} {}",
-            label("mode"),
-            p.value(&mode_bits(b)),
-            p.warn("reserved: every texel decodes to 0 (alpha 1), §19.5.13.3")
-        )?;
-        return Ok(());
-    };
-    let kind = if mode.regions == 2 {
-        "two regions"
-    } else {
-        "one region"
-    };
-    let transform = if mode.transformed {
-        "deltas from w"
-    } else {
-        "endpoints stored whole"
-    };
-    writeln!(
-        out,
-        "  {} {} ({}: {}, {kind}, {transform})",
-        label("mode"),
-        p.value(&mode.number.to_string()),
-        mode_bits(b),
-        mode.code
-    )?;
-    if let Some(part) = b.partition {
-        writeln!(
-            out,
-            "  {} {} (anchor of region 1: texel {})",
-            label("partition"),
-            p.value(&part.to_string()),
-            (1..16).find(|&i| b.is_anchor(i)).unwrap_or(0)
-        )?;
-    }
-    let rows: Vec<[String; 4]> = b
-        .endpoints()
-        .iter()
-        .zip(ENDPOINT_NAMES)
-        .map(|(e, (name, region, end))| {
-            [
-                format!("{name}: region {region} {end}"),
-                stored_hex(e).join(" "),
-                e.transformed.map(|v| v.to_string()).join(" "),
-                e.unquantized.map(|v| v.to_string()).join(" "),
-            ]
-        })
-        .collect();
-    let head = ["", "stored R G B", "transformed", "unquantized"];
-    let width = |k: usize| rows.iter().map(|r| r[k].len()).chain([head[k].len()]).max();
-    let (w1, w2) = (width(1).unwrap_or(0), width(2).unwrap_or(0));
-    writeln!(
-        out,
-        "  {} {:<15} {:<w1$}  {:<w2$}  {}",
-        label("endpoints"),
-        head[0],
-        head[1],
-        head[2],
-        head[3]
-    )?;
-    for r in &rows {
-        writeln!(
-            out,
-            "    {:<25} {:<w1$}  {:<w2$}  {}",
-            r[0], r[1], r[2], r[3]
-        )?;
-    }
-    for row in 0..4 {
-        let cells = |f: &dyn Fn(usize) -> String| -> String {
-            (0..4).map(|x| f(4 * row + x)).collect::<Vec<_>>().join(" ")
-        };
-        let indices = cells(&|i| {
-            let mark = if b.is_anchor(i) { "*" } else { " " };
-            format!("{:>2}{mark}", b.indices[i])
-        });
-        if mode.regions == 2 {
-            let regions = cells(&|i| b.regions[i].to_string());
-            let first = if row == 0 { "regions" } else { "" };
-            let line = format!("  {} {regions}    indices {indices}", label(first));
-            writeln!(out, "{}", line.trim_end())?;
-        } else {
-            let first = if row == 0 { "indices" } else { "" };
-            let line = format!("  {} {indices}", label(first));
-            writeln!(out, "{}", line.trim_end())?;
-        }
-    }
-    writeln!(
-        out,
-        "  {} (* an anchor: its index has one bit less, §19.5.13.4)",
-        label("")
-    )?;
-    writeln!(out, "  {} f16 R G B = values", label("texels"))?;
-    for (i, t) in b.texels.iter().enumerate() {
-        writeln!(
-            out,
-            "    ({},{}) {} = {}",
-            i % 4,
-            i / 4,
-            patterns(t).join(" "),
-            p.value(&values(t).join(" "))
-        )?;
-    }
-    Ok(())
 }

@@ -16,6 +16,7 @@ use crate::format::encoded::Encoded;
 use crate::input::Typed;
 use crate::ulp::{PairReport, SummaryReport};
 
+mod bc6h;
 mod convert;
 mod decode;
 mod encode;
@@ -143,7 +144,7 @@ fn decimal_or_approx(r: &Ratio) -> String {
 impl Renderer for Human {
     fn bc6h(&mut self, out: &mut dyn Write, b: &crate::format::bc6h::Block) -> io::Result<()> {
         self.separate(out)?;
-        super::bc6h::human(out, &self.p, b)
+        bc6h::human(out, &self.p, b)
     }
 
     fn decode(&mut self, out: &mut dyn Write, d: &Decoded) -> io::Result<()> {

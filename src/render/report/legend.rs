@@ -5,14 +5,14 @@
 //! the cells' colours to them. No script and no gradient reference (`url(#...)`): the
 //! swatches are plain filled rectangles, which any viewer draws the same.
 //!
-//! Colour is a function of the distance's position on [`plot::scale`](scale): linear from 0 to
+//! Colour is a function of the distance's position on [`scale`](super::scale::scale): linear from 0 to
 //! 1 ULP, `1 + log2(d)` above, so that 1, 2, 4, ... 2^k ULPs fall evenly along the bar and
 //! a map of distances from 1 to 2^20 uses its whole palette instead of one dark corner.
 
 use std::fmt::Write as _;
 
 use super::escape;
-use super::plot::scale;
+use super::scale::scale;
 
 /// The top of a heat map's scale for distances up to `largest` ULPs: the position of the
 /// first power of two at or above it (at least 1 ULP), so that the bar ends on a tick.

@@ -10,6 +10,7 @@
 mod legend;
 pub mod plot;
 mod probe;
+mod scale;
 mod ulp;
 
 use std::fmt::Write as _;

@@ -3,35 +3,16 @@
 //! distances. Text is left to the browser (`font-family="sans-serif"`): plotters' SVG
 //! backend estimates label sizes itself, so no font file is read when a page is made.
 //!
-//! Distances are drawn on one scale everywhere, linear from 0 to 1 and logarithmic above
-//! (`scale`): 0, 1, 2, 4, ... 2^k ULPs fall on whole numbers, so a correctly rounded
-//! result, a faithful one and one off by 2^20 all read at a glance.
+//! Distances are drawn on one scale everywhere ([`super::scale`]).
 
 use plotters::coord::ranged1d::{IntoSegmentedCoord, SegmentValue};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::legend;
+use super::scale::{scale, scale_label};
 use crate::d3d::Domain;
 use crate::judge::map::{Axis, ErrorMap};
-
-/// A distance on the chart's vertical scale.
-pub fn scale(d: f64) -> f64 {
-    if d <= 1.0 { d } else { 1.0 + d.log2() }
-}
-
-/// The label of a whole number on that scale.
-fn scale_label(y: f64) -> String {
-    let k = y.round();
-    if (y - k).abs() > 1e-6 || k < 0.0 {
-        return String::new();
-    }
-    match k as i64 {
-        0 => "0".into(),
-        k if k <= 11 => format!("{}", 1u64 << (k - 1)),
-        k => format!("2^{}", k - 1),
-    }
-}
 
 /// The label of the low edge of cell `c` of an axis: `2^e` (`-2^e` on the negative side),
 /// `0` for the zero-and-subnormal field and `inf` for the top one.
@@ -525,19 +506,6 @@ pub fn histogram(title: &str, buckets: &[(String, u64)], x_desc: &str) -> std::i
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_scale_puts_powers_of_two_on_whole_numbers() {
-        assert_eq!(scale(0.0), 0.0);
-        assert_eq!(scale(0.5), 0.5);
-        assert_eq!(scale(1.0), 1.0);
-        assert_eq!(scale(2.0), 2.0);
-        assert_eq!(scale(1024.0), 11.0);
-        assert_eq!(scale_label(0.0), "0");
-        assert_eq!(scale_label(3.0), "4");
-        assert_eq!(scale_label(13.0), "2^12");
-        assert_eq!(scale_label(2.5), "");
-    }
 
     #[test]
     fn zero_is_labelled_once_where_both_signs_meet() {

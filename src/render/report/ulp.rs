@@ -158,7 +158,7 @@ fn png(width: usize, height: usize, rgb: &[[u8; 3]]) -> std::io::Result<String> 
 fn heat_color(d: Option<u64>, top: f64) -> [u8; 3] {
     match d {
         None => NAN_COLOR,
-        Some(d) => ramp(plot::scale(d as f64), top),
+        Some(d) => ramp(super::scale::scale(d as f64), top),
     }
 }
 
