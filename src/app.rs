@@ -171,7 +171,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
             &commands::encode::EncodeRequest {
                 format: a.fmt,
                 opts: RoundOptions {
-                    mode: a.rounding.into(),
+                    mode: a.rounding,
                     saturate: a.saturate,
                 },
                 inputs: a.values,
@@ -189,11 +189,11 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                 },
                 bc6h: match a.to {
                     FormatArg::Format(_) => None,
-                    FormatArg::Bc6h(b) => Some((b, a.quality.into())),
+                    FormatArg::Bc6h(b) => Some((b, a.quality)),
                 },
                 channels: a.channels.map(usize::from),
                 opts: RoundOptions {
-                    mode: a.rounding.into(),
+                    mode: a.rounding,
                     saturate: a.saturate,
                 },
                 input: a.input,
@@ -205,7 +205,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                 },
                 style,
                 raw: a.raw,
-                exr_compression: a.compression.into(),
+                exr_compression: a.compression,
             },
             r.as_mut(),
             &mut out,
@@ -216,7 +216,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
         Command::Op(a) => commands::op::run(
             &commands::op::OpCommand {
                 format: a.fmt,
-                rules: a.rules.into(),
+                rules: a.rules,
                 check: a.check,
                 words: a.words,
                 style,
@@ -254,7 +254,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                 list_devices: a.list_devices,
                 ops: a.ops,
                 count: a.count as usize,
-                rules: a.rules.into(),
+                rules: a.rules,
                 emit_log: a.emit_log,
                 seed: a.seed,
                 exhaustive: a.exhaustive.then(|| commands::probe::SweepCommand {
@@ -310,7 +310,7 @@ fn op_buffers(
         &commands::op_buffers::BufferCommand {
             op,
             format,
-            rules: a.rules.into(),
+            rules: a.rules,
             operands: a.operands,
             results,
             violations: a.violations,
