@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 
-use super::Verdict;
+use super::Exit as Verdict;
 use crate::d3d::RuleSet;
 use crate::format::FloatFormat;
 use crate::io::read_full;
@@ -58,7 +58,7 @@ struct Input {
 
 impl Input {
     fn open(path: &Path, elem: Elem, per_line: usize, what: &str) -> anyhow::Result<Input> {
-        let name = crate::path_text::one_line(path);
+        let name = crate::path_text::display_path(path);
         let file = File::open(path).with_context(|| format!("{what} {name}"))?;
         let opened_len = file
             .metadata()
@@ -241,10 +241,10 @@ pub fn run(
         .operands
         .iter()
         .chain(std::iter::once(&req.results))
-        .filter_map(|p| crate::output_file::Input::path(p))
+        .filter_map(|p| crate::output_file::InputIdentity::path(p))
         .collect();
     crate::output_file::refuse_stdout_is_input(&named)?;
-    let shown = |flag: &str, p: &Path| format!("{flag} {}", crate::path_text::one_line(p));
+    let shown = |flag: &str, p: &Path| format!("{flag} {}", crate::path_text::display_path(p));
     let outputs: Vec<(String, &Path)> = req
         .violations
         .iter()
@@ -409,7 +409,10 @@ struct ViolationLog {
 }
 
 impl ViolationLog {
-    fn create(path: &Path, inputs: &[crate::output_file::Input]) -> anyhow::Result<ViolationLog> {
+    fn create(
+        path: &Path,
+        inputs: &[crate::output_file::InputIdentity],
+    ) -> anyhow::Result<ViolationLog> {
         let file = OutputFile::create_apart(path, None, inputs).context("--violations")?;
         Ok(ViolationLog { file })
     }
