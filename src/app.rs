@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::cli::{Cli, ColorChoice, Command, FormatArg, GenerateWhat, OutputArgs};
-use crate::commands::{self, Verdict};
+use crate::commands::{self, Exit};
 use crate::format::RoundOptions;
 use crate::render::{Style, renderer};
 
@@ -25,12 +25,12 @@ pub fn main_entry() -> ExitCode {
     // Every parallel loop of the run uses the pool built here (capped at the cores, and
     // smaller rather than a panic when threads are refused).
     match crate::threads::run(|| run(cli)) {
-        Ok(Verdict::Success) => ExitCode::SUCCESS,
-        Ok(Verdict::Negative) => ExitCode::from(1),
-        Ok(Verdict::Interrupted) => ExitCode::from(130),
+        Ok(Exit::Success) => ExitCode::SUCCESS,
+        Ok(Exit::Negative) => ExitCode::from(1),
+        Ok(Exit::Interrupted) => ExitCode::from(130),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            let message = commands::inputs::one_line(&format!("{e:#}"));
+            let message = commands::inputs::stderr_line(&format!("{e:#}"));
             report_error(&message);
             ExitCode::from(EXIT_ERROR)
         }
@@ -54,7 +54,7 @@ fn usage_error(e: clap::Error) -> ExitCode {
             ExitCode::SUCCESS
         };
     }
-    let message = commands::inputs::one_line(&usage_message(&e.render().to_string(), e.kind()));
+    let message = commands::inputs::stderr_line(&usage_message(&e.render().to_string(), e.kind()));
     report_error(&message);
     ExitCode::from(EXIT_ERROR)
 }
@@ -143,7 +143,7 @@ pub fn use_color(choice: ColorChoice) -> bool {
 
 /// Runs one parsed command line: picks the renderer and the colour, dispatches to the
 /// subcommand, and says whether the verdict was positive (exit 0) or negative (exit 1).
-pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
+pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     let style = style(&cli.output);
     let mut r = renderer(style, use_color(cli.output.color));
     // Not locked: `convert` writes its data to stdout from a writer thread.
@@ -171,7 +171,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
             &commands::encode::EncodeRequest {
                 format: a.fmt,
                 opts: RoundOptions {
-                    mode: a.rounding.into(),
+                    mode: a.rounding,
                     saturate: a.saturate,
                 },
                 inputs: a.values,
@@ -189,11 +189,11 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                 },
                 bc6h: match a.to {
                     FormatArg::Format(_) => None,
-                    FormatArg::Bc6h(b) => Some((b, a.quality.into())),
+                    FormatArg::Bc6h(b) => Some((b, a.quality)),
                 },
                 channels: a.channels.map(usize::from),
                 opts: RoundOptions {
-                    mode: a.rounding.into(),
+                    mode: a.rounding,
                     saturate: a.saturate,
                 },
                 input: a.input,
@@ -205,7 +205,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                 },
                 style,
                 raw: a.raw,
-                exr_compression: a.compression.into(),
+                exr_compression: a.compression,
             },
             r.as_mut(),
             &mut out,
@@ -216,7 +216,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
         Command::Op(a) => commands::op::run(
             &commands::op::OpCommand {
                 format: a.fmt,
-                rules: a.rules.into(),
+                rules: a.rules,
                 check: a.check,
                 words: a.words,
                 style,
@@ -254,7 +254,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
                 list_devices: a.list_devices,
                 ops: a.ops,
                 count: a.count as usize,
-                rules: a.rules.into(),
+                rules: a.rules,
                 emit_log: a.emit_log,
                 seed: a.seed,
                 exhaustive: a.exhaustive.then(|| commands::probe::SweepCommand {
@@ -274,7 +274,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Verdict> {
             crate::render::probe::probe_renderer(style, use_color(cli.output.color)).as_mut(),
             &mut out,
         ),
-        Command::Generate(a) => generate(a.what, &a.dir).map(|()| Verdict::Success),
+        Command::Generate(a) => generate(a.what, &a.dir).map(|()| Exit::Success),
     };
     // Whatever was written for good inputs goes out before an error is reported.
     let flushed = out.flush();
@@ -289,7 +289,7 @@ fn op_buffers(
     style: crate::render::Style,
     color: bool,
     out: &mut dyn Write,
-) -> anyhow::Result<Verdict> {
+) -> anyhow::Result<Exit> {
     let (Some(results), false) = (a.results, a.operands.is_empty()) else {
         anyhow::bail!("--operands and --results go together: name both");
     };
@@ -310,7 +310,7 @@ fn op_buffers(
         &commands::op_buffers::BufferCommand {
             op,
             format,
-            rules: a.rules.into(),
+            rules: a.rules,
             operands: a.operands,
             results,
             violations: a.violations,
@@ -327,7 +327,7 @@ fn op_buffers(
 fn generate(what: GenerateWhat, dir: &std::path::Path) -> anyhow::Result<()> {
     use anyhow::Context;
     std::fs::create_dir_all(dir)
-        .with_context(|| format!("creating {}", crate::path_text::one_line(dir)))?;
+        .with_context(|| format!("creating {}", crate::path_text::display_path(dir)))?;
     let files = match what {
         GenerateWhat::Completions => crate::docs::completions(),
         GenerateWhat::Man => crate::docs::man_pages(),
@@ -335,7 +335,7 @@ fn generate(what: GenerateWhat, dir: &std::path::Path) -> anyhow::Result<()> {
     for (name, bytes) in files {
         let path = dir.join(name);
         std::fs::write(&path, bytes)
-            .with_context(|| format!("writing {}", crate::path_text::one_line(&path)))?;
+            .with_context(|| format!("writing {}", crate::path_text::display_path(&path)))?;
     }
     Ok(())
 }

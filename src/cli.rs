@@ -1,9 +1,13 @@
 //! The command-line surface (clap derive). Clap types stop here: each subcommand's
 //! arguments become a plain request for the command modules.
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
-use crate::format::{Format, Rounding};
+use crate::convert::exr_out::ExrCompression;
+use crate::d3d::RuleSet;
+use crate::format::bc6h::Quality;
+use crate::format::{Choice, Format, Rounding};
 
 const AFTER_HELP: &str = "\
 Inputs come from the arguments or, when there are none, from stdin, one per line (blank
@@ -175,11 +179,11 @@ pub struct ConvertArgs {
     /// BC6H output: how hard the encoder looks (fast: 1 partition, the finest mode precision
     /// that fits; normal: 4 partitions, one precision finer too; slow: 12 partitions, more
     /// precisions, more refinement)
-    #[arg(long, value_enum, default_value_t = QualityArg::Normal, value_name = "Q")]
-    pub quality: QualityArg,
+    #[arg(long, value_parser = choice::<Quality>(), default_value_t = Quality::default(), value_name = "Q")]
+    pub quality: Quality,
     /// Rounding direction
-    #[arg(long, short = 'r', value_enum, default_value_t = RoundingArg::Rne, value_name = "R")]
-    pub rounding: RoundingArg,
+    #[arg(long, short = 'r', value_parser = choice::<Rounding>(), default_value_t = Rounding::default(), value_name = "R")]
+    pub rounding: Rounding,
     /// Keep finite values finite: overflow gives the largest finite value in every mode
     #[arg(long)]
     pub saturate: bool,
@@ -190,8 +194,8 @@ pub struct ConvertArgs {
     #[arg(long)]
     pub raw: bool,
     /// Compression of an .exr output
-    #[arg(long, value_enum, default_value_t = ExrCompressionArg::Zip, value_name = "C")]
-    pub compression: ExrCompressionArg,
+    #[arg(long, value_parser = choice::<ExrCompression>(), default_value_t = ExrCompression::default(), value_name = "C")]
+    pub compression: ExrCompression,
     /// Output file, or - for stdout [default: stdout]
     #[arg(long, short = 'o', value_name = "OUTPUT")]
     pub output: Option<std::path::PathBuf>,
@@ -280,8 +284,8 @@ pub struct OpArgs {
     #[arg(long, short = 'f', default_value = "f32", value_name = "F", value_parser = parse_format)]
     pub fmt: Format,
     /// Rule set: d3d11 (Direct3D 11 and later) or d3d10 (1 ULP for 32-bit arithmetic)
-    #[arg(long, value_enum, default_value_t = RulesArg::D3d11, value_name = "RULES")]
-    pub rules: RulesArg,
+    #[arg(long, value_parser = choice::<RuleSet>(), default_value_t = RuleSet::default(), value_name = "RULES")]
+    pub rules: RuleSet,
     /// Check a claimed result (bits or value): exit 0 if it conforms, 1 if not
     #[arg(long, value_name = "RESULT", allow_hyphen_values = true)]
     pub check: Option<String>,
@@ -370,8 +374,8 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..=16_777_216))]
     pub count: u32,
     /// Rule set: d3d11 (Direct3D 11 and later) or d3d10
-    #[arg(long, value_enum, default_value_t = RulesArg::D3d11, value_name = "RULES")]
-    pub rules: RulesArg,
+    #[arg(long, value_parser = choice::<RuleSet>(), default_value_t = RuleSet::default(), value_name = "RULES")]
+    pub rules: RuleSet,
     /// Write every line as 'OP ARG... = RESULT' to FILE, for `d3dfloat op --plain < FILE`
     #[arg(long, value_name = "FILE")]
     pub emit_log: Option<std::path::PathBuf>,
@@ -423,24 +427,6 @@ pub struct ProbeArgs {
     /// forms) into DIR as NAME.FORMAT[.indexed].dxbc, then exit; no device is needed
     #[arg(long, value_name = "DIR", conflicts_with_all = ["list_devices", "report", "emit_log"])]
     pub dump_dxbc: Option<std::path::PathBuf>,
-}
-
-/// `--rules`: which Direct3D version's arithmetic rules `op` and `probe` apply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RulesArg {
-    /// Direct3D 11 and later: 0.5 ULP for 32-bit add, subtract and multiply (3.1.3.1)
-    D3d11,
-    /// Direct3D 10: 1 ULP for 32-bit arithmetic, multiply and divide included
-    D3d10,
-}
-
-impl From<RulesArg> for crate::d3d::RuleSet {
-    fn from(r: RulesArg) -> crate::d3d::RuleSet {
-        match r {
-            RulesArg::D3d11 => crate::d3d::RuleSet::D3D11,
-            RulesArg::D3d10 => crate::d3d::RuleSet::D3D10,
-        }
-    }
 }
 
 const ULP_DIFF_HELP: &str = "\
@@ -535,39 +521,14 @@ pub struct EncodeArgs {
     #[arg(long, short = 'f', default_value = "f32", value_name = "F", value_parser = parse_format)]
     pub fmt: Format,
     /// Rounding direction
-    #[arg(long, short = 'r', value_enum, default_value_t = RoundingArg::Rne, value_name = "R")]
-    pub rounding: RoundingArg,
+    #[arg(long, short = 'r', value_parser = choice::<Rounding>(), default_value_t = Rounding::default(), value_name = "R")]
+    pub rounding: Rounding,
     /// Keep finite values finite: overflow gives the largest finite value in every mode
     #[arg(long)]
     pub saturate: bool,
     /// Values to encode (stdin, one per line, when none are given)
     #[arg(value_name = "VALUE")]
     pub values: Vec<String>,
-}
-
-/// `--rounding`: the rounding mode of `encode` and `convert`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RoundingArg {
-    /// Round to nearest, ties to even; overflow to infinity (IEEE default)
-    Rne,
-    /// Round toward zero; overflow to the largest finite value (D3D conversion rule, 3.2.2)
-    #[value(alias = "d3d")]
-    Rtz,
-    /// Round toward +infinity
-    Rtp,
-    /// Round toward -infinity
-    Rtn,
-}
-
-impl From<RoundingArg> for Rounding {
-    fn from(r: RoundingArg) -> Rounding {
-        match r {
-            RoundingArg::Rne => Rounding::NearestEven,
-            RoundingArg::Rtz => Rounding::TowardZero,
-            RoundingArg::Rtp => Rounding::TowardPositive,
-            RoundingArg::Rtn => Rounding::TowardNegative,
-        }
-    }
 }
 
 /// The hidden `generate` subcommand's arguments (completions and man pages).
@@ -599,28 +560,6 @@ fn parse_channels(s: &str) -> Result<u8, String> {
         "4" => Ok(4),
         _ => {
             Err("the channel count is 1 to 4 (3 or 4, RGB or RGBA, beside a packed format)".into())
-        }
-    }
-}
-
-/// `--compression`: how an .exr output is compressed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ExrCompressionArg {
-    /// Stored as they are
-    None,
-    /// zlib over blocks of 16 scan lines (lossless)
-    Zip,
-    /// Wavelet and Huffman coding (lossless)
-    Piz,
-}
-
-impl From<ExrCompressionArg> for crate::convert::exr_out::ExrCompression {
-    fn from(c: ExrCompressionArg) -> Self {
-        use crate::convert::exr_out::ExrCompression;
-        match c {
-            ExrCompressionArg::None => ExrCompression::None,
-            ExrCompressionArg::Zip => ExrCompression::Zip,
-            ExrCompressionArg::Piz => ExrCompression::Piz,
         }
     }
 }
@@ -683,25 +622,22 @@ fn parse_format_or_block(s: &str) -> Result<FormatArg, String> {
     }
 }
 
-/// `--quality`: the BC6H encoder's effort.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum QualityArg {
-    /// The best-fitting partition, the finest precision that fits, one refinement pass
-    Fast,
-    /// The 4 best-fitting partitions, that precision and the next finer, two passes
-    Normal,
-    /// The 12 best-fitting partitions, two precisions finer and one coarser, four passes
-    Slow,
-}
-
-impl From<QualityArg> for crate::format::bc6h::Quality {
-    fn from(q: QualityArg) -> Self {
-        match q {
-            QualityArg::Fast => Self::Fast,
-            QualityArg::Normal => Self::Normal,
-            QualityArg::Slow => Self::Slow,
-        }
-    }
+/// The value parser of a core [`Choice`]: its names, with their help lines and hidden
+/// aliases, are clap's possible values (so `--help`, completions and man pages list them),
+/// and the core's own `FromStr` makes the value.
+fn choice<T>() -> impl TypedValueParser<Value = T>
+where
+    T: Choice + std::str::FromStr + Send + Sync,
+{
+    let values = T::ALL.iter().map(|v| {
+        PossibleValue::new(v.name())
+            .help(v.summary())
+            .aliases(v.aliases().iter().copied())
+    });
+    PossibleValuesParser::new(values).map(|name| match name.parse::<T>() {
+        Ok(value) => value,
+        Err(_) => unreachable!("clap took '{name}' as one of the possible values"),
+    })
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {

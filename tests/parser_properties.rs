@@ -1,9 +1,9 @@
 //! Property tests for issue 9: every parser, fed arbitrary strings or bytes, answers or
 //! refuses without panicking, and a refusal reads as one bounded line once it goes through
-//! the same `one_line` the binary applies to every error. In-process, so thousands of cases
+//! the same `stderr_line` the binary applies to every error. In-process, so thousands of cases
 //! take seconds.
 
-use d3dfloat::commands::inputs::{BadInput, Origin, one_line};
+use d3dfloat::commands::inputs::{BadInput, Origin, stderr_line};
 use d3dfloat::convert::dds;
 use d3dfloat::convert::image_in::{ImageLimits, read_exr, read_hdr};
 use d3dfloat::d3d::{RuleSet, evaluate};
@@ -15,7 +15,7 @@ use proptest::prelude::*;
 
 /// The message an error becomes on stderr: one line, no control characters, bounded.
 fn assert_one_line(origin: Origin, input: &str, error: impl std::fmt::Display) {
-    let shown = one_line(&BadInput::new(origin, input, error).to_string());
+    let shown = stderr_line(&BadInput::new(origin, input, error).to_string());
     assert!(!shown.chars().any(char::is_control), "{shown:?}");
     assert!(shown.len() < 2000, "{} bytes", shown.len());
 }

@@ -48,17 +48,9 @@ pub fn packed_format(name: &str, what: &str) -> PyResult<Format> {
 /// `rounding=` and `saturate=` as the command line's `--rounding` and `--saturate`
 /// (`d3d` is `rtz`, D3D's float-to-float conversion rule, §3.2.2).
 pub fn round_options(rounding: &str, saturate: bool) -> PyResult<RoundOptions> {
-    let mode = match rounding.trim().to_ascii_lowercase().as_str() {
-        "rne" => Rounding::NearestEven,
-        "rtz" | "d3d" => Rounding::TowardZero,
-        "rtp" => Rounding::TowardPositive,
-        "rtn" => Rounding::TowardNegative,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "unknown rounding '{rounding}' (expected one of rne, rtz, rtp, rtn, d3d)"
-            )));
-        }
-    };
+    let mode = rounding
+        .parse::<Rounding>()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(RoundOptions { mode, saturate })
 }
 

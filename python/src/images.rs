@@ -13,7 +13,7 @@ use d3dfloat_core::convert::layout::{self, Order};
 use d3dfloat_core::convert::raw::convert_parallel;
 use d3dfloat_core::convert::{Container, Conversion, ConvertError, blocks, ktx2, pfm};
 use d3dfloat_core::format::bc6h::{Bc6h, Quality};
-use d3dfloat_core::format::{F16, F32, Format, RoundOptions, Rounding};
+use d3dfloat_core::format::{F16, F32, Format, RoundOptions, Rounding, UnknownChoice};
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyPermissionError, PyValueError};
 use pyo3::prelude::*;
 
@@ -171,26 +171,14 @@ fn image_shape(values: &FloatArray<'_>, what: &str) -> PyResult<(usize, usize, u
 
 /// `compression=`: the EXR compression, as `convert --compression`.
 fn exr_compression(name: &str) -> PyResult<ExrCompression> {
-    match name.trim().to_ascii_lowercase().as_str() {
-        "none" => Ok(ExrCompression::None),
-        "zip" => Ok(ExrCompression::Zip),
-        "piz" => Ok(ExrCompression::Piz),
-        _ => Err(PyValueError::new_err(format!(
-            "unknown compression '{name}' (expected one of none, zip, piz)"
-        ))),
-    }
+    name.parse()
+        .map_err(|e: UnknownChoice| PyValueError::new_err(e.to_string()))
 }
 
 /// `quality=`: the BC6H encoder's effort, as `convert --quality`.
 fn bc6h_quality(name: &str) -> PyResult<Quality> {
-    [Quality::Fast, Quality::Normal, Quality::Slow]
-        .into_iter()
-        .find(|q| q.name() == name.trim().to_ascii_lowercase())
-        .ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "unknown quality '{name}' (expected one of fast, normal, slow)"
-            ))
-        })
+    name.parse()
+        .map_err(|e: UnknownChoice| PyValueError::new_err(e.to_string()))
 }
 
 /// Writes a (height, width, channels) or (height, width) array of float32 or float64

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::Verdict;
+use super::Exit;
 use crate::convert::dds::{self, Shape, Texels};
 use crate::convert::exr_out::{self, ExrCompression};
 use crate::convert::layout::{self, Order};
@@ -18,7 +18,7 @@ use crate::convert::{
 };
 use crate::format::bc6h::{Bc6h, Quality};
 use crate::format::{F32, Format, RoundOptions};
-use crate::output_file::{Input, OutputFile, WRITE_BUFFER, refuse_stdout_is_input};
+use crate::output_file::{InputIdentity, OutputFile, WRITE_BUFFER, refuse_stdout_is_input};
 use crate::path_text;
 use crate::render::{Renderer, Stream, Style};
 
@@ -77,7 +77,7 @@ impl Sink {
     fn open(
         path: Option<&Path>,
         size: Option<u64>,
-        inputs: &[Input],
+        inputs: &[InputIdentity],
     ) -> Result<Sink, ConvertError> {
         Ok(match path {
             Some(p) => Sink::File(OutputFile::create_apart(p, size, inputs)?),
@@ -108,7 +108,7 @@ pub fn run(
     req: &ConvertRequest,
     r: &mut dyn Renderer,
     out: &mut dyn Write,
-) -> anyhow::Result<Verdict> {
+) -> anyhow::Result<Exit> {
     let input = named(&req.input);
     let output = named(&req.output);
     let summary_on_stdout = r.convert_stream() == Stream::Stdout;
@@ -124,9 +124,9 @@ pub fn run(
     // `convert - -o in.f32 < in.f32` would destroy its own input, as `-o` naming it would;
     // `convert in.f32 >> in.f32` would read its own output back without end. The output
     // file is checked when it is opened (before any conversion), stdout here.
-    let inputs: Vec<Input> = match input {
-        Some(i) => Input::path(i),
-        None => Input::stdin(),
+    let inputs: Vec<InputIdentity> = match input {
+        Some(i) => InputIdentity::path(i),
+        None => InputIdentity::stdin(),
     }
     .into_iter()
     .collect();
@@ -196,17 +196,17 @@ pub fn run(
         // does not make the run a failure.
         let _ = r.convert(&mut io::stderr().lock(), &report);
     }
-    Ok(Verdict::Success)
+    Ok(Exit::Success)
 }
 
 /// The input as errors name it.
 fn input_name(p: Option<&Path>) -> String {
-    p.map_or("stdin".to_string(), path_text::one_line)
+    p.map_or("stdin".to_string(), path_text::display_path)
 }
 
 /// The output as errors name it.
 fn output_name(p: Option<&Path>) -> String {
-    p.map_or("stdout".to_string(), path_text::one_line)
+    p.map_or("stdout".to_string(), path_text::display_path)
 }
 
 fn display(p: Option<&Path>) -> String {
@@ -218,7 +218,7 @@ fn convert_raw(
     req: &ConvertRequest,
     input: Option<&Path>,
     output: Option<&Path>,
-    inputs: &[Input],
+    inputs: &[InputIdentity],
 ) -> anyhow::Result<(Conversion, u64, u64, Stats)> {
     let Some(from) = req.from else {
         bail!("--from is needed for raw input (f32, f16, f11, f10, f64, r11g11b10, rgb9e5)");
@@ -512,7 +512,7 @@ fn convert_texture(
     out_container: Container,
     input: Option<&Path>,
     output: Option<&Path>,
-    inputs: &[Input],
+    inputs: &[InputIdentity],
 ) -> anyhow::Result<(Conversion, u64, u64, Stats)> {
     let (conv, target) = dds::plan(texture.texels, req.to, req.channels, req.opts)
         .with_context(|| input_name(input))?;
@@ -626,7 +626,7 @@ fn write_bc6h(
     (b, quality): (Bc6h, Quality),
     out_container: Container,
     (input, output): (Option<&Path>, Option<&Path>),
-    inputs: &[Input],
+    inputs: &[InputIdentity],
 ) -> anyhow::Result<(Conversion, u64, u64, Stats)> {
     if let Some(why) = out_container.cannot_hold_bc6h(b) {
         bail!("{}: --to {why}", output_name(output));

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use super::Verdict;
+use super::Exit;
 use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
 use crate::format::Format;
 use crate::format::decoded::{Decoded, Detail};
@@ -47,11 +47,7 @@ fn is_decimal(text: &str) -> bool {
 
 /// Decodes every pattern (arguments first, all checked before anything is written; or
 /// stdin, streamed) and renders each.
-pub fn run(
-    req: &DecodeRequest,
-    r: &mut dyn Renderer,
-    out: &mut dyn Write,
-) -> anyhow::Result<Verdict> {
+pub fn run(req: &DecodeRequest, r: &mut dyn Renderer, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let detail = r.detail();
     // One result, refilled per input: stdin batches are a hot path.
     let mut decoded = Decoded::empty(req.format);
@@ -86,7 +82,7 @@ pub fn run(
             r.decode(out, &decoded)?;
         }
     }
-    Ok(Verdict::Success)
+    Ok(Exit::Success)
 }
 
 /// What `decode --fmt bc6h_uf16|bc6h_sf16` was asked: blocks, or stdin when `inputs` is
@@ -126,7 +122,7 @@ pub fn run_blocks(
     req: &DecodeBlocksRequest,
     r: &mut dyn Renderer,
     out: &mut dyn Write,
-) -> anyhow::Result<Verdict> {
+) -> anyhow::Result<Exit> {
     let signed = req.format.signed();
     if req.inputs.is_empty() {
         let n = for_each_stdin_line(&mut *out, "BC6H blocks", |out, origin, text| {
@@ -148,5 +144,5 @@ pub fn run_blocks(
             r.bc6h(out, &crate::format::bc6h::analyse(&block, signed))?;
         }
     }
-    Ok(Verdict::Success)
+    Ok(Exit::Success)
 }

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use super::Verdict;
+use super::Exit;
 use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
 use crate::exact::Number;
 use crate::format::decoded::Detail;
@@ -67,11 +67,7 @@ fn encode_line(
 }
 
 /// Encodes every value (three per word for the packed formats) and renders each.
-pub fn run(
-    req: &EncodeRequest,
-    r: &mut dyn Renderer,
-    out: &mut dyn Write,
-) -> anyhow::Result<Verdict> {
+pub fn run(req: &EncodeRequest, r: &mut dyn Renderer, out: &mut dyn Write) -> anyhow::Result<Exit> {
     if req.inputs.is_empty() {
         let detail = r.detail();
         let n = for_each_stdin_line(&mut *out, "values", |out, origin, line| {
@@ -80,7 +76,7 @@ pub fn run(
         if n == 0 {
             return Err(no_input());
         }
-        return Ok(Verdict::Success);
+        return Ok(Exit::Success);
     }
     let want = values_per_word(&req.format);
     if !req.inputs.len().is_multiple_of(want) {
@@ -104,5 +100,5 @@ pub fn run(
     for e in &encodings {
         r.encode(out, &Encoded::new(e, detail))?;
     }
-    Ok(Verdict::Success)
+    Ok(Exit::Success)
 }

@@ -76,7 +76,7 @@ fn push_escaped(out: &mut String, c: char) {
 /// Any error message made safe for one stderr line: control characters escaped, and any
 /// run of more than [`ECHO_CHARS`] characters without a space (an echoed token that did
 /// not go through [`echo`]) cut, with its length noted.
-pub fn one_line(message: &str) -> String {
+pub fn stderr_line(message: &str) -> String {
     let mut out = String::with_capacity(message.len().min(1024));
     for (i, word) in message.split(' ').enumerate() {
         if i > 0 {
@@ -133,7 +133,9 @@ pub fn for_each_stdin_line(
     mut each: impl FnMut(&mut dyn Write, Origin, &str) -> anyhow::Result<()>,
 ) -> anyhow::Result<usize> {
     // `decode < log >> log` would read its own answers back and grow without end.
-    let stdin_input: Vec<_> = crate::output_file::Input::stdin().into_iter().collect();
+    let stdin_input: Vec<_> = crate::output_file::InputIdentity::stdin()
+        .into_iter()
+        .collect();
     crate::output_file::refuse_stdout_is_input(&stdin_input)?;
     let stdin = io::stdin();
     if stdin.is_terminal() {

@@ -12,7 +12,7 @@ pub mod ulp_diff;
 
 /// How a command ended when nothing went wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Exit {
     /// Exit 0.
     Success,
     /// Exit 1: a negative answer (a result that does not conform, a distance over --max).

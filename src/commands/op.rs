@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use super::Verdict;
+use super::Exit;
 use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
 use crate::d3d::{BatchSummary, OpError, OpRequest, RuleSet, evaluate};
 use crate::format::{Arithmetic, Format};
@@ -68,7 +68,7 @@ fn closest_instruction(typed: &str) -> Option<&'static str> {
 
 /// Evaluates one instruction, or every `OP ARG... [= RESULT]` line of stdin, and renders
 /// each; negative when a checked result does not conform.
-pub fn run(req: &OpCommand, r: &mut dyn Renderer, out: &mut dyn Write) -> anyhow::Result<Verdict> {
+pub fn run(req: &OpCommand, r: &mut dyn Renderer, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let fmt = match req.format {
         Format::Float(f) if f.arithmetic != Arithmetic::None => f,
         Format::Float(_) | Format::R11G11B10 | Format::Rgb9e5 => {
@@ -95,8 +95,8 @@ pub fn run(req: &OpCommand, r: &mut dyn Renderer, out: &mut dyn Write) -> anyhow
     let eval = evaluate(&line.request).map_err(|e| argument_error(e.into(), &req.words))?;
     r.op(out, &eval, &line.typed, false)?;
     Ok(match eval.conforms() {
-        Some(false) => Verdict::Negative,
-        _ => Verdict::Success,
+        Some(false) => Exit::Negative,
+        _ => Exit::Success,
     })
 }
 
@@ -105,7 +105,7 @@ fn batch(
     fmt: &crate::format::FloatFormat,
     r: &mut dyn Renderer,
     out: &mut dyn Write,
-) -> anyhow::Result<Verdict> {
+) -> anyhow::Result<Exit> {
     let mut summary = BatchSummary::default();
     // `--plain` prints only the verdict of a checked line: runs of such lines of one
     // instruction go through the judge over slices (the same verdicts, settled fast where
@@ -156,9 +156,9 @@ fn batch(
         r.op_summary(out, &mut std::io::stderr().lock(), &summary)?;
     }
     Ok(if summary.violate > 0 {
-        Verdict::Negative
+        Exit::Negative
     } else {
-        Verdict::Success
+        Exit::Success
     })
 }
 

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 
-use super::Verdict;
+use super::Exit;
 use crate::d3d::RuleSet;
 use crate::format::FloatFormat;
 use crate::io::read_full;
@@ -57,7 +57,7 @@ struct BufferFile {
 
 impl BufferFile {
     fn open(path: &Path, elem: Elem, per_line: usize, what: &str) -> anyhow::Result<BufferFile> {
-        let name = crate::path_text::one_line(path);
+        let name = crate::path_text::display_path(path);
         let file = File::open(path).with_context(|| format!("{what} {name}"))?;
         let opened_len = file
             .metadata()
@@ -201,7 +201,7 @@ pub fn run(
     req: &BufferCommand,
     r: &mut dyn ProbeRenderer,
     out: &mut dyn Write,
-) -> anyhow::Result<Verdict> {
+) -> anyhow::Result<Exit> {
     let start = Instant::now();
     let judge = Judge::parse(&req.op, &req.format, req.rules)
         .map_err(|e| anyhow::anyhow!("{e} (see `d3dfloat op --help` for the list)"))?;
@@ -246,10 +246,10 @@ pub fn run(
         .operands
         .iter()
         .chain(std::iter::once(&req.results))
-        .filter_map(|p| crate::output_file::Input::path(p))
+        .filter_map(|p| crate::output_file::InputIdentity::path(p))
         .collect();
     crate::output_file::refuse_stdout_is_input(&named)?;
-    let shown = |flag: &str, p: &Path| format!("{flag} {}", crate::path_text::one_line(p));
+    let shown = |flag: &str, p: &Path| format!("{flag} {}", crate::path_text::display_path(p));
     let outputs: Vec<(String, &Path)> = req
         .violations
         .iter()
@@ -350,9 +350,9 @@ pub fn run(
     }
     r.report(out, &report)?;
     Ok(if verdict.violate > 0 {
-        Verdict::Negative
+        Exit::Negative
     } else {
-        Verdict::Success
+        Exit::Success
     })
 }
 
@@ -363,7 +363,10 @@ struct ViolationLog {
 }
 
 impl ViolationLog {
-    fn create(path: &Path, inputs: &[crate::output_file::Input]) -> anyhow::Result<ViolationLog> {
+    fn create(
+        path: &Path,
+        inputs: &[crate::output_file::InputIdentity],
+    ) -> anyhow::Result<ViolationLog> {
         let file = OutputFile::create_apart(path, None, inputs).context("--violations")?;
         Ok(ViolationLog { file })
     }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::Verdict;
+use super::Exit;
 use super::report::ReportFile;
 use crate::d3d::RuleSet;
 use crate::judge::{Family, Findings, Via};
@@ -76,7 +76,7 @@ pub fn run(
     req: &ProbeCommand,
     r: &mut dyn ProbeRenderer,
     out: &mut dyn Write,
-) -> anyhow::Result<Verdict> {
+) -> anyhow::Result<Exit> {
     // Usage errors first, so they do not wait for (or need) a device.
     let kernels = catalog::select(&req.ops).map_err(|e| anyhow::anyhow!("{e}"))?;
     let paths = Via::parse_list(&req.via).map_err(|e| anyhow::anyhow!("--via: {e}"))?;
@@ -124,7 +124,7 @@ pub fn run(
             let vulkan = Vulkan::open().map_err(probe_error)?;
             if req.list_devices {
                 r.devices(out, &vulkan.devices())?;
-                return Ok(Verdict::Success);
+                return Ok(Exit::Success);
             }
             let wrong = std::env::var(WRONG_SHADER_VAR)
                 .map(|v| v.split(',').map(|s| s.trim().to_string()).collect())
@@ -138,7 +138,7 @@ pub fn run(
     };
     if req.list_devices {
         r.devices(out, std::slice::from_ref(device.info()))?;
-        return Ok(Verdict::Success);
+        return Ok(Exit::Success);
     }
     if let Some(sweep) = &req.exhaustive {
         return exhaustive(
@@ -169,9 +169,9 @@ pub fn run(
     }
     r.report(out, &report)?;
     Ok(if report.violate() > 0 {
-        Verdict::Negative
+        Exit::Negative
     } else {
-        Verdict::Success
+        Exit::Success
     })
 }
 
@@ -183,9 +183,9 @@ fn dump_dxbc(
     dir: &Path,
     style: Style,
     out: &mut dyn Write,
-) -> anyhow::Result<Verdict> {
+) -> anyhow::Result<Exit> {
     std::fs::create_dir_all(dir)
-        .with_context(|| format!("--dump-dxbc {}", crate::path_text::one_line(dir)))?;
+        .with_context(|| format!("--dump-dxbc {}", crate::path_text::display_path(dir)))?;
     for k in kernels {
         let k = k.through(Via::Vkd3dShader);
         if let Some(why) = dxbc::unsupported(&k) {
@@ -221,7 +221,7 @@ fn dump_dxbc(
             }
         }
     }
-    Ok(Verdict::Success)
+    Ok(Exit::Success)
 }
 
 /// Refuses a run whose outputs (each log, its `.f16` beside it, the report) share a file
@@ -232,7 +232,7 @@ fn refuse_same_file(
     others: bool,
     halves: bool,
 ) -> anyhow::Result<()> {
-    let shown = |flag: &str, p: &Path| format!("{flag} {}", crate::path_text::one_line(p));
+    let shown = |flag: &str, p: &Path| format!("{flag} {}", crate::path_text::display_path(p));
     let mut outputs = Vec::new();
     let mut log = |flag: &str, path: &Path| {
         if others {
@@ -241,7 +241,7 @@ fn refuse_same_file(
         if halves {
             let f16 = half_log(path);
             outputs.push((
-                format!("{flag}'s {}", crate::path_text::one_line(&f16)),
+                format!("{flag}'s {}", crate::path_text::display_path(&f16)),
                 f16,
             ));
         }
@@ -296,7 +296,7 @@ impl Logs {
         } else {
             None
         };
-        let shown = || crate::path_text::one_line(path);
+        let shown = || crate::path_text::display_path(path);
         // The f16 lines go to a file beside the log; beside a device, a FIFO or a
         // descriptor there is no such place (`/dev/null.f16` would be a new regular file
         // in /dev), so the f16 instructions are refused there, before anything runs.
@@ -374,7 +374,7 @@ fn exhaustive(
     report_file: Option<ReportFile>,
     r: &mut dyn ProbeRenderer,
     out: &mut dyn Write,
-) -> anyhow::Result<Verdict> {
+) -> anyhow::Result<Exit> {
     use std::io::IsTerminal;
     use std::sync::Arc;
     use std::sync::atomic::AtomicBool;
@@ -467,10 +467,10 @@ fn exhaustive(
     }
     r.report(out, &report)?;
     Ok(if report.partial {
-        Verdict::Interrupted
+        Exit::Interrupted
     } else if report.violate() > 0 {
-        Verdict::Negative
+        Exit::Negative
     } else {
-        Verdict::Success
+        Exit::Success
     })
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::judge::Findings;
-use crate::output_file::{Input, OutputFile};
+use crate::output_file::{InputIdentity, OutputFile};
 use crate::render::report::{Meta, UlpPage, probe_page, ulp_page};
 
 /// A report file opened for writing.
@@ -22,9 +22,9 @@ pub struct ReportFile {
 impl ReportFile {
     /// Opens `path` for the report, refusing one of the run's `inputs` (the report would
     /// destroy it, or a FIFO would wait on itself).
-    pub fn create(path: &Path, meta: Meta, inputs: &[Input]) -> anyhow::Result<ReportFile> {
+    pub fn create(path: &Path, meta: Meta, inputs: &[InputIdentity]) -> anyhow::Result<ReportFile> {
         let file = OutputFile::create_apart(path, None, inputs)
-            .with_context(|| format!("--report {}", crate::path_text::one_line(path)))?;
+            .with_context(|| format!("--report {}", crate::path_text::display_path(path)))?;
         Ok(ReportFile {
             file,
             path: path.to_path_buf(),
@@ -33,7 +33,7 @@ impl ReportFile {
     }
 
     fn write(mut self, html: std::io::Result<String>) -> anyhow::Result<()> {
-        let context = || format!("--report {}", crate::path_text::one_line(&self.path));
+        let context = || format!("--report {}", crate::path_text::display_path(&self.path));
         let html = html.with_context(context)?;
         self.file.write_all(html.as_bytes()).with_context(context)?;
         self.file.commit().with_context(context)
@@ -42,7 +42,7 @@ impl ReportFile {
     /// Opens the report a command was asked for (`--report`), if it was.
     pub fn create_if(
         report: &Option<(PathBuf, Meta)>,
-        inputs: &[Input],
+        inputs: &[InputIdentity],
     ) -> anyhow::Result<Option<ReportFile>> {
         report
             .as_ref()

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use super::Verdict;
+use super::Exit;
 use super::inputs::{BadInput, Origin, for_each_stdin_line, no_input};
 use crate::convert::Container;
 use crate::format::Format;
@@ -47,11 +47,11 @@ fn read(format: Format, origin: Origin, text: &str) -> Result<Resolved, BadInput
     resolve_operand(text, format).map_err(|e| BadInput::new(origin, text, e))
 }
 
-fn verdict(failed: bool) -> Verdict {
+fn exit(failed: bool) -> Exit {
     if failed {
-        Verdict::Negative
+        Exit::Negative
     } else {
-        Verdict::Success
+        Exit::Success
     }
 }
 
@@ -61,7 +61,7 @@ pub fn run(
     req: &UlpDiffRequest,
     r: &mut dyn Renderer,
     out: &mut dyn Write,
-) -> anyhow::Result<Verdict> {
+) -> anyhow::Result<Exit> {
     if let Some((expected, actual)) = &req.files {
         if !req.inputs.is_empty() {
             anyhow::bail!("--files compares two files; give no values with it");
@@ -89,7 +89,7 @@ pub fn run(
             )?;
             let mut summary = Summary::new(req.limit).with_tolerance(req.tolerance);
             summary.record_pair(1, &pair);
-            Ok(verdict(
+            Ok(exit(
                 req.limit.is_some_and(|l| pair.exceeds(l)) || summary.over_tolerance > 0,
             ))
         }
@@ -103,7 +103,7 @@ fn compare_stdin_pairs(
     req: &UlpDiffRequest,
     r: &mut dyn Renderer,
     out: &mut dyn Write,
-) -> anyhow::Result<Verdict> {
+) -> anyhow::Result<Exit> {
     let mut summary = Summary::new(req.limit).with_tolerance(req.tolerance);
     let n = for_each_stdin_line(&mut *out, "pairs 'A B'", |out, origin, line| {
         let [a_text, b_text] = split_pair(line).map_err(|e| BadInput::new(origin, line, e))?;
@@ -137,7 +137,7 @@ fn compare_stdin_pairs(
             summary: &summary,
         },
     )?;
-    Ok(verdict(summary.failed()))
+    Ok(exit(summary.failed()))
 }
 
 fn compare_files(
@@ -146,15 +146,15 @@ fn compare_files(
     actual: &PathBuf,
     r: &mut dyn Renderer,
     out: &mut dyn Write,
-) -> anyhow::Result<Verdict> {
+) -> anyhow::Result<Exit> {
     // Neither the report nor stdout may be one of the files compared.
     let inputs: Vec<_> = [expected, actual]
         .into_iter()
-        .filter_map(|p| crate::output_file::Input::path(p))
+        .filter_map(|p| crate::output_file::InputIdentity::path(p))
         .collect();
     crate::output_file::refuse_stdout_is_input(&inputs)?;
     let report_file = super::report::ReportFile::create_if(&req.report, &inputs)?;
-    let shown = |p: &PathBuf| crate::path_text::one_line(p);
+    let shown = |p: &PathBuf| crate::path_text::display_path(p);
     let names = format!("{} and {}", shown(expected), shown(actual));
     let containers = (Container::of_path(expected), Container::of_path(actual));
     if containers.0 != containers.1 {
@@ -254,7 +254,7 @@ fn finish(
     report_file: Option<super::report::ReportFile>,
     r: &mut dyn Renderer,
     out: &mut dyn Write,
-) -> anyhow::Result<Verdict> {
+) -> anyhow::Result<Exit> {
     let (expected, actual) = (
         files.expected.display().to_string(),
         files.actual.display().to_string(),
@@ -284,7 +284,7 @@ fn finish(
             summary: &m.summary,
         },
     )?;
-    Ok(verdict(m.summary.failed()))
+    Ok(exit(m.summary.failed()))
 }
 
 /// Two images (or raw buffers with `--width`), read whole, compared element by element,
@@ -296,7 +296,7 @@ fn compare_images(
     report_file: Option<super::report::ReportFile>,
     r: &mut dyn Renderer,
     out: &mut dyn Write,
-) -> anyhow::Result<Verdict> {
+) -> anyhow::Result<Exit> {
     let load = |p: &PathBuf| -> anyhow::Result<ImageBuffer> {
         match (container, req.width) {
             (Container::Raw, Some((w, channels))) => {
@@ -305,7 +305,7 @@ fn compare_images(
                 let limit = crate::convert::image_in::DEFAULT_MAX_PIXELS
                     * channels as u64
                     * req.format.element_bytes() as u64;
-                let shown = crate::path_text::one_line(p);
+                let shown = crate::path_text::display_path(p);
                 let mut file = File::open(p).with_context(|| format!("opening {shown}"))?;
                 let mut data = Vec::new();
                 let more = crate::io::read_at_most(&mut file, &mut data, limit, None)
@@ -324,7 +324,7 @@ fn compare_images(
                     data,
                 ))
             }
-            _ => ImageBuffer::read(p, container).with_context(|| crate::path_text::one_line(p)),
+            _ => ImageBuffer::read(p, container).with_context(|| crate::path_text::display_path(p)),
         }
     };
     let (e, a) = (load(files.expected)?, load(files.actual)?);

@@ -41,7 +41,7 @@ impl Renderer for Plain {
             .map(|(k, v)| match k {
                 // A name with a space or a newline would break the `key=value` line.
                 "input" | "output" => {
-                    format!("{k}={}", path_text::one_line(Path::new(&v.text())))
+                    format!("{k}={}", path_text::display_path(Path::new(&v.text())))
                 }
                 _ => format!("{k}={}", v.text()),
             })

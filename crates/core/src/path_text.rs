@@ -1,5 +1,5 @@
 //! A file name as one line of output shows it: every error, warning and summary line that
-//! names a file goes through [`one_line`], so a name holding a newline, a terminal escape
+//! names a file goes through [`display_path`], so a name holding a newline, a terminal escape
 //! or invalid UTF-8 can neither add a line nor move the cursor, and a long name is cut
 //! with its quotes still balanced.
 
@@ -14,7 +14,7 @@ pub const PATH_CHARS: usize = 80;
 /// escaped (`\n`, `\u{1b}`), quotes and backslashes escaped, bytes that are not UTF-8
 /// replaced by U+FFFD, and cut after [`PATH_CHARS`] characters inside the quotes, with
 /// the full length noted after them.
-pub fn one_line(path: &Path) -> String {
+pub fn display_path(path: &Path) -> String {
     let text = path.to_string_lossy();
     // U+FFFD too: the name shown is then not the name on disk, which the quotes flag.
     let plain = |c: char| {
@@ -48,17 +48,20 @@ mod tests {
 
     #[test]
     fn plain_names_are_shown_as_typed() {
-        assert_eq!(one_line(Path::new("out.f16")), "out.f16");
-        assert_eq!(one_line(Path::new("/tmp/a-b_c/ü.f16")), "/tmp/a-b_c/ü.f16");
+        assert_eq!(display_path(Path::new("out.f16")), "out.f16");
+        assert_eq!(
+            display_path(Path::new("/tmp/a-b_c/ü.f16")),
+            "/tmp/a-b_c/ü.f16"
+        );
     }
 
     #[test]
     fn names_with_newlines_spaces_or_quotes_are_quoted_and_escaped() {
-        assert_eq!(one_line(Path::new("a\nb.f16")), "'a\\nb.f16'");
-        assert_eq!(one_line(Path::new("my file")), "'my file'");
-        assert_eq!(one_line(Path::new("it's")), "'it\\'s'");
-        assert_eq!(one_line(Path::new("\u{1b}[31m")), "'\\u{1b}[31m'");
-        assert_eq!(one_line(Path::new("")), "''");
+        assert_eq!(display_path(Path::new("a\nb.f16")), "'a\\nb.f16'");
+        assert_eq!(display_path(Path::new("my file")), "'my file'");
+        assert_eq!(display_path(Path::new("it's")), "'it\\'s'");
+        assert_eq!(display_path(Path::new("\u{1b}[31m")), "'\\u{1b}[31m'");
+        assert_eq!(display_path(Path::new("")), "''");
     }
 
     #[cfg(unix)]
@@ -66,13 +69,13 @@ mod tests {
     fn bytes_that_are_not_utf8_are_replaced() {
         use std::os::unix::ffi::OsStrExt;
         let name = std::ffi::OsStr::from_bytes(b"a\xffb");
-        assert_eq!(one_line(Path::new(name)), "'a\u{fffd}b'");
+        assert_eq!(display_path(Path::new(name)), "'a\u{fffd}b'");
     }
 
     #[test]
     fn a_long_name_is_cut_inside_balanced_quotes() {
         let name = format!("{}\n", "d/".repeat(200));
-        let shown = one_line(Path::new(&name));
+        let shown = display_path(Path::new(&name));
         assert!(shown.starts_with("'d/d/"), "{shown}");
         assert!(shown.ends_with("...' (401 bytes in all)"), "{shown}");
         assert_eq!(shown.matches('\'').count(), 2, "{shown}");

@@ -6,6 +6,7 @@ use super::catalog::{Kernel, Lane};
 use super::{Device, ProbeError};
 use crate::d3d::Op;
 use crate::judge::{DeviceInfo, FloatControls};
+use crate::format::F16;
 use half::f16;
 
 /// The in-process device: exact IEEE results, with or without f32 flushing.
@@ -177,12 +178,12 @@ impl Fake {
 /// Float to half rounding toward zero, overflow to the largest finite half (§22.13.2).
 fn f32_to_f16_rtz(x: f32) -> u64 {
     if x.is_nan() {
-        return 0x7e00;
+        return F16.quiet_nan();
     }
     let h = f16::from_f32(x);
     let bits = h.to_bits();
     if h.is_infinite() && x.is_finite() {
-        return (bits & 0x8000 | 0x7bff) as u64;
+        return bits as u64 & F16.sign_bit() | F16.max_finite();
     }
     // Nearest rounded away from zero: step back one pattern toward zero.
     if h.to_f32().abs() > x.abs() {

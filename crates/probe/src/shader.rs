@@ -213,7 +213,7 @@ fn build_module(
         } else {
             invocation
         };
-        one_line(&mut b, &ids, k, line, indexed, wrong, output)?;
+        emit_line(&mut b, &ids, k, line, indexed, wrong, output)?;
     }
     b.ret()?;
     b.end_function()?;
@@ -228,7 +228,7 @@ fn build_module(
 
 /// One line of the shader: line `line`'s operands (from the thread index in a sweep, else
 /// loaded), the instruction under test, and its result words stored at the line's place.
-fn one_line(
+fn emit_line(
     b: &mut Builder,
     ids: &Ids,
     k: &Kernel,

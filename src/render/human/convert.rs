@@ -32,9 +32,9 @@ impl Human {
             r.input_bc6h.map_or(c.from.name(), |b| b.name()),
             r.output_bc6h.map_or(c.to.name(), |b| b.name()),
             c.opts.mode.as_str(),
-            path_text::one_line(Path::new(&r.input)),
+            path_text::display_path(Path::new(&r.input)),
             mib(r.bytes_in),
-            path_text::one_line(Path::new(&r.output)),
+            path_text::display_path(Path::new(&r.output)),
             mib(r.bytes_out),
             r.seconds
         )?;

@@ -139,7 +139,8 @@ impl ProbeRenderer for Human {
         match &r.source {
             Source::Device(d) => self.device(out, d)?,
             Source::Buffers { operands, results } => {
-                let shown = |name: &String| crate::path_text::one_line(std::path::Path::new(name));
+                let shown =
+                    |name: &String| crate::path_text::display_path(std::path::Path::new(name));
                 let operands: Vec<String> = operands.iter().map(shown).collect();
                 writeln!(out, "{} {}", self.p.label("operands"), operands.join(", "))?;
                 writeln!(out, "{} {}", self.p.label("results "), shown(results))?;

@@ -79,7 +79,7 @@ fn source(page: &mut Page, report: &Findings) {
             }
         }
         Source::Buffers { operands, results } => {
-            let shown = |name: &String| crate::path_text::one_line(std::path::Path::new(name));
+            let shown = |name: &String| crate::path_text::display_path(std::path::Path::new(name));
             rows.push((
                 "Operands",
                 operands

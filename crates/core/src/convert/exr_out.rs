@@ -4,17 +4,60 @@
 //! are the bits read back).
 
 use super::ConvertError;
+use crate::format::choice::{Choice, UnknownChoice, parse_choice};
 use crate::format::{F16, F32, Format};
 
-/// The compression of an EXR output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The compression of an EXR output; ZIP unless asked otherwise.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ExrCompression {
     /// Stored as they are.
     None,
     /// zlib over blocks of 16 scan lines (OpenEXR's ZIP).
+    #[default]
     Zip,
     /// Wavelet and Huffman coding over blocks of 32 scan lines (OpenEXR's PIZ).
     Piz,
+}
+
+impl ExrCompression {
+    /// The names `--compression` and `compression=` take, one per value.
+    pub const NAMES: [&'static str; 3] = ["none", "zip", "piz"];
+    /// Every compression, in the order of [`ExrCompression::NAMES`].
+    pub const ALL: [ExrCompression; 3] = [
+        ExrCompression::None,
+        ExrCompression::Zip,
+        ExrCompression::Piz,
+    ];
+}
+
+impl Choice for ExrCompression {
+    const WHAT: &'static str = "compression";
+    const ALL: &'static [ExrCompression] = &ExrCompression::ALL;
+
+    fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    fn summary(self) -> &'static str {
+        match self {
+            ExrCompression::None => "Stored as they are",
+            ExrCompression::Zip => "zlib over blocks of 16 scan lines (lossless)",
+            ExrCompression::Piz => "Wavelet and Huffman coding (lossless)",
+        }
+    }
+}
+
+impl std::str::FromStr for ExrCompression {
+    type Err = UnknownChoice;
+    fn from_str(s: &str) -> Result<ExrCompression, UnknownChoice> {
+        parse_choice(s)
+    }
+}
+
+impl std::fmt::Display for ExrCompression {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// The channel names of an EXR image of `channels` channels, or `None` for a count EXR

@@ -2,7 +2,7 @@
 //! reciprocal; under the D3D10 rules 1 ULP of arithmetic, from the D3D10 page), float16
 //! `div` (an unfused operation, so correctly rounded: §3.1.5), written once over [`StepValue`] for the exact rational path and the `f64` fast
 //! path, and the exact path of `ddiv` (§22.14.6). The double fast path is in
-//! `fast_double.rs`.
+//! `f64_path_double.rs`.
 
 use super::allowed::AllowedSet;
 use super::arith::{Basic, Ctx, EXACT, Shaped, exact_of, reciprocal_tolerance, signed};

@@ -11,8 +11,9 @@ pub mod allowed;
 mod arith;
 mod conversions;
 mod divide;
-mod fast;
-mod fast_double;
+mod evaluation; // the request and the result structs
+mod f64_path; // f32 and f16 arithmetic on f64 values, exact fallback beside it
+mod f64_path_double; // double arithmetic on the CPU's f64 operations
 mod functions;
 mod fused;
 pub mod instructions; // every instruction once: names, operands, sections, forms
@@ -20,19 +21,18 @@ mod irrational;
 pub mod numeric;
 mod op; // the instructions, their names and domains
 mod operands; // the input flush and the verdict on a claim
-mod report; // the request and the result structs
 pub mod rules;
 mod select;
 mod step;
 mod transcendental;
 
 pub use allowed::{AllowedSet, Domain};
-pub use instructions::{INSTRUCTIONS, Instruction, Op, op_names};
-pub use op::{OpError, Outputs};
-pub use report::{
+pub use evaluation::{
     BatchSummary, CheckReport, Evaluation, ExactResult, OpRequest, OperandReport, OutputReport,
     OutputVerdict, Pattern,
 };
+pub use instructions::{INSTRUCTIONS, Instruction, Op, op_names};
+pub use op::{OpError, Outputs};
 pub use rules::{Rule, RuleSet, Ulps};
 
 pub(crate) use step::two_sum;

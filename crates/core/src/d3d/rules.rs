@@ -1,12 +1,13 @@
 //! The D3D arithmetic rules that shape an allowed set, each with its spec section and a
 //! plain explanation for a graphics programmer. Evaluations list the rules they used.
 
-use crate::format::{Arithmetic, FloatFormat};
+use crate::format::{Arithmetic, Choice, FloatFormat};
 
-/// Which generation of the rules to apply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Which generation of the rules to apply; Direct3D 11's unless asked otherwise.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RuleSet {
     /// Direct3D 11 and later: 0.5 ULP for 32-bit add, subtract and multiply (§3.1.3.1).
+    #[default]
     D3D11,
     /// Direct3D 10: 1 ULP for 32-bit arithmetic, multiply and divide included (the
     /// tolerance §3.1.2 describes, which D3D10.1 tightened for add/sub/mul).
@@ -14,12 +15,42 @@ pub enum RuleSet {
 }
 
 impl RuleSet {
+    /// The names as typed and printed, one per rule set.
+    pub const NAMES: [&'static str; 2] = ["d3d11", "d3d10"];
+    /// Every rule set, in the order of [`RuleSet::NAMES`].
+    pub const ALL: [RuleSet; 2] = [RuleSet::D3D11, RuleSet::D3D10];
+
     /// The name as typed and printed: `d3d11` or `d3d10`.
     pub fn as_str(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+/// The command line takes the names alone; [`RuleSet::from_str`](std::str::FromStr) also
+/// takes `d3d12`, `11` and `10`, as the Python package's `rules=` does.
+impl Choice for RuleSet {
+    const WHAT: &'static str = "rule set";
+    const ALL: &'static [RuleSet] = &RuleSet::ALL;
+
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
+
+    fn summary(self) -> &'static str {
         match self {
-            RuleSet::D3D11 => "d3d11",
-            RuleSet::D3D10 => "d3d10",
+            RuleSet::D3D11 => {
+                "Direct3D 11 and later: 0.5 ULP for 32-bit add, subtract and multiply (3.1.3.1)"
+            }
+            RuleSet::D3D10 => {
+                "Direct3D 10: 1 ULP for 32-bit arithmetic, multiply and divide included"
+            }
         }
+    }
+}
+
+impl std::fmt::Display for RuleSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

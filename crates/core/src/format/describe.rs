@@ -91,7 +91,10 @@ pub fn d3d_notes(fmt: &FloatFormat, bits: u64) -> Vec<Note> {
         )),
         _ => {}
     }
-    if *fmt == super::descriptor::F16 && class == Class::Normal && bits & 0x7fff == 0x7bff {
+    if *fmt == super::descriptor::F16
+        && class == Class::Normal
+        && bits & fmt.magnitude_mask() == fmt.max_finite()
+    {
         notes.push(Note::new(
             "3.2.2",
             "largest finite half: D3D's float-to-float conversion (round toward zero) gives this, not INF, for larger values",

@@ -1,6 +1,7 @@
 //! One descriptor for every binary float format D3D stores: f64, f32, f16, f11, f10.
 //! Decoding, rounding, neighbours and text forms are written once against it.
 
+use super::pow2::pow2_normal;
 use crate::exact::{Number, Ratio};
 
 /// Layout and policy of one binary floating-point format.
@@ -186,16 +187,46 @@ impl FloatFormat {
         self.max_exp_field() as i32 - 1 - self.bias
     }
 
-    const fn frac_mask(&self) -> u64 {
+    /// The fraction field in place: every fraction bit.
+    pub const fn frac_mask(&self) -> u64 {
         (1u64 << self.frac_bits) - 1
     }
 
-    const fn sign_bit(&self) -> u64 {
+    /// The sign bit in place (0 for an unsigned format).
+    pub const fn sign_bit(&self) -> u64 {
         if self.signed {
             1u64 << (self.width() - 1)
         } else {
             0
         }
+    }
+
+    /// The exponent field in place, every bit set: also the pattern of +infinity.
+    pub const fn exp_mask(&self) -> u64 {
+        (self.max_exp_field() as u64) << self.frac_bits
+    }
+
+    /// Every bit but the sign: a pattern's magnitude.
+    pub const fn magnitude_mask(&self) -> u64 {
+        self.exp_mask() | self.frac_mask()
+    }
+
+    /// The top fraction bit: it marks a quiet NaN where [`FloatFormat::has_quiet_bit`].
+    pub const fn quiet_bit(&self) -> u64 {
+        1 << (self.frac_bits - 1)
+    }
+
+    /// The smallest positive normal value, 2^emin, as an `f64` (exact).
+    pub const fn min_normal_value(&self) -> f64 {
+        pow2_normal(self.emin())
+    }
+
+    /// The largest finite value, (2 - 2^-frac_bits) * 2^emax, as an `f64` (exact).
+    pub const fn max_finite_value(&self) -> f64 {
+        let top = pow2_normal(self.emax());
+        let ulp = pow2_normal(self.emax() - self.frac_bits as i32);
+        // top + (top - ulp): no step overflows, even for f64.
+        top + (top - ulp)
     }
 
     /// Splits a pattern into its sign, exponent and fraction fields.
@@ -208,7 +239,7 @@ impl FloatFormat {
     }
 
     /// Builds a pattern from its fields (the sign is ignored by unsigned formats).
-    pub fn assemble(&self, sign: bool, exponent: u32, fraction: u64) -> u64 {
+    pub const fn assemble(&self, sign: bool, exponent: u32, fraction: u64) -> u64 {
         let s = if sign { self.sign_bit() } else { 0 };
         s | ((exponent as u64) << self.frac_bits) | (fraction & self.frac_mask())
     }
@@ -284,12 +315,12 @@ impl FloatFormat {
     }
 
     /// The pattern of the largest finite value.
-    pub fn max_finite(&self) -> u64 {
+    pub const fn max_finite(&self) -> u64 {
         self.assemble(false, self.max_exp_field() - 1, self.frac_mask())
     }
 
     /// The pattern of the smallest positive normal value.
-    pub fn min_normal(&self) -> u64 {
+    pub const fn min_normal(&self) -> u64 {
         self.assemble(false, 1, 0)
     }
 
@@ -299,13 +330,13 @@ impl FloatFormat {
     }
 
     /// The pattern of positive or negative infinity.
-    pub fn infinity(&self, neg: bool) -> u64 {
+    pub const fn infinity(&self, neg: bool) -> u64 {
         self.assemble(neg, self.max_exp_field(), 0)
     }
 
     /// The canonical quiet NaN (top fraction bit set).
-    pub fn quiet_nan(&self) -> u64 {
-        self.assemble(false, self.max_exp_field(), 1 << (self.frac_bits - 1))
+    pub const fn quiet_nan(&self) -> u64 {
+        self.assemble(false, self.max_exp_field(), self.quiet_bit())
     }
 
     /// The distance from 1.0 to the next value up, `2^-frac_bits`, as an exact number.
@@ -365,6 +396,17 @@ impl FloatFormat {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn constant_accessors_agree_with_the_patterns() {
+        for f in [F64, F32, F16, F11, F10] {
+            assert_eq!(f.min_normal_value(), f.to_f64(f.min_normal()), "{}", f.name);
+            assert_eq!(f.max_finite_value(), f.to_f64(f.max_finite()), "{}", f.name);
+            assert_eq!(f.exp_mask(), f.infinity(false), "{}", f.name);
+            assert_eq!(f.magnitude_mask() | f.sign_bit(), f.mask(), "{}", f.name);
+            assert_eq!(f.quiet_nan(), f.exp_mask() | f.quiet_bit(), "{}", f.name);
+        }
+    }
 
     #[test]
     fn widths_and_limits() {

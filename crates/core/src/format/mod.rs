@@ -1,6 +1,8 @@
 //! The storage formats: one descriptor for the binary floats, the packed words on top.
 
+pub mod as_type;
 pub mod bc6h;
+pub mod choice;
 pub mod decoded;
 pub mod describe;
 pub mod descriptor;
@@ -11,6 +13,8 @@ pub mod pow2;
 pub mod round;
 pub mod text;
 
+pub use as_type::FormatType;
+pub use choice::{Choice, UnknownChoice};
 pub use descriptor::{Arithmetic, Class, F10, F11, F16, F32, F64, Fields, FloatFormat};
 pub use round::{Outcome, RoundOptions, Rounded, Rounding, round_f64, round_number};
 

@@ -6,7 +6,7 @@
 /// for every lane and discard the lanes (zero, NaN, infinity) where `e` is out of range.
 /// There the result is meaningless; [`pow2`] is the total version.
 #[inline(always)]
-pub fn pow2_normal(e: i32) -> f64 {
+pub const fn pow2_normal(e: i32) -> f64 {
     f64::from_bits(((1023 + e) as u64) << 52)
 }
 

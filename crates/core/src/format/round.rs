@@ -9,13 +9,16 @@ use std::cmp::Ordering;
 
 use num_traits::ToPrimitive;
 
+use super::choice::{Choice, UnknownChoice, parse_choice};
 use super::descriptor::FloatFormat;
 use crate::exact::{Number, Residue};
 
-/// Rounding direction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Rounding direction. The default is [`Rounding::NearestEven`], as `--rounding` and the
+/// Python package's `rounding=` take it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Rounding {
     /// IEEE round to nearest, ties to even; overflow goes to infinity.
+    #[default]
     NearestEven,
     /// Round toward zero; overflow gives the largest finite value. This is the D3D rule for
     /// float-to-float conversion (§3.2.2).
@@ -37,13 +40,11 @@ impl Rounding {
 
     /// The short name used on the command line and in script output.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Rounding::NearestEven => "rne",
-            Rounding::TowardZero => "rtz",
-            Rounding::TowardPositive => "rtp",
-            Rounding::TowardNegative => "rtn",
-        }
+        Self::NAMES[self as usize]
     }
+
+    /// The names taken for each mode (the aliases come after, see [`Choice`]).
+    pub const NAMES: [&'static str; 4] = ["rne", "rtz", "rtp", "rtn"];
 
     /// Whether the magnitude goes up one unit, given the sign, the kept significand's parity
     /// and what was discarded.
@@ -71,6 +72,49 @@ impl Rounding {
             Rounding::TowardPositive => !neg,
             Rounding::TowardNegative => neg,
         }
+    }
+}
+
+/// `rtz` is also taken as `d3d`: D3D's float-to-float conversion rule (§3.2.2).
+impl Choice for Rounding {
+    const WHAT: &'static str = "rounding";
+    const ALL: &'static [Rounding] = &Rounding::ALL;
+
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
+
+    fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Rounding::TowardZero => &["d3d"],
+            _ => &[],
+        }
+    }
+
+    fn summary(self) -> &'static str {
+        match self {
+            Rounding::NearestEven => {
+                "Round to nearest, ties to even; overflow to infinity (IEEE default)"
+            }
+            Rounding::TowardZero => {
+                "Round toward zero; overflow to the largest finite value (D3D conversion rule, 3.2.2)"
+            }
+            Rounding::TowardPositive => "Round toward +infinity",
+            Rounding::TowardNegative => "Round toward -infinity",
+        }
+    }
+}
+
+impl std::str::FromStr for Rounding {
+    type Err = UnknownChoice;
+    fn from_str(s: &str) -> Result<Rounding, UnknownChoice> {
+        parse_choice(s)
+    }
+}
+
+impl std::fmt::Display for Rounding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

@@ -10,11 +10,11 @@
 //!   batch line or the command line, as a [`crate::d3d::OpRequest`];
 //! - [`pairs`]: the `A B` operands of `ulp-diff` (words or `R,G,B` for the packed formats);
 //! - [`words`]: the words of a line, split the same way for every command;
-//! - [`fast`]: the `f64` shortcut `encode --plain` takes when it provably decides the bits;
-//! - [`short_decimal`]: the quick `f64` reading of a short decimal that [`fast`] tries first.
+//! - [`f64_shortcut`]: the `f64` shortcut `encode --plain` takes when it provably decides the bits;
+//! - [`short_decimal`]: the quick `f64` reading of a short decimal that [`f64_shortcut`] tries first.
 
 pub mod bits;
-pub mod fast;
+pub mod f64_shortcut;
 pub mod line;
 pub mod operands;
 pub mod pairs;
@@ -23,7 +23,7 @@ pub mod value;
 pub mod words;
 
 pub use bits::parse_bits;
-pub use fast::encode_fast;
+pub use f64_shortcut::encode_fast;
 pub use line::{LineError, OpLine, Typed, parse_op_line, parse_op_words};
 pub use operands::{Operand, parse_operand, read_operand, read_result};
 pub use pairs::{resolve_operand, split_pair};

@@ -103,25 +103,25 @@ fn of_handle<T>(_: &T) -> Option<FileId> {
 
 /// An input an output must not be: its identity and its name for messages.
 #[derive(Clone, Debug)]
-pub struct Input {
+pub struct InputIdentity {
     /// Which file it is.
     pub id: FileId,
     /// As messages name it (`stdin` or the path typed).
     pub shown: String,
 }
 
-impl Input {
+impl InputIdentity {
     /// The input file at `path` (`None` when it cannot be looked at: opening it will say why).
-    pub fn path(path: &Path) -> Option<Input> {
-        Some(Input {
+    pub fn path(path: &Path) -> Option<InputIdentity> {
+        Some(InputIdentity {
             id: FileId::of_path(path)?,
-            shown: path_text::one_line(path),
+            shown: path_text::display_path(path),
         })
     }
 
     /// Standard input, when it is open.
-    pub fn stdin() -> Option<Input> {
-        Some(Input {
+    pub fn stdin() -> Option<InputIdentity> {
+        Some(InputIdentity {
             id: FileId::of_stdin()?,
             shown: "stdin".to_string(),
         })
@@ -132,7 +132,7 @@ impl Input {
 pub(super) fn refuse_inputs(
     output: &FileId,
     shown: &str,
-    inputs: &[Input],
+    inputs: &[InputIdentity],
 ) -> Result<(), OutputError> {
     match inputs.iter().find(|i| output.clashes(&i.id)) {
         Some(i) => Err(OutputError::IsInput {
@@ -147,7 +147,7 @@ pub(super) fn refuse_inputs(
 /// Fails when standard output is one of `inputs` (`convert in.f32 >> in.f32` would read
 /// its own output back and grow without end; `1<> in.f32` would overwrite what it has yet
 /// to read), as `cat` refuses: "input file is output file".
-pub fn refuse_stdout_is_input(inputs: &[Input]) -> Result<(), OutputError> {
+pub fn refuse_stdout_is_input(inputs: &[InputIdentity]) -> Result<(), OutputError> {
     match FileId::of_stdout() {
         Some(out) => refuse_inputs(&out, "stdout", inputs),
         None => Ok(()),

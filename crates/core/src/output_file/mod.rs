@@ -34,7 +34,7 @@ pub mod interrupts;
 mod reserve;
 
 use identity::refuse_inputs;
-pub use identity::{FileId, Input, refuse_same_file, refuse_stdout_is_input};
+pub use identity::{FileId, InputIdentity, refuse_same_file, refuse_stdout_is_input};
 pub use reserve::{RESERVE_STEP, reserve};
 use reserve::{Reserving, release_unused};
 
@@ -120,9 +120,9 @@ impl OutputFile {
     pub fn create_apart(
         path: &Path,
         size_hint: Option<u64>,
-        inputs: &[Input],
+        inputs: &[InputIdentity],
     ) -> Result<OutputFile, OutputError> {
-        let shown = path_text::one_line(path);
+        let shown = path_text::display_path(path);
         let error = |e| OutputError::writing(&shown, e);
         let inner = match resolve(path).map_err(error)? {
             Resolved::Descriptor(fd) => {

@@ -65,14 +65,20 @@ impl ImageBuffer {
         };
         let open = || {
             std::fs::File::open(path).map_err(|e| {
-                ConvertError::io(format!("opening {}", crate::path_text::one_line(path)), e)
+                ConvertError::io(
+                    format!("opening {}", crate::path_text::display_path(path)),
+                    e,
+                )
             })
         };
         match container {
             Container::Dds => {
                 // The header first, then only the data it describes (convert's reader).
                 let mut file = std::fs::File::open(path).map_err(|e| {
-                    ConvertError::io(format!("opening {}", crate::path_text::one_line(path)), e)
+                    ConvertError::io(
+                        format!("opening {}", crate::path_text::display_path(path)),
+                        e,
+                    )
                 })?;
                 let len = file
                     .metadata()

@@ -130,7 +130,7 @@ impl Vkd3dShader {
         // SAFETY: loading a shared library runs its initialisers; vkd3d-shader's only set up
         // its debug channels. The path is the user's choice, as with any dlopen-based tool.
         let lib = unsafe { libloading::Library::new(&name) }
-            .map_err(|e| format!("{hint}: {}", one_line(&e.to_string())))?;
+            .map_err(|e| format!("{hint}: {}", collapse_whitespace(&e.to_string())))?;
         // SAFETY: each symbol is looked up with the signature of vkd3d_shader.h; the function
         // pointers are copied out and used only while `lib` (stored beside them) is alive.
         let (get_version, compile, free_messages, free_code) = unsafe {
@@ -216,7 +216,7 @@ fn status_name(status: c_int) -> String {
     }
 }
 
-fn one_line(s: &str) -> String {
+fn collapse_whitespace(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -308,7 +308,7 @@ impl super::Translator for Vkd3dShader {
                 "vkd3d-shader refused the shader ({}){}{}",
                 status_name(status),
                 if text.trim().is_empty() { "" } else { ": " },
-                one_line(&text)
+                collapse_whitespace(&text)
             ));
         }
         if out.code.is_null() || !out.size.is_multiple_of(4) {

@@ -1,4 +1,4 @@
-//! What the passes share: a lane's answer and the counts of a block ([`Tally`],
+//! What the passes share: a lane's answer and the counts of a block ([`LaneCounts`],
 //! [`ShortCounts`], [`Taken`]), output elements viewed in place ([`with_elements`]), the
 //! lane-by-lane loops of the float targets, and the 2^-26-ULP unit the passes keep their
 //! errors in.
@@ -13,13 +13,13 @@ pub(super) type Lane = (u64, u32, f64);
 
 /// Counts of one block, kept in plain locals so the loops around them vectorise.
 #[derive(Default)]
-pub(super) struct Tally {
+pub(super) struct LaneCounts {
     counts: [u32; 8],
     max_err_bits: i64,
     values: u32,
 }
 
-impl Tally {
+impl LaneCounts {
     #[inline(always)]
     fn add(&mut self, flags: u32, err: f64) {
         for (i, c) in self.counts.iter_mut().enumerate() {
@@ -113,7 +113,7 @@ pub(super) fn with_elements<T: Element, R>(dst: &mut [u8], write: impl FnOnce(&m
 fn each_lane_portable<T: Element, Op: Fn(u32) -> Lane>(
     values: &[u32],
     out: &mut [T],
-    tally: &mut Tally,
+    tally: &mut LaneCounts,
     op: Op,
 ) {
     for (&v, o) in values.iter().zip(out.iter_mut()) {
@@ -129,7 +129,7 @@ fn each_lane_portable<T: Element, Op: Fn(u32) -> Lane>(
 fn each_texel_portable<T: Element, Op: Fn(u32) -> Lane>(
     values: &[u32],
     out: &mut [T],
-    tally: &mut Tally,
+    tally: &mut LaneCounts,
     op: Op,
 ) {
     let alpha = T::from_bits(op(1f32.to_bits()).0);
@@ -148,7 +148,7 @@ compile_for!(avx2 => {
     pub(in crate::convert::kernels) fn each_lane<T: Element, Op: Fn(u32) -> Lane>(
         values: &[u32],
         out: &mut [T],
-        tally: &mut Tally,
+        tally: &mut LaneCounts,
         op: Op,
     ) {
         each_lane_portable(values, out, tally, op)
@@ -157,7 +157,7 @@ compile_for!(avx2 => {
     pub(in crate::convert::kernels) fn each_texel<T: Element, Op: Fn(u32) -> Lane>(
         values: &[u32],
         out: &mut [T],
-        tally: &mut Tally,
+        tally: &mut LaneCounts,
         op: Op,
     ) {
         each_texel_portable(values, out, tally, op)
@@ -173,7 +173,7 @@ pub(super) fn float_target<T: Element>(
     dst: &mut [u8],
     from_packed: bool,
     channels: usize,
-    tally: &mut Tally,
+    tally: &mut LaneCounts,
     op: impl Fn(u32) -> Lane,
 ) {
     with_elements::<T, _>(dst, |out| {

@@ -1,7 +1,7 @@
 //! The entry of the kernels: a slice of groups converted through the passes of its
 //! format pair, a block at a time, at the CPU level the caller chose.
 
-use super::lanes::{Tally, float_target};
+use super::lanes::{LaneCounts, float_target};
 use super::narrow::{Passes, narrow, narrow_block, r11g11b10_block};
 use super::rgb9e5::rgb9e5_block;
 use super::simd::Simd;
@@ -80,7 +80,7 @@ fn encode_from_f32(
 ) {
     let from_packed = matches!(conv.from, Format::R11G11B10 | Format::Rgb9e5);
     let ch = conv.channels;
-    let mut tally = Tally::default();
+    let mut tally = LaneCounts::default();
     let t = &mut tally;
     match conv.to {
         Format::Float(f) if f == F32 => {
@@ -120,7 +120,7 @@ fn encode_from_f32(
 /// output, whether the source is packed, and its channels).
 fn small_target<T: Passes, M: Mode, const S: bool>(
     (simd, values, dst, from_packed, channels): (Simd, &[u32], &mut [u8], bool, usize),
-    tally: &mut Tally,
+    tally: &mut LaneCounts,
     stats: &mut Stats,
 ) {
     if from_packed {

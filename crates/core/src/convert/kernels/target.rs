@@ -3,7 +3,7 @@
 //! from the format's descriptor (`format::descriptor`), so that a pass is compiled once
 //! per mode and target with every choice between them made at compile time.
 
-use crate::format::{F10, F11, F16, FloatFormat, Rounding};
+use crate::format::{F10, F11, F16, FloatFormat, FormatType, Rounding};
 
 /// A rounding mode as a type: its [`Rounding`] is matched exhaustively where a lane's
 /// rounding differs.
@@ -108,15 +108,9 @@ pub(crate) use with_mode;
 
 /// A small float target of the f32 narrowing passes: five exponent bits with bias 15
 /// (f16, f11 and f10 share them, §3.1.5 and §3.1.6), `FRAC` fraction bits, a sign bit or
-/// none. Its constants are derived from its descriptor [`Small::FORMAT`].
-pub trait Small: Copy + 'static {
-    /// The format's descriptor.
-    const FORMAT: FloatFormat;
-    /// Fraction bits.
-    const FRAC: u32 = Self::FORMAT.frac_bits;
-    /// Whether the format has a sign bit (f16); f11 and f10 have none, so negatives
-    /// become 0 (§3.1.6).
-    const SIGNED: bool = Self::FORMAT.signed;
+/// none (f11 and f10 have none, so negatives become 0, §3.1.6). Its constants are derived
+/// from its descriptor, [`FormatType::FORMAT`].
+pub trait Small: FormatType {
     /// The largest finite value as an f32 pattern: the format's largest exponent and
     /// every fraction bit, placed in f32's fields.
     const MAX_F32: u32 =
@@ -136,15 +130,18 @@ pub struct ToF11;
 #[derive(Clone, Copy)]
 pub struct ToF10;
 
-impl Small for ToF16 {
+impl FormatType for ToF16 {
     const FORMAT: FloatFormat = F16;
 }
-impl Small for ToF11 {
+impl Small for ToF16 {}
+impl FormatType for ToF11 {
     const FORMAT: FloatFormat = F11;
 }
-impl Small for ToF10 {
+impl Small for ToF11 {}
+impl FormatType for ToF10 {
     const FORMAT: FloatFormat = F10;
 }
+impl Small for ToF10 {}
 
 /// Which [`Small`] target a float format is, if any.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,27 +3,29 @@
 //! value line, and the few `f64` roundings the deciders need without library calls (whose
 //! branches on the magnitude random data mispredicts).
 
-/// A float format as the deciders read it: a pattern in the low bits of a `u32`.
-pub(super) trait Fmt {
-    const BITS: u32;
-    const FRAC: u32;
-    /// 32-bit rules: denorms flushed on input and output (§3.1.3.2), sqrt within 1 ULP.
-    const WIDE: bool;
-    /// The smallest normal and the largest finite value.
-    const MIN_NORMAL: f64;
-    const MAX: f64;
-    const SIGN: u32 = 1 << (Self::BITS - 1);
-    const MAG: u32 = Self::SIGN - 1;
-    const EXP: u32 = Self::MAG & !((1 << Self::FRAC) - 1);
+use crate::format::{self, FloatFormat, FormatType};
 
+/// A float format as the deciders read it: a pattern in the low bits of a `u32`, its
+/// constants from [`FormatType`].
+pub(super) trait Fmt: FormatType {
     /// The value of a pattern (no flush).
     fn to_f64(x: u32) -> f64;
     /// The correctly rounded pattern of a value (ties to even, overflow to infinity).
     fn rne(v: f64) -> u32;
 }
 
+#[derive(Clone, Copy)]
 pub(super) struct F32;
+#[derive(Clone, Copy)]
 pub(super) struct F16;
+
+impl FormatType for F32 {
+    const FORMAT: FloatFormat = format::F32;
+}
+
+impl FormatType for F16 {
+    const FORMAT: FloatFormat = format::F16;
+}
 
 impl F32 {
     #[cfg(test)]
@@ -34,12 +36,6 @@ impl F32 {
 }
 
 impl Fmt for F32 {
-    const BITS: u32 = 32;
-    const FRAC: u32 = 23;
-    const WIDE: bool = true;
-    const MIN_NORMAL: f64 = f32::MIN_POSITIVE as f64;
-    const MAX: f64 = f32::MAX as f64;
-
     #[inline]
     fn to_f64(x: u32) -> f64 {
         f32::from_bits(x) as f64
@@ -52,24 +48,25 @@ impl Fmt for F32 {
 }
 
 impl Fmt for F16 {
-    const BITS: u32 = 16;
-    const FRAC: u32 = 10;
-    const WIDE: bool = false;
-    const MIN_NORMAL: f64 = 1.0 / (1u32 << 14) as f64;
-    const MAX: f64 = 65504.0;
-
     #[inline]
     fn to_f64(x: u32) -> f64 {
-        let m = x & 0x7fff;
-        let v = if m >= 0x7c00 {
-            if m == 0x7c00 { f64::INFINITY } else { f64::NAN }
-        } else if m >= 0x400 {
-            // Rebias the exponent (15 to 127) and widen the fraction: an exact f32.
-            f32::from_bits((m << 13) + (112 << 23)) as f64
+        // Rebias the exponent (15 to 127) and widen the fraction: an exact f32.
+        const WIDENED_BITS: u32 = F32::FRAC - F16::FRAC;
+        const REBIAS: u32 = ((F32::FORMAT.bias - F16::FORMAT.bias) as u32) << F32::FRAC;
+        let m = x & Self::MAG;
+        let v = if m >= Self::EXP {
+            if m == Self::EXP {
+                f64::INFINITY
+            } else {
+                f64::NAN
+            }
+        } else if m >= 1 << Self::FRAC {
+            f32::from_bits((m << WIDENED_BITS) + REBIAS) as f64
         } else {
-            m as f64 / (1u32 << 24) as f64
+            // A subnormal: a count of steps of 2^(emin - frac), 2^-24.
+            m as f64 / (1u32 << (Self::FRAC as i32 - Self::FORMAT.emin())) as f64
         };
-        if x & 0x8000 != 0 { -v } else { v }
+        if x & Self::SIGN != 0 { -v } else { v }
     }
 
     #[inline]
@@ -83,16 +80,22 @@ impl Fmt for F16 {
 /// steps are one formula (the exponent held at float16's smallest, -14), and NaN and
 /// overflow are selected at the end.
 pub(super) fn f16_nearest(v: f64) -> u32 {
-    let sign = ((v.to_bits() >> 48) & 0x8000) as u32;
+    const EMIN: i32 = F16::FORMAT.emin();
+    let sign = ((v.to_bits() >> (64 - F16::BITS)) as u32) & F16::SIGN;
     let a = v.abs();
-    let e = (((a.to_bits() >> 52) as i32) - 1023).max(-14);
+    let e = (((a.to_bits() >> 52) as i32) - 1023).max(EMIN);
     // n is 1024 + fraction for a normal result (or 2048 when it rounds up to the next
     // power of two), the count of 2^-24 steps for a subnormal one.
-    let n = nearest_integer(a * pow2(10 - e));
-    let finite = sign | (((e + 14) as u32) << 10).wrapping_add(n);
+    let n = nearest_integer(a * pow2(F16::FRAC as i32 - e));
+    let finite = sign | (((e - EMIN) as u32) << F16::FRAC).wrapping_add(n);
     // 65520 is half-way between 65504 and the next power of two: ties go to the even
     // pattern, which is infinity.
-    let special = sign | if a.is_nan() { 0x7e00 } else { 0x7c00 };
+    let special = sign
+        | if a.is_nan() {
+            F16::EXP | F16::QUIET
+        } else {
+            F16::EXP
+        };
     if a < 65520.0 { finite } else { special }
 }
 
@@ -126,13 +129,13 @@ pub(super) fn normal<F: Fmt>(x: u32) -> bool {
 #[inline]
 pub(super) fn finite_nonzero<F: Fmt>(x: u32) -> bool {
     let m = x & F::MAG;
-    m < F::EXP && (m >= 1 << F::FRAC || (!F::WIDE && m != 0))
+    m < F::EXP && (m >= 1 << F::FRAC || (!F::RULES_32 && m != 0))
 }
 
 /// An operand's value as the arithmetic reads it: 32-bit denorms as zeros (§3.1.3.2).
 #[inline]
 pub(super) fn read<F: Fmt>(x: u32) -> f64 {
-    if F::WIDE && x & F::EXP == 0 {
+    if F::RULES_32 && x & F::EXP == 0 {
         if x & F::SIGN != 0 { -0.0 } else { 0.0 }
     } else {
         F::to_f64(x)
@@ -207,7 +210,7 @@ pub(super) fn floor(v: f64) -> f64 {
 /// beyond the range, and the flushed zero of a denorm.
 #[inline]
 pub(super) fn written<F: Fmt>(e: u32) -> u32 {
-    if F::WIDE && e & F::EXP == 0 {
+    if F::RULES_32 && e & F::EXP == 0 {
         e & F::SIGN
     } else {
         e

@@ -12,6 +12,7 @@
 //! a number).
 
 use super::bits::{F16, F32, Fmt, dist, is_nan, read};
+use crate::format::FormatType;
 use crate::judge::class::Kind;
 
 /// What a decider settles about a line it does not leave to the exact engine.
@@ -38,7 +39,7 @@ impl Seen {
     pub(super) fn of<F: Fmt, const N: usize>(xs: [u32; N]) -> Seen {
         let mut s = Seen::default();
         for x in xs {
-            s.denorm |= F::WIDE && subnormal::<F>(x);
+            s.denorm |= F::RULES_32 && subnormal::<F>(x);
             s.nan |= is_nan::<F>(x);
             s.inf |= x & F::MAG == F::EXP;
         }
@@ -74,7 +75,7 @@ pub(super) fn single<O: Fmt>(r: u32, e: u32, seen: Seen, min_max: bool) -> Settl
     }
     let kind = if seen.denorm {
         Kind::DenormOperand
-    } else if O::WIDE && subnormal::<O>(r) {
+    } else if O::RULES_32 && subnormal::<O>(r) {
         Kind::DenormResult
     } else if rn {
         Kind::NanResult
@@ -101,7 +102,7 @@ pub(super) fn single<O: Fmt>(r: u32, e: u32, seen: Seen, min_max: bool) -> Settl
 /// classes name without the set's bounds (the set holds neither: output flush, §3.1.3.2).
 #[inline]
 pub(super) fn outside_number<F: Fmt>(r: u32, e: u32) -> Option<Settled> {
-    if F::WIDE && subnormal::<F>(r) {
+    if F::RULES_32 && subnormal::<F>(r) {
         Some(Settled::Violates(Kind::DenormResult, Some(dist::<F>(r, e))))
     } else if is_nan::<F>(r) {
         Some(Settled::Violates(Kind::NanResult, None))
@@ -120,7 +121,7 @@ pub(super) fn outside_number<F: Fmt>(r: u32, e: u32) -> Option<Settled> {
 pub(super) fn f32_to_f16(x: u32, r: u32) -> Settled {
     let seen = Seen::of::<F32, 1>([x]);
     if seen.nan {
-        return single::<F16>(r, 0x7e00, seen, false);
+        return single::<F16>(r, F16::EXP | F16::QUIET, seen, false);
     }
     let e = f32_to_f16_rtz(x);
     if r == e {
@@ -132,23 +133,35 @@ pub(super) fn f32_to_f16(x: u32, r: u32) -> Settled {
     single::<F16>(r, e, seen, false)
 }
 
+/// Fraction bits an f32 has beyond a float16's (13).
+const NARROWED_BITS: u32 = F32::FRAC - F16::FRAC;
+/// The exponent bias f32tof16 takes off (127 to 15: 112).
+const REBIAS: u32 = (F32::FORMAT.bias - F16::FORMAT.bias) as u32;
+/// The f32 pattern of float16's largest finite value, 65504.
+const F16_MAX_AS_F32: u32 = (F16::MAX as f32).to_bits();
+/// The f32 pattern of 2^16, the power of two past float16's largest finite value.
+const F16_BEYOND_AS_F32: u32 = ((F32::FORMAT.bias + F16::FORMAT.emax() + 1) as u32) << F32::FRAC;
+/// The f32 fraction with its hidden bit: the significand of a normal pattern.
+const F32_HIDDEN_BIT: u32 = 1 << F32::FRAC;
+
 /// f32tof16's one answer on a non-NaN operand.
 #[inline]
 pub(super) fn f32_to_f16_rtz(x: u32) -> u32 {
     let m = x & F32::MAG;
-    let sign = (x >> 16) & 0x8000;
+    let sign = (x >> (F32::BITS - F16::BITS)) & F16::SIGN;
     let exp = m >> F32::FRAC;
     // Truncation is a shift of the f32 bits: a normal half keeps the top 10 fraction bits
     // under the rebiased exponent (127 to 15), a subnormal one counts 2^-24 steps (a
     // 32-bit denorm operand, flushed, gives its zero: the shift leaves nothing).
     sign | if m >= F32::EXP {
-        0x7c00
-    } else if m >= 0x477f_e000 {
-        0x7bff // 65504 and beyond: saturated, not infinity
-    } else if exp >= 113 {
-        (m >> 13) - (112 << 10)
+        F16::EXP
+    } else if m >= F16_MAX_AS_F32 {
+        F16::MAX_BITS // 65504 and beyond: saturated, not infinity
+    } else if exp > REBIAS {
+        (m >> NARROWED_BITS) - (REBIAS << F16::FRAC)
     } else {
-        ((m & 0x7f_ffff) | 0x80_0000) >> (126 - exp).min(31)
+        ((m & F32::FORMAT.frac_mask() as u32) | F32_HIDDEN_BIT)
+            >> (REBIAS + NARROWED_BITS + 1 - exp).min(31)
     }
 }
 
@@ -165,18 +178,20 @@ pub(super) fn f32_to_f16_nearest(x: u32, e: u32) -> u32 {
     // Bits dropped below a float16 step: 13 for a normal half (and the saturated range,
     // where 65520 and up round to infinity), more for a subnormal one (at most 31 here:
     // below 2^-25 everything is dropped and under half a step).
-    let shift = 126u32.saturating_sub(exp).clamp(13, 31);
+    let shift = (REBIAS + NARROWED_BITS + 1)
+        .saturating_sub(exp)
+        .clamp(NARROWED_BITS, 31);
     let mantissa = if exp == 0 {
         0
     } else {
-        (m & 0x7f_ffff) | 0x80_0000
+        (m & F32::FORMAT.frac_mask() as u32) | F32_HIDDEN_BIT
     };
     let dropped = mantissa & ((1 << shift) - 1);
     let half = 1 << (shift - 1);
     let up = (dropped > half) | ((dropped == half) & (e & 1 == 1));
     // From 65536 (exponent 143) up, the truncation saturated at 65504 and the nearest is
     // infinity; infinity itself stays.
-    let up = (up & (m < 0x4780_0000)) | (0x4780_0000..F32::EXP).contains(&m);
+    let up = (up & (m < F16_BEYOND_AS_F32)) | (F16_BEYOND_AS_F32..F32::EXP).contains(&m);
     e + u32::from(up)
 }
 
@@ -238,7 +253,7 @@ pub(super) fn f16_to_f32(x: u32, r: u32) -> Settled {
 pub(super) fn min_max<F: Fmt>(a: u32, b: u32, r: u32, is_min: bool) -> Settled {
     let seen = Seen::of::<F, 2>([a, b]);
     let flush = |x: u32| {
-        if F::WIDE && subnormal::<F>(x) {
+        if F::RULES_32 && subnormal::<F>(x) {
             x & F::SIGN
         } else {
             x
@@ -264,7 +279,7 @@ pub(super) fn min_max<F: Fmt>(a: u32, b: u32, r: u32, is_min: bool) -> Settled {
     }
     let kind = if seen.denorm {
         Kind::DenormOperand
-    } else if F::WIDE && subnormal::<F>(r) {
+    } else if F::RULES_32 && subnormal::<F>(r) {
         Kind::DenormResult
     } else if is_nan::<F>(r) {
         Kind::NanResult

@@ -92,7 +92,7 @@ fn sqrt<F: Fmt>(x: u32, r: u32) -> Option<u64> {
     if same::<F>(r, e) {
         return Some(0);
     }
-    if !F::WIDE || !normal::<F>(r) || !normal::<F>(e) {
+    if !F::RULES_32 || !normal::<F>(r) || !normal::<F>(e) {
         return None;
     }
     // e * e - v places e against the exact root: an exact root allows a step either way,
@@ -120,7 +120,7 @@ fn rcp<F: Fmt>(x: u32, r: u32) -> Option<u64> {
     if v == 0.0 || !q.is_finite() || q == 0.0 {
         return None;
     }
-    if F::WIDE && q.abs() < F::MIN_NORMAL / 2.0 {
+    if F::RULES_32 && q.abs() < F::MIN_NORMAL / 2.0 {
         // The whole 2^-21 window lies among the denorms, each written as the signed zero.
         return None;
     }
@@ -215,7 +215,7 @@ fn exp_rest<F: Fmt>(x: u32, r: u32) -> Option<u64> {
     if a > 4.0 * F::MAX {
         return exactly(r, F::EXP);
     }
-    if F::WIDE && a < F::MIN_NORMAL / 2.0 {
+    if F::RULES_32 && a < F::MIN_NORMAL / 2.0 {
         // Every value of the window is a denorm, written as +0.
         return exactly(r, 0);
     }
@@ -277,7 +277,7 @@ fn sin_cos<F: Fmt>(x: u32, r: u32, sine: bool) -> Option<u64> {
 /// 2^16 lines).
 #[inline(always)]
 fn sin_and_cos<F: Fmt>(x: u32, v: f64) -> (f64, f64) {
-    if F::WIDE {
+    if F::RULES_32 {
         trig::sin_cos_f32(x, v)
     } else {
         (v.sin(), v.cos())
@@ -418,7 +418,7 @@ fn div<F: Fmt>(a: u32, b: u32, r: u32, rules: RuleSet) -> Option<u64> {
     }
     // Beyond 2^126 the flushed reciprocal brings its own results (§22.10.2): the
     // engine's to list.
-    if !F::WIDE || !normal::<F>(e) || !normal::<F>(r) || y.abs() > pow2(126) {
+    if !F::RULES_32 || !normal::<F>(e) || !normal::<F>(r) || y.abs() > pow2(126) {
         return None;
     }
     // e * y - x has the sign of (e - x/y) * sign(y), exactly.
@@ -616,7 +616,7 @@ fn div_then<F: Fmt>(a: u32, b: u32, r: u32) -> Option<Settled> {
     let (x, y) = (read::<F>(a), read::<F>(b));
     let q = x / y;
     if !(finite_nonzero::<F>(a) && finite_nonzero::<F>(b)) {
-        if F::WIDE && y.abs() >= pow2(125) && y.is_finite() {
+        if F::RULES_32 && y.abs() >= pow2(125) && y.is_finite() {
             return None;
         }
         return Some(one_answer::<F, 2>([a, b], r, q));
@@ -783,7 +783,7 @@ fn settled(range: Range<usize>, t: &mut Tally, mut f: impl FnMut(usize) -> Settl
 /// `v` of its sign, where the instruction at `v` has the one allowed pattern `at(v)`.
 #[inline]
 fn denorm_unary<F: Fmt>(x: u32, r: u32, at: impl Fn(f64) -> u32) -> Option<Settled> {
-    if !(F::WIDE && subnormal::<F>(x)) {
+    if !(F::RULES_32 && subnormal::<F>(x)) {
         return None;
     }
     miss::flushed::<F, 1>([x], r, at(read::<F>(x)))

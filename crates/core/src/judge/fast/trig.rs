@@ -27,6 +27,9 @@ use std::sync::OnceLock;
 
 use astro_float::{BigFloat, Consts, RoundingMode};
 
+use super::bits::F32;
+use crate::format::FormatType;
+
 /// The smallest and largest `E` (an operand is `M * 2^E`, `M` below 2^24) the table
 /// covers: operands from 2^7 (below, the library's own reduction is quick and exact
 /// enough) to the largest f32.
@@ -79,13 +82,14 @@ fn two_over_pi_bits(n: usize) -> Vec<bool> {
 /// finite f32 pattern `x` of magnitude at least 2^7; `None` below.
 #[inline]
 pub(super) fn reduce(x: u32) -> Option<(u32, f64)> {
-    let biased = ((x >> 23) & 0xff) as i32;
+    let f = F32::FORMAT;
+    let biased = (x & F32::EXP) >> F32::FRAC;
     // An operand is M * 2^(biased - 150); finite ones only.
-    let e = biased - 150;
-    if !(E_MIN..=E_MAX).contains(&e) || biased == 0xff {
+    let e = biased as i32 - (f.bias + F32::FRAC as i32);
+    if !(E_MIN..=E_MAX).contains(&e) || biased == f.max_exp_field() {
         return None;
     }
-    let m = ((x & 0x7f_ffff) | 0x80_0000) as u128;
+    let m = ((x & f.frac_mask() as u32) | 1 << F32::FRAC) as u128;
     let c = table()[(e - E_MIN) as usize];
     // M * c mod 4, then to the nearest quadrant: the fraction left is in [-1/2, 1/2).
     let p = m.wrapping_mul(c).wrapping_add(1 << 125);
@@ -168,7 +172,7 @@ fn by_quadrant(q: u32, (s, c): (f64, f64)) -> (f64, f64) {
 /// 2^-48 relative (see the module's notes).
 #[inline(always)]
 pub(super) fn sin_cos_f32(x: u32, v: f64) -> (f64, f64) {
-    let (q, r) = if x & 0x7fff_ffff < 0x4300_0000 {
+    let (q, r) = if x & F32::MAG < 0x4300_0000 {
         reduce_small(v)
     } else {
         match reduce(x) {

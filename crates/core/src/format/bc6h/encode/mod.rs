@@ -13,6 +13,7 @@
 use super::decode::{finish_unquantize, interpolate, unquantize, weights};
 use super::modes::{HeaderBit, MODES, Mode};
 use super::partitions;
+use crate::format::choice::{Choice, UnknownChoice, parse_choice};
 
 mod fit;
 mod measure;
@@ -25,16 +26,55 @@ use measure::*;
 /// fitted endpoints (modes of one precision decode alike and differ only in how wide
 /// their deltas are); every two-region candidate is first measured unrefined and only
 /// the best few are refined.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+///
+/// The default is [`Quality::Normal`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Quality {
     /// The best-fitting partition, the finest precision that fits, one refinement pass.
     Fast,
     /// The 4 best-fitting partitions, the finest precision that fits and the next finer
     /// (clamped), the best 3 two-region candidates refined by two passes.
+    #[default]
     Normal,
     /// The 12 best-fitting partitions, two finer precisions and one coarser, the best 12
     /// two-region candidates refined by four passes.
     Slow,
+}
+
+impl Choice for Quality {
+    const WHAT: &'static str = "quality";
+    const ALL: &'static [Quality] = &Quality::ALL;
+
+    fn name(self) -> &'static str {
+        Quality::name(self)
+    }
+
+    fn summary(self) -> &'static str {
+        match self {
+            Quality::Fast => {
+                "The best-fitting partition, the finest precision that fits, one refinement pass"
+            }
+            Quality::Normal => {
+                "The 4 best-fitting partitions, that precision and the next finer, two passes"
+            }
+            Quality::Slow => {
+                "The 12 best-fitting partitions, two precisions finer and one coarser, four passes"
+            }
+        }
+    }
+}
+
+impl std::str::FromStr for Quality {
+    type Err = UnknownChoice;
+    fn from_str(s: &str) -> Result<Quality, UnknownChoice> {
+        parse_choice(s)
+    }
+}
+
+impl std::fmt::Display for Quality {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// A block whose one-region encoding is off by at most this (the sum of squared errors
@@ -59,13 +99,14 @@ struct Search {
 }
 
 impl Quality {
+    /// The names `--quality` and `quality=` take, one per value.
+    pub const NAMES: [&'static str; 3] = ["fast", "normal", "slow"];
+    /// Every quality, in the order of [`Quality::NAMES`].
+    pub const ALL: [Quality; 3] = [Quality::Fast, Quality::Normal, Quality::Slow];
+
     /// The name `--quality` takes.
     pub fn name(self) -> &'static str {
-        match self {
-            Quality::Fast => "fast",
-            Quality::Normal => "normal",
-            Quality::Slow => "slow",
-        }
+        Self::NAMES[self as usize]
     }
 
     fn search(self) -> Search {
