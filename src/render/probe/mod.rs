@@ -31,12 +31,19 @@ pub fn probe_renderer(style: Style, color: bool) -> Box<dyn ProbeRenderer> {
 
 #[cfg(test)]
 pub(crate) mod sample {
-    use crate::d3d::RuleSet;
+    use crate::d3d::{Op, OpCommand, RuleSet};
+    use crate::format::F32;
+    use crate::judge::{ViolationClass, ViolationKind};
     use crate::probe::judge::{ClassCount, OpReport};
     use crate::probe::{DeviceInfo, Family, FloatControls, ProbeReport, Source};
 
     /// A small report with one clean instruction, one with a violation, one skipped.
     pub fn report() -> ProbeReport {
+        // Whatever the instruction, this class reads "f32 denormal operand not flushed".
+        let denorm = ViolationClass::new(
+            ViolationKind::DenormOperand,
+            OpCommand::new(Op::Add, F32, RuleSet::D3D11),
+        );
         let op = |name: &'static str, violate: u64| OpReport {
             name,
             format: "f32".into(),
@@ -50,14 +57,14 @@ pub(crate) mod sample {
             violations: if violate > 0 {
                 vec![crate::judge::Violation {
                     index: 4,
-                    class: "f32 denormal operand not flushed".into(),
+                    class: Some(denorm),
                 }]
             } else {
                 Vec::new()
             },
             classes: if violate > 0 {
                 vec![ClassCount {
-                    class: "f32 denormal operand not flushed".into(),
+                    class: denorm,
                     count: violate,
                     example: "d3dfloat op add 0x00000001 0x00000001 --check 0x00000002".into(),
                     first: 0,
