@@ -16,8 +16,8 @@
 //! operand (dp2-dp4) holds its components one after another; a result slice holds every
 //! output of a line one after another (sincos: sine, then cosine).
 //!
-//! The files, top down: `run.rs` holds the [`Judge`] and its run, and uses all the others;
-//! `fast/` decides lines into a task's tally (`verdict.rs`), which counts them into a
+//! The files, top down: `instruction.rs` holds the [`Judge`] (an instruction ready to
+//! judge slices) and its run over them, and uses all the others; `fast/` decides lines into a task's tally (`verdict.rs`), which counts them into a
 //! [`Verdict`] and a map (`map.rs`) and names violations by their [`ViolationClass`]
 //! (`class.rs`); `slices.rs` holds the slices they read. None of them knows the judge: what
 //! they ask of it, it hands them as values or through a trait of theirs
@@ -26,13 +26,13 @@
 mod class;
 mod error;
 mod fast;
+mod instruction;
 pub mod map;
-mod run;
 mod slices;
 mod verdict;
 
 pub use class::{ClassCount, Kind as ViolationKind, ViolationClass};
 pub use error::JudgeError;
-pub use run::Judge;
+pub use instruction::Judge;
 pub use slices::{Buffer, Column, Elem};
 pub use verdict::{Histogram, Line, Options, Verdict, Violation};
