@@ -377,7 +377,7 @@ fn agree_verdicts(judge: &Judge, lines: &Lines, both: bool) -> f64 {
         indexes(&slow.violations),
         "{what}: unnamed"
     );
-    assert!(unnamed.iter().all(|v| v.class.is_empty()), "{what}");
+    assert!(unnamed.iter().all(|v| v.class.is_none()), "{what}");
     let short = fast_run(true, 7).violations;
     assert_eq!(
         short[..],
@@ -829,7 +829,7 @@ fn f32tof16_to_nearest_is_named_fast() {
     let nearest = v
         .classes
         .iter()
-        .find(|c| c.class == "f32tof16 rounds to nearest")
+        .find(|c| c.class.to_string() == "f32tof16 rounds to nearest")
         .expect("the class");
     assert!(
         nearest.count > lines.results.len() as u64 / 4,

@@ -178,7 +178,7 @@ fn summary<'py>(py: Python<'py>, v: &Verdict) -> PyResult<Bound<'py, PyDict>> {
     let classes = PyList::empty(py);
     for c in v.classes_by_count() {
         let k = PyDict::new(py);
-        k.set_item("class", &c.class)?;
+        k.set_item("class", c.class.to_string())?;
         k.set_item("count", c.count)?;
         k.set_item("first", c.first)?;
         k.set_item("example", &c.example)?;

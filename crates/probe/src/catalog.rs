@@ -139,14 +139,6 @@ impl Kernel {
             [index as u32, 0]
         }
     }
-
-    /// The `op` options that select this kernel's reading (`--fmt f16`), before the name.
-    pub fn op_options(&self) -> &'static str {
-        match self.family {
-            Family::F16 => "--fmt f16 ",
-            _ => "",
-        }
-    }
 }
 
 /// Each kernel once per path, the paths of one instruction side by side (`--via`).

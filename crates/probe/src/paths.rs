@@ -3,8 +3,7 @@
 //! seen through a translator but not on the direct path was introduced by the translation;
 //! one seen directly but not through a translator is one that translator works around.
 
-use crate::judge::Via;
-use crate::judge::{Family, Findings, OpFindings};
+use crate::judge::{Family, Findings, OpFindings, Via, ViolationClass};
 
 /// What a translated path did to a class, against the direct path of the same device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,7 +34,7 @@ pub struct PathClass {
     /// Its family (an f16 add and an f32 add are different rows).
     pub family: Family,
     /// The class, as the judge names it.
-    pub class: String,
+    pub class: ViolationClass,
     /// Per path of the report, in order: `None` where the instruction did not run through
     /// it (skipped), else the class's count there (0 when absent).
     pub counts: Vec<(Via, Option<u64>)>,
@@ -109,7 +108,7 @@ pub fn compare(r: &Findings) -> Vec<PathClass> {
                 op: op.name,
                 format: op.format.clone(),
                 family: op.family,
-                class: c.class.clone(),
+                class: c.class,
                 counts,
                 changes,
             });
@@ -121,20 +120,20 @@ pub fn compare(r: &Findings) -> Vec<PathClass> {
 /// Whether class `class` of `op` (run through a translator) is absent from the direct run
 /// of the same instruction in `r`, which ran: the translation introduced it. `false` for
 /// direct ops and when the direct path did not run.
-pub fn introduced(r: &Findings, op: &OpFindings, class: &str) -> bool {
+pub fn introduced(r: &Findings, op: &OpFindings, class: &ViolationClass) -> bool {
     op.via.translated()
         && r.ops.iter().any(|o| {
             o.name == op.name
                 && o.family == op.family
                 && o.via == Via::Direct
                 && ran(o)
-                && o.classes.iter().all(|k| k.class != class)
+                && o.classes.iter().all(|k| k.class != *class)
         })
 }
 
 /// The translated paths that ran `op` (a direct op) without its class `class`: they work
 /// around it.
-pub fn worked_around_by(r: &Findings, op: &OpFindings, class: &str) -> Vec<Via> {
+pub fn worked_around_by(r: &Findings, op: &OpFindings, class: &ViolationClass) -> Vec<Via> {
     if op.via.translated() {
         return Vec::new();
     }
@@ -145,7 +144,7 @@ pub fn worked_around_by(r: &Findings, op: &OpFindings, class: &str) -> Vec<Via> 
                 && o.family == op.family
                 && o.via.translated()
                 && ran(o)
-                && o.classes.iter().all(|k| k.class != class)
+                && o.classes.iter().all(|k| k.class != *class)
         })
         .map(|o| o.via)
         .collect()
@@ -154,16 +153,22 @@ pub fn worked_around_by(r: &Findings, op: &OpFindings, class: &str) -> Vec<Via> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::ClassCount;
+    use crate::d3d::{Op, OpCommand, RuleSet};
+    use crate::format::F32;
+    use crate::judge::{ClassCount, ViolationKind};
 
-    fn op(name: &'static str, via: Via, classes: &[(&str, u64)]) -> OpFindings {
+    fn sqrt_class(kind: ViolationKind) -> ViolationClass {
+        ViolationClass::new(kind, OpCommand::new(Op::Sqrt, F32, RuleSet::D3D11))
+    }
+
+    fn op(name: &'static str, via: Via, classes: &[(ViolationClass, u64)]) -> OpFindings {
         let mut o = crate::judge::findings::sample().ops[0].clone();
         o.name = name;
         o.via = via;
         o.classes = classes
             .iter()
             .map(|&(c, n)| ClassCount {
-                class: c.into(),
+                class: c,
                 count: n,
                 example: String::new(),
                 rule: String::new(),
@@ -176,11 +181,13 @@ mod tests {
     #[test]
     fn classes_are_counted_per_path_and_marked_where_a_translator_changes_them() {
         let mut r = crate::judge::findings::sample();
+        let denorm = sqrt_class(ViolationKind::DenormOperand);
+        let nearest = sqrt_class(ViolationKind::Miss1);
         let mut skipped = op("sqrt", Via::DxbcSpirv, &[]);
         skipped.skipped = Some("refused".into());
         r.ops = vec![
-            op("sqrt", Via::Direct, &[("denorm not flushed", 5)]),
-            op("sqrt", Via::Vkd3dShader, &[("rounded to nearest", 2)]),
+            op("sqrt", Via::Direct, &[(denorm, 5)]),
+            op("sqrt", Via::Vkd3dShader, &[(nearest, 2)]),
             skipped,
         ];
         let rows = compare(&r);
@@ -201,10 +208,10 @@ mod tests {
             rows[1].changes,
             vec![(Via::Vkd3dShader, Change::Introduced)]
         );
-        assert!(introduced(&r, &r.ops[1], "rounded to nearest"));
-        assert!(!introduced(&r, &r.ops[0], "denorm not flushed"));
+        assert!(introduced(&r, &r.ops[1], &nearest));
+        assert!(!introduced(&r, &r.ops[0], &denorm));
         assert_eq!(
-            worked_around_by(&r, &r.ops[0], "denorm not flushed"),
+            worked_around_by(&r, &r.ops[0], &denorm),
             vec![Via::Vkd3dShader]
         );
         r.ops.truncate(1);

@@ -107,9 +107,9 @@ mod tests {
         judge(k, RuleSet::D3D11, operands, results, true, false).unwrap()
     }
 
-    fn class(r: &OpFindings) -> &str {
+    fn class(r: &OpFindings) -> String {
         assert_eq!(r.violate, 1, "{r:?}");
-        &r.classes[0].class
+        r.classes[0].class.to_string()
     }
 
     #[test]

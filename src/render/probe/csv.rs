@@ -57,7 +57,7 @@ impl ProbeRenderer for Csv {
                 op.violate,
                 op.max_ulps,
                 op.classes.len(),
-                field(top.map_or("", |c| &c.class)),
+                field(&top.map_or(String::new(), |c| c.class.to_string())),
                 top.map_or(String::new(), |c| c.count.to_string()),
                 field(top.map_or("", |c| &c.example)),
                 field(op.skipped.as_deref().unwrap_or("")),
@@ -81,7 +81,7 @@ impl ProbeRenderer for Csv {
                         op.name,
                         field(&op.format),
                         v.index,
-                        field(&v.class)
+                        field(&v.class.map(|c| c.to_string()).unwrap_or_default())
                     )?;
                 }
             }

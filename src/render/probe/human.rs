@@ -104,7 +104,7 @@ impl Human {
             writeln!(
                 out,
                 "{line}  {}{}",
-                self.p.bad(&row.class),
+                self.p.bad(&row.class.to_string()),
                 if marks.is_empty() {
                     String::new()
                 } else {
@@ -234,7 +234,7 @@ impl ProbeRenderer for Human {
                     } else {
                         String::new()
                     },
-                    self.p.bad(&c.class),
+                    self.p.bad(&c.class.to_string()),
                     c.count
                 )?;
                 writeln!(out, "    {}", c.example)?;

@@ -106,7 +106,7 @@ impl ProbeRenderer for Json {
                         .iter()
                         .map(|c| {
                             let mut o =
-                                json!({"class": c.class, "count": c.count, "example": c.example, "rule": c.rule});
+                                json!({"class": c.class.to_string(), "count": c.count, "example": c.example, "rule": c.rule});
                             if paths::introduced(r, op, &c.class) {
                                 o["introduced"] = json!(true);
                             }
@@ -122,7 +122,7 @@ impl ProbeRenderer for Json {
                         v["violations"] = op
                             .violations
                             .iter()
-                            .map(|x| json!({"index": x.index, "class": x.class}))
+                            .map(|x| json!({"index": x.index, "class": x.class.map(|c| c.to_string()).unwrap_or_default()}))
                             .collect();
                     }
                     if let Some(sweep) = &op.exhaustive {

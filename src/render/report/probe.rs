@@ -191,7 +191,7 @@ fn paths_table(page: &mut Page, report: &Findings) {
             .collect();
         html.push_str(&format!(
             "<td>{}</td><td class=\"bad\">{}</td></tr>",
-            escape(&row.class),
+            escape(&row.class.to_string()),
             escape(&marks.join(", "))
         ));
     }
@@ -248,7 +248,7 @@ fn instruction(page: &mut Page, i: usize, op: &OpFindings) -> std::io::Result<()
             html.push_str(&format!(
                 "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
                  <td class=\"rule\">{}</td><td><code>{}</code></td></tr>",
-                escape(&c.class),
+                escape(&c.class.to_string()),
                 count(c.count),
                 c.first,
                 escape(&c.rule),
@@ -408,7 +408,7 @@ mod tests {
             max_distance: 1 << 30,
             violations: Vec::new(),
             classes: vec![crate::judge::ClassCount {
-                class: "f32 denormal operand not flushed".into(),
+                class: judge.class(crate::judge::ViolationKind::DenormOperand),
                 count: 12345,
                 example: format!("d3dfloat op {} 0x00000001 --check 0x3f800000", k.name),
                 first: 1,

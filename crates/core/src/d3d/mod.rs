@@ -9,6 +9,7 @@
 
 pub mod allowed;
 mod arith;
+pub mod command; // the op command's words, for lines that reports hand back
 mod conversions;
 mod divide;
 mod evaluation; // the request and the result structs
@@ -27,6 +28,7 @@ mod step;
 mod transcendental;
 
 pub use allowed::{AllowedSet, Domain};
+pub use command::OpCommand;
 pub use evaluation::{
     BatchSummary, CheckReport, Evaluation, ExactResult, OpRequest, OperandReport, OutputReport,
     OutputVerdict, Pattern,

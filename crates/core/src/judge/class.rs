@@ -1,17 +1,77 @@
 //! Naming what a violating result got wrong, from its operands and its result: the classes
-//! `probe`, `op --operands` and the library's [`super::Verdict`] report. The exact engine's
-//! lines are named here from its evaluation; the fast deciders name theirs with the same
-//! [`Kind`]s and texts (`fast/`), so a class reads the same whoever found it.
+//! `probe`, `op --operands` and the library's [`crate::judge::Verdict`] report. The exact
+//! engine's lines are named here from its evaluation; the fast deciders name theirs with the
+//! same [`Kind`]s (`fast/`), so a class reads the same whoever found it.
 
-use super::Judge;
-use crate::d3d::{Domain, Evaluation, Op, OutputReport, Rule};
+use std::fmt;
+
+use crate::d3d::{Domain, Evaluation, Op, OpCommand, OutputReport};
 use crate::format::{Arithmetic, Class};
+
+/// A class of violations: what a violating result got wrong, for an instruction as `op`
+/// reads it. It displays as reports name it (`add: outside tolerance by 1 ULP`,
+/// `f32 denormal operand not flushed`), and writes the `op` command that reproduces a
+/// line of it. Two classes are equal when they are the same kind for the same reading of
+/// the same instruction; their texts are then the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViolationClass {
+    kind: Kind,
+    command: OpCommand,
+}
+
+impl ViolationClass {
+    /// The class of violations of kind `kind` by the instruction `command` selects.
+    pub fn new(kind: Kind, command: OpCommand) -> ViolationClass {
+        ViolationClass { kind, command }
+    }
+
+    /// What the results got wrong.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// The instruction, as `op` selects it.
+    pub fn command(&self) -> OpCommand {
+        self.command
+    }
+
+    /// The pasteable `d3dfloat op ... --check ...` command for a line of this class, from
+    /// its operand patterns (every component in order) and its result patterns.
+    pub fn example(&self, args: &[u64], results: &[u64]) -> String {
+        self.command.check(args, results)
+    }
+}
+
+impl fmt::Display for ViolationClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = self.command.name();
+        match self.kind {
+            Kind::RoundsToNearest => write!(f, "f32tof16 rounds to nearest"),
+            Kind::NotFused => write!(f, "{name}: not fused (product rounded before the add)"),
+            Kind::NanGivesNonZero => write!(f, "{name}: NaN gives non-zero"),
+            Kind::NotClamped => write!(f, "{name}: out-of-range value not clamped"),
+            Kind::NotAMask => write!(f, "{name}: comparison result is not 0 or 0xffffffff"),
+            Kind::DenormOperand => write!(f, "f32 denormal operand not flushed"),
+            Kind::DenormResult => write!(f, "f32 denormal result not flushed"),
+            Kind::NanResult => write!(f, "{name}: NaN where a number is required"),
+            Kind::NanNotIgnored => write!(f, "{name}: NaN operand not ignored"),
+            Kind::NanNotPropagated => write!(f, "{name}: NaN operand not propagated"),
+            Kind::NumberForNan => write!(f, "{name}: a number where NaN is required"),
+            Kind::InfOperand => write!(f, "{name}: infinity operand mishandled"),
+            Kind::ZeroSign => write!(f, "{name}: wrong sign of zero"),
+            Kind::Miss1 => write!(f, "{name}: outside tolerance by 1 ULP"),
+            Kind::Miss2To15 => write!(f, "{name}: outside tolerance by 2-15 ULPs"),
+            Kind::Miss16 => write!(f, "{name}: outside tolerance by 16 ULPs or more"),
+            Kind::Wrong => write!(f, "{name}: wrong result"),
+        }
+    }
+}
 
 /// A kind of violation, how often it happened, and one line that shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClassCount {
-    /// The class's name (`f32 denormal operand not flushed`).
-    pub class: String,
+    /// The class (`f32 denormal operand not flushed`).
+    pub class: ViolationClass,
     /// How many lines fell in it.
     pub count: u64,
     /// An `op` command line that reproduces the verdict (`d3dfloat op ... --check R`).
@@ -23,41 +83,9 @@ pub struct ClassCount {
     pub rule: String,
 }
 
-impl Judge {
-    /// The rule line `i` breaks, cited as `op --json`'s `broken_rule` (the engine's
-    /// governing rule for the first output that does not conform); empty when it conforms
-    /// or the engine refuses it. One evaluation: called once per class.
-    pub fn broken_rule(
-        &self,
-        operands: &[super::Column],
-        results: super::Column,
-        i: usize,
-    ) -> String {
-        let (args, res) = self.line_patterns(operands, results, i);
-        let request = self.request(
-            &args,
-            Some(res.iter().map(|&b| crate::d3d::Pattern::bits(b)).collect()),
-        );
-        crate::d3d::evaluate(&request)
-            .ok()
-            .and_then(|eval| {
-                let broken = eval.check?.verdicts.iter().find_map(|v| v.broken)?;
-                // A denorm operand read as zero (§3.1.3.2) is why the rule of that zero
-                // governs: both are named, the flush first.
-                let flushed = eval.rules_applied.contains(&Rule::FlushInput);
-                Some(if flushed && broken != Rule::FlushInput {
-                    format!("{}; then {}", Rule::FlushInput.cite(), broken.cite())
-                } else {
-                    broken.cite()
-                })
-            })
-            .unwrap_or_default()
-    }
-}
-
-/// What a violating result got wrong; [`Kind::text`] names it for an instruction.
+/// What a violating result got wrong; a [`ViolationClass`] names it for an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
+pub enum Kind {
     /// f32tof16 gave the nearest float16 where §3.2.2 truncates.
     RoundsToNearest,
     /// dfma's result is the unfused one (§22.14.7).
@@ -96,7 +124,7 @@ pub(super) enum Kind {
 
 impl Kind {
     /// Every kind, in [`Kind::index`] order.
-    pub(super) const ALL: [Kind; 17] = [
+    pub(in crate::judge) const ALL: [Kind; 17] = [
         Kind::RoundsToNearest,
         Kind::NotFused,
         Kind::NanGivesNonZero,
@@ -118,14 +146,14 @@ impl Kind {
 
     /// Its position in [`Kind::ALL`].
     #[inline]
-    pub(super) fn index(self) -> usize {
+    pub(in crate::judge) fn index(self) -> usize {
         self as usize
     }
 
     /// The class of a result `miss` ULPs from the nearest allowed one (`None`: no number is
     /// allowed, or the result is NaN).
     #[inline]
-    pub(super) fn miss(miss: Option<u64>) -> Kind {
+    pub(in crate::judge) fn miss(miss: Option<u64>) -> Kind {
         match miss {
             Some(1) => Kind::Miss1,
             Some(n) if n < 16 => Kind::Miss2To15,
@@ -133,33 +161,10 @@ impl Kind {
             None => Kind::Wrong,
         }
     }
-
-    /// The class's name for the instruction `name`.
-    pub(super) fn text(self, name: &str) -> String {
-        match self {
-            Kind::RoundsToNearest => "f32tof16 rounds to nearest".into(),
-            Kind::NotFused => format!("{name}: not fused (product rounded before the add)"),
-            Kind::NanGivesNonZero => format!("{name}: NaN gives non-zero"),
-            Kind::NotClamped => format!("{name}: out-of-range value not clamped"),
-            Kind::NotAMask => format!("{name}: comparison result is not 0 or 0xffffffff"),
-            Kind::DenormOperand => "f32 denormal operand not flushed".into(),
-            Kind::DenormResult => "f32 denormal result not flushed".into(),
-            Kind::NanResult => format!("{name}: NaN where a number is required"),
-            Kind::NanNotIgnored => format!("{name}: NaN operand not ignored"),
-            Kind::NanNotPropagated => format!("{name}: NaN operand not propagated"),
-            Kind::NumberForNan => format!("{name}: a number where NaN is required"),
-            Kind::InfOperand => format!("{name}: infinity operand mishandled"),
-            Kind::ZeroSign => format!("{name}: wrong sign of zero"),
-            Kind::Miss1 => format!("{name}: outside tolerance by 1 ULP"),
-            Kind::Miss2To15 => format!("{name}: outside tolerance by 2-15 ULPs"),
-            Kind::Miss16 => format!("{name}: outside tolerance by 16 ULPs or more"),
-            Kind::Wrong => format!("{name}: wrong result"),
-        }
-    }
 }
 
 /// Names what a violating result got wrong, from the operands and the result's class.
-pub(super) fn classify(judge: &Judge, eval: &Evaluation, out: &OutputReport, bits: u64) -> Kind {
+pub(in crate::judge) fn classify(eval: &Evaluation, out: &OutputReport, bits: u64) -> Kind {
     let operands: Vec<_> = eval.args.iter().flatten().collect();
     let float_class = |bits: u64| match operands.first().map(|o| o.domain) {
         Some(Domain::Float(f)) => Some(f.class(bits)),
@@ -170,7 +175,7 @@ pub(super) fn classify(judge: &Judge, eval: &Evaluation, out: &OutputReport, bit
         Domain::Float(f) => Some(f.class(bits)),
         _ => None,
     };
-    match judge.op() {
+    match eval.op {
         Op::F32ToF16 => {
             let x = f32::from_bits(operands[0].bits as u32);
             if half::f16::from_f32(x).to_bits() as u64 == bits {
@@ -179,7 +184,7 @@ pub(super) fn classify(judge: &Judge, eval: &Evaluation, out: &OutputReport, bit
         }
         // §22.14.7: dfma is fused. A result that is exactly the unfused one (the product
         // rounded to double before the add) names the cause, whatever it did to the value.
-        Op::Mad if judge.format().arithmetic == Arithmetic::Double => {
+        Op::Mad if eval.format.arithmetic == Arithmetic::Double => {
             let v: Vec<f64> = operands.iter().map(|o| f64::from_bits(o.bits)).collect();
             let unfused = v[0] * v[1] + v[2];
             let got = f64::from_bits(bits);
@@ -192,7 +197,7 @@ pub(super) fn classify(judge: &Judge, eval: &Evaluation, out: &OutputReport, bit
             if x.is_nan() {
                 return Kind::NanGivesNonZero;
             }
-            let (lo, hi) = if judge.op() == Op::Ftoi {
+            let (lo, hi) = if eval.op == Op::Ftoi {
                 (-2147483648.0, 2147483647.0)
             } else {
                 (0.0, 4294967295.0)
@@ -218,7 +223,7 @@ pub(super) fn classify(judge: &Judge, eval: &Evaluation, out: &OutputReport, bit
         return Kind::NanResult;
     }
     if any_operand(Class::Nan) {
-        return match judge.op() {
+        return match eval.op {
             Op::Min | Op::Max => Kind::NanNotIgnored,
             _ => Kind::NanNotPropagated,
         };
@@ -244,13 +249,16 @@ pub(super) fn classify(judge: &Judge, eval: &Evaluation, out: &OutputReport, bit
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::d3d::RuleSet;
+    use crate::format::F32;
 
     #[test]
     fn kinds_are_listed_in_order_with_distinct_names() {
         let mut names = std::collections::HashSet::new();
         for (k, kind) in Kind::ALL.iter().enumerate() {
             assert_eq!(kind.index(), k, "{kind:?}");
-            assert!(names.insert(kind.text("op")), "{kind:?}");
+            let class = ViolationClass::new(*kind, OpCommand::new(Op::Add, F32, RuleSet::D3D11));
+            assert!(names.insert(class.to_string()), "{kind:?}");
         }
         assert_eq!(Kind::miss(Some(0)), Kind::Miss2To15);
         assert_eq!(Kind::miss(Some(1)), Kind::Miss1);

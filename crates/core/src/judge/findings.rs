@@ -6,10 +6,11 @@
 
 use std::fmt;
 
-use super::class::ClassCount;
+use super::class::{ClassCount, Kind as ViolationKind, ViolationClass};
 use super::map::ErrorMap;
 use super::verdict::{Histogram, Verdict, Violation};
-use crate::d3d::RuleSet;
+use crate::d3d::{Op, OpCommand, RuleSet};
+use crate::format::F32;
 
 /// Which device capability an instruction needs, and which log file its lines go to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -337,6 +338,11 @@ impl Findings {
 /// instruction, one with a violation, one skipped.
 #[doc(hidden)]
 pub fn sample() -> Findings {
+    // Whatever the instruction, this class reads "f32 denormal operand not flushed".
+    let denorm = ViolationClass::new(
+        ViolationKind::DenormOperand,
+        OpCommand::new(Op::Add, F32, RuleSet::D3D11),
+    );
     let op = |name: &'static str, violate: u64| OpFindings {
         name,
         format: "f32".into(),
@@ -350,14 +356,14 @@ pub fn sample() -> Findings {
         violations: if violate > 0 {
             vec![Violation {
                 index: 4,
-                class: "f32 denormal operand not flushed".into(),
+                class: Some(denorm),
             }]
         } else {
             Vec::new()
         },
         classes: if violate > 0 {
             vec![ClassCount {
-                class: "f32 denormal operand not flushed".into(),
+                class: denorm,
                 count: violate,
                 example: "d3dfloat op add 0x00000001 0x00000001 --check 0x00000002".into(),
                 first: 0,

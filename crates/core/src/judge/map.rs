@@ -10,8 +10,25 @@
 //! stays small enough to draw: at most [`MAP_SIDE`] cells a side. Vector operands (dp2-dp4)
 //! are placed by their first component. The report (`report/`) draws both.
 
-use super::{Column, Judge};
 use crate::d3d::Domain;
+use crate::judge::slices::Column;
+
+/// The instruction whose lines a map counts, as far as the map asks of it: where its
+/// operands lie, and what the exact engine makes of one line's operands.
+/// [`crate::judge::Judge`] is one.
+pub trait MappedOp {
+    /// The operands' domain.
+    fn operand_domain(&self) -> Domain;
+    /// Source operands, and components per line in each.
+    fn arity(&self) -> (usize, usize);
+    /// How far the allowed set at these operand patterns (every component in order)
+    /// reaches from the correctly rounded result, in representable values; `None` when
+    /// the engine refuses them or the result must be NaN.
+    fn allowed_reach(&self, args: &[u64]) -> Option<u64>;
+    /// The correctly rounded result of each output at these operand patterns; `None` when
+    /// the engine refuses them.
+    fn preferred(&self, args: &[u64]) -> Option<Vec<u64>>;
+}
 
 /// The most cells along the axis of a one-operand line (f64's 4096 sign-and-exponent
 /// fields are grouped eight to a cell).
@@ -221,7 +238,8 @@ pub struct ErrorMap {
     /// The cells, row-major over [`ErrorMap::axes`].
     pub cells: Vec<Cell>,
     /// The worst line of each cell, by cell (empty while the lines are still being
-    /// counted inside a run: [`Judge::run`] reads them from its slices at the end).
+    /// counted inside a run: [`crate::judge::Judge::run`] reads them from its slices at
+    /// the end).
     pub examples: Vec<Option<Example>>,
     /// The largest distance from the correctly rounded result the rules allow at each
     /// cell's worst line (as the exact engine gives it; `None` for a cell without one, or
@@ -236,7 +254,7 @@ pub struct ErrorMap {
 
 impl ErrorMap {
     /// The axes of a judge's operands: a line of cells for one operand, a map for more.
-    fn axes_for(judge: &Judge) -> Vec<Axis> {
+    fn axes_for(judge: &impl MappedOp) -> Vec<Axis> {
         let domain = judge.operand_domain();
         if judge.arity().0 == 1 {
             vec![Axis::new(domain, true, LINE_CELLS)]
@@ -249,7 +267,7 @@ impl ErrorMap {
     }
 
     /// An empty map for a judge's operands.
-    pub fn for_judge(judge: &Judge) -> ErrorMap {
+    pub fn for_judge(judge: &impl MappedOp) -> ErrorMap {
         let axes = Self::axes_for(judge);
         let n = axes.iter().map(|a| a.cells).product();
         ErrorMap {
@@ -279,26 +297,21 @@ impl ErrorMap {
         }
     }
 
-    /// Reads each cell's worst line from the slices the run judged (`base` is the
-    /// whole-buffer index of slice line 0); cells whose worst line lies elsewhere keep no
-    /// example.
+    /// Reads each cell's worst line from the slices the run judged, `lines` lines that
+    /// `line` reads by their index in the slices (`base` is the whole-buffer index of slice
+    /// line 0); cells whose worst line lies elsewhere keep no example.
     pub(super) fn read_examples(
         &mut self,
-        judge: &Judge,
-        operands: &[Column],
-        results: Column,
         base: u64,
         lines: usize,
+        line: impl Fn(usize) -> Example,
     ) {
         self.examples = self
             .cells
             .iter()
             .map(|c| {
                 let i = c.worst.checked_sub(base)? as usize;
-                (c.worst != u64::MAX && i < lines).then(|| {
-                    let (args, results) = judge.line_patterns(operands, results, i);
-                    Example { args, results }
-                })
+                (c.worst != u64::MAX && i < lines).then(|| line(i))
             })
             .collect();
     }
@@ -306,7 +319,7 @@ impl ErrorMap {
     /// Asks the exact engine for the allowed set at each cell's worst line (one evaluation
     /// per cell that has lines, so at most a few hundred) and keeps how far it reaches from
     /// the correctly rounded result: the bound a report draws beside the distances.
-    pub fn fill_bounds(&mut self, judge: &Judge) {
+    pub fn fill_bounds(&mut self, judge: &impl MappedOp) {
         self.bounds = (0..self.cells.len())
             .map(|c| judge.allowed_reach(&self.example(c)?.args))
             .collect();
@@ -326,11 +339,11 @@ impl ErrorMap {
 /// Whether the correctly rounded results of a one-operand instruction are the same at the
 /// lowest and the highest float operand of cell `c` (two evaluations), or the cell is
 /// infinity and NaN; never for an integer operand or an instruction of vectors.
-fn constant_cell(judge: &Judge, axis: &Axis, c: usize) -> bool {
+fn constant_cell(judge: &impl MappedOp, axis: &Axis, c: usize) -> bool {
     let Domain::Float(f) = axis.domain else {
         return false;
     };
-    if judge.width != 1 {
+    if judge.arity().1 != 1 {
         return false;
     }
     let (negative, first, last) = axis.fields_of(c);
@@ -340,12 +353,7 @@ fn constant_cell(judge: &Judge, axis: &Axis, c: usize) -> bool {
     }
     let lo = f.assemble(negative, first as u32, 0);
     let hi = f.assemble(negative, last as u32, u64::MAX);
-    let preferred = |bits: u64| {
-        crate::d3d::evaluate(&judge.request(&[bits], None))
-            .ok()
-            .map(|e| e.outputs.iter().map(|o| o.preferred).collect::<Vec<_>>())
-    };
-    match (preferred(lo), preferred(hi)) {
+    match (judge.preferred(&[lo]), judge.preferred(&[hi])) {
         (Some(a), Some(b)) => a == b,
         _ => false,
     }
@@ -368,7 +376,7 @@ thread_local! {
 impl TaskMap {
     /// The cells of lines `range` of the slices, for a task to count into.
     pub(super) fn new(
-        judge: &Judge,
+        judge: &impl MappedOp,
         operands: &[Column],
         width: usize,
         range: &std::ops::Range<usize>,
@@ -434,22 +442,6 @@ impl TaskMap {
 mod tests {
     use super::*;
     use crate::format::{F16, F32};
-
-    #[test]
-    fn exps_constant_binades_are_trivial() {
-        let judge = Judge::new(crate::d3d::Op::Exp, F16, crate::d3d::RuleSet::D3D11);
-        let mut map = ErrorMap::for_judge(&judge);
-        for c in map.cells.iter_mut() {
-            c.lines = 1;
-        }
-        map.fill_bounds(&judge);
-        let axis = map.axes[0];
-        let at = |bits: u64| map.trivial[axis.cell(bits)];
-        // exp(2^10) and above overflow, exp(-2^10) is 0, exp(2^-14) rounds to 1.
-        assert!(at(0x6400) && at(0xe400) && at(0x0400), "{:?}", map.trivial);
-        // Around 1 and -1 the results vary.
-        assert!(!at(0x3c00) && !at(0xbc00) && !at(0x4400));
-    }
 
     #[test]
     fn a_signed_line_orders_cells_by_value() {

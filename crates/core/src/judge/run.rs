@@ -1,9 +1,12 @@
 //! A judged run: one instruction's lines handed over in blocks, in order, by whoever has
 //! them (a device's chunks in `probe`, a harness's files in `op --operands`, numpy arrays
 //! in Python's `check`), merged into one verdict, its map finished, ready for the
-//! [`OpFindings`](super::OpFindings) every caller reports.
+//! [`OpFindings`](crate::judge::OpFindings) every caller reports.
 
-use super::{Column, Judge, JudgeError, Options, Verdict, Violation};
+use crate::judge::error::JudgeError;
+use crate::judge::instruction::Judge;
+use crate::judge::slices::Column;
+use crate::judge::verdict::{Options, Verdict, Violation};
 
 /// Lines judged at once while every violation is passed on: a piece's violations (about
 /// 100 bytes each, with their class) are all that is held, a few MiB even when every line
@@ -19,7 +22,7 @@ pub struct Keep {
     /// Pass every violating line to the block's sink (a log, a mask), not only the kept
     /// ones.
     pub stream: bool,
-    /// Count where the error lies in the input range ([`super::map::ErrorMap`]).
+    /// Count where the error lies in the input range ([`crate::judge::map::ErrorMap`]).
     pub map: bool,
 }
 
@@ -118,7 +121,7 @@ mod tests {
     use super::*;
     use crate::d3d::RuleSet;
     use crate::format::F32;
-    use crate::judge::Buffer;
+    use crate::judge::slices::Buffer;
 
     /// `mul` of 3000 lines, every seventh result a few ULPs off and one a denormal: the
     /// run's verdict whatever the blocks it is handed in.

@@ -1,8 +1,8 @@
 //! What a run reports: its options, the verdict on its lines (counts, distances, classes,
 //! violations, the map of where the error lies), and the tally a task keeps as it judges.
 
-use super::class::{ClassCount, Kind};
-use super::{Column, Judge, map};
+use crate::judge::class::{ClassCount, Kind, ViolationClass};
+use crate::judge::map::{ErrorMap, TaskMap};
 
 /// How a run reports.
 #[derive(Clone, Copy, Debug)]
@@ -90,8 +90,9 @@ impl Histogram {
 pub struct Violation {
     /// Its index in the whole buffer.
     pub index: u64,
-    /// What it got wrong (one of [`Verdict::classes`]).
-    pub class: String,
+    /// What it got wrong (one of [`Verdict::classes`]); `None` when the run did not name
+    /// classes ([`Options::classify`] off).
+    pub class: Option<ViolationClass>,
 }
 
 /// The verdict on a run of lines.
@@ -118,7 +119,7 @@ pub struct Verdict {
     /// Lines the fast deciders handed to the exact engine.
     pub exact_engine: u64,
     /// Where the error lies in the input range, when [`Options::map`] asked for it.
-    pub map: Option<map::ErrorMap>,
+    pub map: Option<ErrorMap>,
 }
 
 impl Verdict {
@@ -164,7 +165,18 @@ pub struct Line {
     /// against a number).
     pub distance: Option<u64>,
     /// What a violating line got wrong.
-    pub class: Option<String>,
+    pub class: Option<ViolationClass>,
+}
+
+/// What a tally asks of the run whose lines it counts, when it names them.
+pub(super) trait RunLines {
+    /// The class of violations of kind `kind` (the fast deciders name kinds).
+    fn class(&self, kind: Kind) -> ViolationClass;
+    /// The `op` command that reproduces line `i` (an index into the slices), of `class`.
+    fn example(&self, class: &ViolationClass, i: usize) -> String;
+    /// The rule line `i` breaks, as `op --check` cites it; empty when the engine names
+    /// none.
+    fn broken_rule(&self, i: usize) -> String;
 }
 
 /// What one task has seen.
@@ -173,7 +185,7 @@ pub(super) struct Tally {
     pub(super) limit: usize,
     pub(super) base: u64,
     pub(super) classify: bool,
-    pub(super) map: Option<map::TaskMap>,
+    pub(super) map: Option<TaskMap>,
     /// The violations the fast deciders named, per [`Kind`]: how many, and the first line
     /// (an index into the slices).
     kinds: [(u64, usize); Kind::ALL.len()],
@@ -182,7 +194,7 @@ pub(super) struct Tally {
 }
 
 impl Tally {
-    pub(super) fn new(limit: usize, base: u64, classify: bool, map: Option<map::TaskMap>) -> Tally {
+    pub(super) fn new(limit: usize, base: u64, classify: bool, map: Option<TaskMap>) -> Tally {
         Tally {
             verdict: Verdict::default(),
             limit,
@@ -274,15 +286,8 @@ impl Tally {
         }
     }
 
-    /// A line the exact engine judged.
-    pub(super) fn exact(
-        &mut self,
-        judge: &Judge,
-        operands: &[Column],
-        results: Column,
-        i: usize,
-        l: Line,
-    ) {
+    /// Line `i`, which the exact engine judged.
+    pub(super) fn exact(&mut self, lines: &impl RunLines, i: usize, l: Line) {
         if let Some(m) = &mut self.map {
             m.add(i, self.base + i as u64, l.distance, !l.conforms);
         }
@@ -298,24 +303,21 @@ impl Tally {
             return;
         }
         v.violate += 1;
-        let class = l.class.unwrap_or_default();
+        let class = l.class;
         let index = self.base + i as u64;
-        if !self.classify {
-            if v.violations.len() < self.limit {
-                v.violations.push(Violation { index, class });
+        if let (true, Some(class)) = (self.classify, class) {
+            match v.classes.iter_mut().find(|c| c.class == class) {
+                // A task hands its lines over in index order: the first one keeps the
+                // example.
+                Some(c) => c.count += 1,
+                None => v.classes.push(ClassCount {
+                    class,
+                    count: 1,
+                    example: lines.example(&class, i),
+                    rule: lines.broken_rule(i),
+                    first: index,
+                }),
             }
-            return;
-        }
-        match v.classes.iter_mut().find(|c| c.class == class) {
-            // A task hands its lines over in index order: the first one keeps the example.
-            Some(c) => c.count += 1,
-            None => v.classes.push(ClassCount {
-                class: class.clone(),
-                count: 1,
-                example: judge.example(operands, results, i),
-                rule: judge.broken_rule(operands, results, i),
-                first: index,
-            }),
         }
         if v.violations.len() < self.limit {
             v.violations.push(Violation { index, class });
@@ -326,22 +328,16 @@ impl Tally {
     /// engine's, after both have counted: classes in the order of their first line (the
     /// order a run through the engine alone meets them), violations by index, the first
     /// `limit` kept.
-    pub(super) fn name_fast(&mut self, judge: &Judge, operands: &[Column], results: Column) {
+    pub(super) fn name_fast(&mut self, lines: &impl RunLines) {
         if self.fast_violations.is_empty() && self.kinds.iter().all(|k| k.0 == 0) {
             return;
         }
         let v = &mut self.verdict;
-        // The names of the kinds met (a violation listed is always counted too).
-        let texts: Vec<String> = Kind::ALL
+        // The classes of the kinds met (a violation listed is always counted too).
+        let classes: Vec<Option<ViolationClass>> = Kind::ALL
             .iter()
             .zip(&self.kinds)
-            .map(|(k, &(count, _))| {
-                if self.classify && count > 0 {
-                    k.text(judge.name())
-                } else {
-                    String::new()
-                }
-            })
+            .map(|(&k, &(count, _))| (self.classify && count > 0).then(|| lines.class(k)))
             .collect();
         if self.classify && self.kinds.iter().any(|k| k.0 > 0) {
             for (kind, &(count, i)) in Kind::ALL.iter().zip(&self.kinds) {
@@ -349,21 +345,21 @@ impl Tally {
                     continue;
                 }
                 let first = self.base + i as u64;
-                let class = &texts[kind.index()];
-                match v.classes.iter_mut().find(|c| &c.class == class) {
+                let class = classes[kind.index()].expect("a kind met is named");
+                match v.classes.iter_mut().find(|c| c.class == class) {
                     Some(c) => {
                         c.count += count;
                         if first < c.first {
                             c.first = first;
-                            c.example = judge.example(operands, results, i);
-                            c.rule = judge.broken_rule(operands, results, i);
+                            c.example = lines.example(&class, i);
+                            c.rule = lines.broken_rule(i);
                         }
                     }
                     None => v.classes.push(ClassCount {
-                        class: class.clone(),
+                        class,
                         count,
-                        example: judge.example(operands, results, i),
-                        rule: judge.broken_rule(operands, results, i),
+                        example: lines.example(&class, i),
+                        rule: lines.broken_rule(i),
                         first,
                     }),
                 }
@@ -376,7 +372,7 @@ impl Tally {
                     .drain(..)
                     .map(|(index, kind)| Violation {
                         index,
-                        class: texts[kind.index()].clone(),
+                        class: classes[kind.index()],
                     }),
             );
             v.violations.sort_by_key(|x| x.index);

@@ -21,9 +21,10 @@
 
 use std::ops::Range;
 
-use super::{Column, Judge, Tally};
 use crate::d3d::{Op, RuleSet, two_sum};
 use crate::format::Arithmetic;
+use crate::judge::slices::Column;
+use crate::judge::verdict::Tally;
 
 mod bits; // the formats' patterns, values and roundings
 mod miss; // the violations they prove and name
@@ -800,32 +801,35 @@ macro_rules! typed {
     };
 }
 
-/// Decides lines `range`, pushing the ones it cannot to `slow`.
+/// Decides lines `range` of instruction `op` in a working format of arithmetic
+/// `arithmetic` under `rules`, pushing the ones it cannot to `slow`.
+#[allow(clippy::too_many_arguments)] // the instruction's three parts, then the run's
 pub(super) fn decide(
-    j: &Judge,
+    op: Op,
+    arithmetic: Arithmetic,
+    rules: RuleSet,
     ops: &[Column],
     res: Column,
     range: Range<usize>,
     t: &mut Tally,
     slow: &mut Vec<usize>,
 ) {
-    match j.format().arithmetic {
-        Arithmetic::Float32 => by_format::<F32>(j, ops, res, range, t, slow),
-        Arithmetic::Float16 => by_format::<F16>(j, ops, res, range, t, slow),
+    match arithmetic {
+        Arithmetic::Float32 => by_format::<F32>(op, rules, ops, res, range, t, slow),
+        Arithmetic::Float16 => by_format::<F16>(op, rules, ops, res, range, t, slow),
         Arithmetic::Double | Arithmetic::None => slow.extend(range),
     }
 }
 
 fn by_format<F: Fmt>(
-    j: &Judge,
+    op: Op,
+    rules: RuleSet,
     ops: &[Column],
     res: Column,
     range: Range<usize>,
     t: &mut Tally,
     slow: &mut Vec<usize>,
 ) {
-    let rules = j.rules();
-    let op = j.op();
     // Each with a first pass (conforms at a distance, or not proved) and optionally a
     // second on the lines the first leaves.
     macro_rules! unary {
