@@ -135,7 +135,7 @@ fn int_operand(rng: &mut Rng) -> u64 {
 
 /// A result for an output whose correctly rounded pattern and allowed set the engine gave:
 /// that pattern, a neighbour, the set's ends and just past them, NaN, a zero, noise.
-fn result_for(rng: &mut Rng, out: &d3dfloat::d3d::OutputReport) -> u64 {
+fn result_for(rng: &mut Rng, out: &d3dfloat::d3d::OutputResult) -> u64 {
     let d = out.domain;
     let mask = if d.width() == 64 {
         u64::MAX

@@ -330,7 +330,7 @@ pub fn run(
         _ => Family::F32,
     };
     let verdict = run.finish();
-    let report = Findings {
+    let findings = Findings {
         source: Source::Buffers {
             operands: operand_names,
             results: results_name,
@@ -346,9 +346,9 @@ pub fn run(
         partial: false,
     };
     if let Some(f) = report_file {
-        f.probe(&report)?;
+        f.probe(&findings)?;
     }
-    r.report(out, &report)?;
+    r.findings(out, &findings)?;
     Ok(if verdict.violate > 0 {
         Exit::Negative
     } else {

@@ -160,15 +160,15 @@ pub fn run(
         keep_log: req.emit_log.is_some(),
         map: report_file.is_some(),
     };
-    let report = probe::run(device.as_mut(), &request).map_err(probe_error)?;
+    let findings = probe::run(device.as_mut(), &request).map_err(probe_error)?;
     if let Some(logs) = logs.take() {
-        logs.write(&report)?;
+        logs.write(&findings)?;
     }
     if let Some(f) = report_file {
-        f.probe(&report)?;
+        f.probe(&findings)?;
     }
-    r.report(out, &report)?;
-    Ok(if report.violate() > 0 {
+    r.findings(out, &findings)?;
+    Ok(if findings.violate() > 0 {
         Exit::Negative
     } else {
         Exit::Success
@@ -421,7 +421,7 @@ fn exhaustive(
     // and reported when the sweep ends.
     let mut write_error: Option<anyhow::Error> = None;
     let has_logs = violation_logs.is_some();
-    let mut report = {
+    let mut findings = {
         let mut sink = |k: &catalog::Kernel, index: u64, line: &str| {
             if let (Some(logs), None) = (&mut violation_logs, &write_error)
                 && let Err(e) =
@@ -440,7 +440,11 @@ fn exhaustive(
     }
     if let Some(mut logs) = violation_logs {
         // An instruction with more violations than were written says so at its file's end.
-        for op in report.ops.iter().filter(|o| o.violate > sweep.limit as u64) {
+        for op in findings
+            .ops
+            .iter()
+            .filter(|o| o.violate > sweep.limit as u64)
+        {
             logs.line(
                 op.family == Family::F16,
                 &format!(
@@ -455,7 +459,7 @@ fn exhaustive(
         logs.commit()?;
     }
     if !sweep.list {
-        for op in &mut report.ops {
+        for op in &mut findings.ops {
             op.violations.clear();
         }
     }
@@ -463,12 +467,12 @@ fn exhaustive(
         b.finish_and_clear();
     }
     if let Some(f) = report_file {
-        f.probe(&report)?;
+        f.probe(&findings)?;
     }
-    r.report(out, &report)?;
-    Ok(if report.partial {
+    r.findings(out, &findings)?;
+    Ok(if findings.partial {
         Exit::Interrupted
-    } else if report.violate() > 0 {
+    } else if findings.violate() > 0 {
         Exit::Negative
     } else {
         Exit::Success

@@ -4,7 +4,7 @@
 use super::op_text::{bits_text, exact_script};
 use super::ulp_text;
 use crate::d3d::BatchSummary;
-use crate::d3d::{Domain, Evaluation, OutputReport};
+use crate::d3d::{Domain, Evaluation, OutputResult};
 use crate::input::Typed;
 use std::io::{self, Write};
 
@@ -285,7 +285,7 @@ impl Renderer for Json {
                 })
             })
             .collect();
-        let output = |o: &OutputReport| -> Value {
+        let output = |o: &OutputResult| -> Value {
             let preferred = match o.domain {
                 Domain::Bool => Value::Bool(o.preferred != 0),
                 _ => Value::String(bits_text(&o.domain, o.preferred)),

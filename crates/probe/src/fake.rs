@@ -5,8 +5,8 @@
 use super::catalog::{Kernel, Lane};
 use super::{Device, ProbeError};
 use crate::d3d::Op;
-use crate::judge::{DeviceInfo, FloatControls};
 use crate::format::F16;
+use crate::judge::{DeviceInfo, FloatControls};
 use half::f16;
 
 /// The in-process device: exact IEEE results, with or without f32 flushing.

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use super::Human;
 use crate::d3d::BatchSummary;
-use crate::d3d::{AllowedSet, Domain, Evaluation, OutputReport, OutputVerdict};
+use crate::d3d::{AllowedSet, Domain, Evaluation, OutputResult, OutputVerdict};
 use crate::input::Typed;
 use crate::render::op_text::{allowed_text, batch_summary_text, bits_text, exact_text, value_text};
 
@@ -156,7 +156,7 @@ fn range_text(domain: &Domain, lo: u64, hi: u64) -> String {
 }
 
 impl Human {
-    fn op_output(&self, out: &mut dyn Write, indent: &str, o: &OutputReport) -> io::Result<()> {
+    fn op_output(&self, out: &mut dyn Write, indent: &str, o: &OutputResult) -> io::Result<()> {
         let p = self.p;
         if let Some(x) = exact_text(&o.exact) {
             self.line(out, indent, "exact     ", &x)?;

@@ -40,7 +40,7 @@ impl ProbeRenderer for Csv {
         Ok(())
     }
 
-    fn report(&mut self, out: &mut dyn Write, r: &Findings) -> io::Result<()> {
+    fn findings(&mut self, out: &mut dyn Write, r: &Findings) -> io::Result<()> {
         writeln!(
             out,
             "op,format,lines,conform,violate,max_ulps,classes,top_class,top_count,example,skipped,max_distance,via"
@@ -97,7 +97,7 @@ mod tests {
     #[test]
     fn header_and_one_row_per_instruction() {
         let mut buf = Vec::new();
-        Csv.report(&mut buf, &crate::judge::findings::sample())
+        Csv.findings(&mut buf, &crate::judge::findings::sample())
             .unwrap();
         let text = String::from_utf8(buf).unwrap();
         let rows: Vec<&str> = text.lines().collect();

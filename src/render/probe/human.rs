@@ -135,7 +135,7 @@ impl ProbeRenderer for Human {
         Ok(())
     }
 
-    fn report(&mut self, out: &mut dyn Write, r: &Findings) -> io::Result<()> {
+    fn findings(&mut self, out: &mut dyn Write, r: &Findings) -> io::Result<()> {
         match &r.source {
             Source::Device(d) => self.device(out, d)?,
             Source::Buffers { operands, results } => {
@@ -331,7 +331,7 @@ mod tests {
     fn table_classes_and_verdict() {
         let mut buf = Vec::new();
         Human::new(Palette::new(false))
-            .report(&mut buf, &crate::judge::findings::sample())
+            .findings(&mut buf, &crate::judge::findings::sample())
             .unwrap();
         let text = String::from_utf8(buf).unwrap();
         assert!(text.contains("denorm_flush_f32         granted"));

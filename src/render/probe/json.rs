@@ -73,7 +73,7 @@ impl ProbeRenderer for Json {
         Ok(())
     }
 
-    fn report(&mut self, out: &mut dyn Write, r: &Findings) -> io::Result<()> {
+    fn findings(&mut self, out: &mut dyn Write, r: &Findings) -> io::Result<()> {
         let mut d = match &r.source {
             Source::Device(d) => device(d),
             Source::Buffers { operands, results } => json!({
@@ -160,7 +160,7 @@ mod tests {
     #[test]
     fn one_object_per_line_with_the_issue_keys() {
         let mut buf = Vec::new();
-        Json.report(&mut buf, &crate::judge::findings::sample())
+        Json.findings(&mut buf, &crate::judge::findings::sample())
             .unwrap();
         let objects: Vec<Value> = String::from_utf8(buf)
             .unwrap()

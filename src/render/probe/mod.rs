@@ -16,7 +16,7 @@ pub trait ProbeRenderer {
     /// `--list-devices`.
     fn devices(&mut self, out: &mut dyn Write, devices: &[DeviceInfo]) -> io::Result<()>;
     /// The device, one entry per instruction, and the totals.
-    fn report(&mut self, out: &mut dyn Write, report: &Findings) -> io::Result<()>;
+    fn findings(&mut self, out: &mut dyn Write, findings: &Findings) -> io::Result<()>;
 }
 
 /// The renderer for a style; `color` matters to the human style only.

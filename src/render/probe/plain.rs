@@ -20,7 +20,7 @@ impl ProbeRenderer for Plain {
         Ok(())
     }
 
-    fn report(&mut self, out: &mut dyn Write, r: &Findings) -> io::Result<()> {
+    fn findings(&mut self, out: &mut dyn Write, r: &Findings) -> io::Result<()> {
         let named = paths::translated(r);
         for op in &r.ops {
             match op.skipped {
@@ -54,7 +54,7 @@ mod tests {
     fn rows_and_total() {
         let mut buf = Vec::new();
         Plain
-            .report(&mut buf, &crate::judge::findings::sample())
+            .findings(&mut buf, &crate::judge::findings::sample())
             .unwrap();
         assert_eq!(
             String::from_utf8(buf).unwrap(),

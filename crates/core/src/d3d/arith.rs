@@ -11,7 +11,7 @@ use super::numeric::value_f64;
 use super::numeric::{Position, tolerance_set};
 use super::rules::{Rule, RuleSet, Ulps, denorm_rule};
 use super::step::{Kind, StepValue};
-use super::{ExactResult, Op, OperandReport, OutputReport};
+use super::{ExactResult, Op, OperandReading, OutputResult};
 use crate::exact::Number;
 use crate::format::{Arithmetic, Class, FloatFormat};
 
@@ -59,7 +59,7 @@ impl Ctx {
     }
 
     /// The operand's value after the input flush.
-    pub fn value(&self, r: &OperandReport) -> Number {
+    pub fn value(&self, r: &OperandReading) -> Number {
         match r.domain {
             Domain::Float(f) => f.value(r.flushed_to.unwrap_or(r.bits)),
             _ => unreachable!("float operand expected"),
@@ -67,7 +67,7 @@ impl Ctx {
     }
 
     /// The operand's value after the input flush, as an `f64` (exact for every format).
-    pub fn fv(&self, r: &OperandReport) -> f64 {
+    pub fn fv(&self, r: &OperandReading) -> f64 {
         match r.domain {
             Domain::Float(f) => value_f64(&f, r.flushed_to.unwrap_or(r.bits)),
             _ => unreachable!("float operand expected"),
@@ -75,7 +75,7 @@ impl Ctx {
     }
 
     /// Notes how the operands were read (flushed or kept denorms).
-    pub fn note_operands(&mut self, args: &[Vec<OperandReport>]) {
+    pub fn note_operands(&mut self, args: &[Vec<OperandReading>]) {
         for r in args.iter().flatten() {
             if r.flushed_to.is_some() {
                 self.note(Rule::FlushInput);
@@ -267,9 +267,9 @@ impl Ctx {
     pub fn run(
         &mut self,
         op: Op,
-        args: &[Vec<OperandReport>],
+        args: &[Vec<OperandReading>],
         outs: &[(&'static str, Domain)],
-    ) -> Vec<OutputReport> {
+    ) -> Vec<OutputResult> {
         self.note_operands(args);
         let v = |i: usize, c: usize| self.value(&args[i][c]);
         let one = |_: &mut Ctx, s: Shaped, exact: ExactResult| single_output(outs, s, exact);
@@ -427,8 +427,8 @@ pub fn single_output(
     outs: &[(&'static str, Domain)],
     s: Shaped,
     exact: ExactResult,
-) -> Vec<OutputReport> {
-    vec![OutputReport {
+) -> Vec<OutputResult> {
+    vec![OutputResult {
         name: outs[0].0,
         domain: outs[0].1,
         exact,
@@ -442,7 +442,7 @@ pub fn exact_of<V: StepValue>(basic: &Basic<V>) -> ExactResult {
     match basic {
         Basic::Nan(_) => ExactResult::Nan,
         Basic::Exactly(v, _) => v.value_report(),
-        Basic::Rounded(x) => V::report(x),
+        Basic::Rounded(x) => V::exact_result(x),
     }
 }
 

@@ -5,7 +5,7 @@ use super::arith::{Ctx, Shaped, single_output};
 use super::numeric::value_f64;
 use super::numeric::{position_exact, tolerance_set};
 use super::rules::{Rule, Ulps};
-use super::{ExactResult, Op, OperandReport, OutputReport};
+use super::{ExactResult, Op, OperandReading, OutputResult};
 use crate::exact::{Number, Ratio};
 use crate::format::{Class, F16, F32, F64, RoundOptions, Rounding, round_number};
 
@@ -13,9 +13,9 @@ impl Ctx {
     pub fn convert(
         &mut self,
         op: Op,
-        arg: &OperandReport,
+        arg: &OperandReading,
         outs: &[(&'static str, Domain)],
-    ) -> Vec<OutputReport> {
+    ) -> Vec<OutputResult> {
         let out = outs[0].1;
         let (s, exact) = match op {
             Op::Ftoi | Op::Ftou => self.float_to_int(op, arg, &out),
@@ -30,7 +30,12 @@ impl Ctx {
     }
 
     /// ftoi / ftou: truncate toward zero, NaN to 0, saturate at the integer range.
-    fn float_to_int(&mut self, op: Op, arg: &OperandReport, out: &Domain) -> (Shaped, ExactResult) {
+    fn float_to_int(
+        &mut self,
+        op: Op,
+        arg: &OperandReading,
+        out: &Domain,
+    ) -> (Shaped, ExactResult) {
         let rule = if op == Op::Ftoi {
             Rule::Ftoi
         } else {
@@ -62,7 +67,7 @@ impl Ctx {
     }
 
     /// itof / utof: exact when representable, otherwise either neighbour (RNE preferred).
-    fn int_to_float(&mut self, op: Op, arg: &OperandReport) -> (Shaped, ExactResult) {
+    fn int_to_float(&mut self, op: Op, arg: &OperandReading) -> (Shaped, ExactResult) {
         let rule = if op == Op::Itof {
             Rule::Itof
         } else {
@@ -92,7 +97,7 @@ impl Ctx {
     /// f16tof32 and ftod: exact widening; ftod may also flush a float32 denorm.
     fn widen(
         &mut self,
-        arg: &OperandReport,
+        arg: &OperandReading,
         from: &crate::format::FloatFormat,
         rule: Rule,
     ) -> (Shaped, ExactResult) {
@@ -127,7 +132,7 @@ impl Ctx {
     }
 
     /// f32tof16: round toward zero, overflow to ±65504 (§3.2.2); NaN stays NaN.
-    fn f32_to_f16(&mut self, arg: &OperandReport) -> (Shaped, ExactResult) {
+    fn f32_to_f16(&mut self, arg: &OperandReading) -> (Shaped, ExactResult) {
         self.note(Rule::F32ToF16);
         let d = Domain::Float(F16);
         let v = F32.value(arg.flushed_to.unwrap_or(arg.bits));
@@ -153,7 +158,7 @@ impl Ctx {
     }
 
     /// dtof: nearest-even (§22.17.1) or toward zero (§3.2.2); a denorm result may flush.
-    fn dtof(&mut self, arg: &OperandReport) -> (Shaped, ExactResult) {
+    fn dtof(&mut self, arg: &OperandReading) -> (Shaped, ExactResult) {
         self.note(Rule::Dtof);
         let d = Domain::Float(F32);
         let v = F64.value(arg.bits);

@@ -8,7 +8,7 @@ use super::allowed::AllowedSet;
 use super::arith::{Basic, Ctx, EXACT, Shaped, exact_of, reciprocal_tolerance, signed};
 use super::rules::{Rule, Ulps};
 use super::step::{Kind, StepValue};
-use super::{ExactResult, OperandReport};
+use super::{ExactResult, OperandReading};
 use crate::exact::Number;
 use crate::format::{Arithmetic, Class};
 
@@ -123,7 +123,7 @@ impl Ctx {
 
     /// ddiv: correctly rounded (§22.14.6), with denorms honoured (§3.1.4) or read as zero
     /// (the ddiv table); both readings conform.
-    pub(super) fn ddiv(&mut self, a: &OperandReport, b: &OperandReport) -> (Shaped, ExactResult) {
+    pub(super) fn ddiv(&mut self, a: &OperandReading, b: &OperandReading) -> (Shaped, ExactResult) {
         let (va, vb) = (self.value(a), self.value(b));
         let basic = self.div_basic(&va, &vb).expect(EXACT);
         let exact = exact_of(&basic);
@@ -131,9 +131,9 @@ impl Ctx {
         let mut s = self
             .shape(&basic, Ulps::HalfEven, Rule::DDivHalfUlp)
             .expect(EXACT);
-        let denorm = |r: &OperandReport| self.f.class(r.bits) == Class::Subnormal;
+        let denorm = |r: &OperandReading| self.f.class(r.bits) == Class::Subnormal;
         if denorm(a) || denorm(b) {
-            let zero_of = |v: &Number, r: &OperandReport| {
+            let zero_of = |v: &Number, r: &OperandReading| {
                 if denorm(r) {
                     Number::zero(v.is_negative())
                 } else {

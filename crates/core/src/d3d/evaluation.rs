@@ -65,7 +65,7 @@ impl OpRequest {
 
 /// An operand component as the instruction reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OperandReport {
+pub struct OperandReading {
     /// The operand's domain (its format, or i32/u32 for the integer conversions).
     pub domain: Domain,
     /// The pattern (a value literal rounded to nearest-even into the format).
@@ -115,7 +115,7 @@ impl ExactResult {
 
 /// One result of an instruction (sincos has two).
 #[derive(Clone, Debug)]
-pub struct OutputReport {
+pub struct OutputResult {
     /// The output's name: `dest`, or `sin` and `cos` for sincos.
     pub name: &'static str,
     /// What the output holds, and how its patterns order (a float format, i32, u32 or a comparison
@@ -127,7 +127,7 @@ pub struct OutputReport {
     /// What a strict implementation returns: the correctly rounded result.
     pub preferred: u64,
     /// Every pattern a conforming implementation may return, as key ranges of
-    /// [`OutputReport::domain`], plus whether NaN is allowed.
+    /// [`OutputResult::domain`], plus whether NaN is allowed.
     pub allowed: AllowedSet,
     /// The rule a result outside the set breaks.
     pub governing: Rule,
@@ -152,7 +152,7 @@ pub struct OutputVerdict {
 
 /// The verdict on a claimed result.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CheckReport {
+pub struct ClaimVerdict {
     /// One verdict per claimed value (sincos: sine, then cosine when given).
     pub verdicts: PerOutput<OutputVerdict>,
     /// Every claimed value lies in its output's allowed set.
@@ -203,18 +203,18 @@ pub struct Evaluation {
     /// The rule set applied (D3D11 or D3D10).
     pub rules: RuleSet,
     /// Each source operand as read, one report per component (after the input flush).
-    pub args: Vec<Vec<OperandReport>>,
+    pub args: Vec<Vec<OperandReading>>,
     /// One report per output: one, or sine then cosine for sincos.
-    pub outputs: Vec<OutputReport>,
+    pub outputs: Vec<OutputResult>,
     /// Every rule that shaped the allowed sets, in the order applied, as cited in output.
     pub rules_applied: RuleList,
     /// The verdict on the claimed result; `None` when the request claimed nothing.
-    pub check: Option<CheckReport>,
+    pub check: Option<ClaimVerdict>,
 }
 
 impl Evaluation {
     /// The single output of every instruction but sincos (its sine for sincos).
-    pub fn main_output(&self) -> &OutputReport {
+    pub fn main_output(&self) -> &OutputResult {
         &self.outputs[0]
     }
 

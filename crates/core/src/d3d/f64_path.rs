@@ -13,7 +13,7 @@
 use super::allowed::Domain;
 use super::arith::{Ctx, single_output};
 use super::rules::RuleSet;
-use super::{Op, OperandReport, OutputReport};
+use super::{Op, OperandReading, OutputResult};
 use crate::format::Arithmetic;
 
 impl Ctx {
@@ -21,9 +21,9 @@ impl Ctx {
     pub fn run_fast(
         &mut self,
         op: Op,
-        args: &[Vec<OperandReport>],
+        args: &[Vec<OperandReading>],
         outs: &[(&'static str, Domain)],
-    ) -> Option<Vec<OutputReport>> {
+    ) -> Option<Vec<OutputResult>> {
         match self.f.arithmetic {
             Arithmetic::Float32 | Arithmetic::Float16 => {}
             Arithmetic::Double => return self.run_fast_double(op, args, outs),

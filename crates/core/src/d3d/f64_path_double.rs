@@ -12,7 +12,7 @@ use super::allowed::{AllowedSet, Domain};
 use super::arith::{Ctx, Shaped, single_output, unfused_tolerance};
 use super::rules::Rule;
 use super::step::two_sum;
-use super::{ExactResult, Op, OperandReport, OutputReport};
+use super::{ExactResult, Op, OperandReading, OutputResult};
 
 /// No special rule applies to this operand.
 fn plain(x: f64) -> bool {
@@ -23,9 +23,9 @@ impl Ctx {
     pub(super) fn run_fast_double(
         &mut self,
         op: Op,
-        args: &[Vec<OperandReport>],
+        args: &[Vec<OperandReading>],
         outs: &[(&'static str, Domain)],
-    ) -> Option<Vec<OutputReport>> {
+    ) -> Option<Vec<OutputResult>> {
         let v = |i: usize| self.fv(&args[i][0]);
         let (result, rule, exact) = match op {
             Op::Add | Op::Sub => {

@@ -10,7 +10,7 @@ use super::numeric::{self, Frac, FracClass, Position, is_zero, mag, position_exa
 use super::numeric::{nearest_of_position, position_f64, value_f64};
 use super::rules::{Rule, Ulps};
 use super::step::{Near, StepValue, sign};
-use super::{ExactResult, Op, OperandReport, OutputReport};
+use super::{ExactResult, Op, OperandReading, OutputResult};
 use crate::exact::{Number, Ratio};
 use crate::format::{Arithmetic, Class, RoundOptions, Rounding, round_f64};
 
@@ -18,15 +18,15 @@ impl Ctx {
     pub fn function(
         &mut self,
         op: Op,
-        arg: &OperandReport,
+        arg: &OperandReading,
         outs: &[(&'static str, Domain)],
-    ) -> Vec<OutputReport> {
+    ) -> Vec<OutputResult> {
         let v = self.fv(arg);
         if v.is_nan() {
             self.note(Rule::NanPropagates);
             return outs
                 .iter()
-                .map(|(name, d)| OutputReport {
+                .map(|(name, d)| OutputResult {
                     name,
                     domain: *d,
                     exact: ExactResult::Nan,
@@ -78,7 +78,7 @@ impl Ctx {
                 let (s, es) = self.sin_cos(v, true);
                 let (c, ec) = self.sin_cos(v, false);
                 vec![
-                    OutputReport {
+                    OutputResult {
                         name: outs[0].0,
                         domain: outs[0].1,
                         exact: es,
@@ -86,7 +86,7 @@ impl Ctx {
                         allowed: s.set,
                         governing: s.governing,
                     },
-                    OutputReport {
+                    OutputResult {
                         name: outs[1].0,
                         domain: outs[1].1,
                         exact: ec,
@@ -196,7 +196,7 @@ impl Ctx {
 
     /// drcp: either neighbour of the exact reciprocal, exact when representable
     /// (§22.14.5); a denorm operand also gets the table's ±inf (read as zero).
-    fn drcp(&mut self, arg: &OperandReport, x: &Number) -> (Shaped, ExactResult) {
+    fn drcp(&mut self, arg: &OperandReading, x: &Number) -> (Shaped, ExactResult) {
         match x {
             _ if reciprocal_is_special(x) => self.reciprocal_special(x),
             _ => {

@@ -59,7 +59,7 @@ impl Ctx {
                     let (extra, _) = self.tolerance_around::<V>(x, Ulps::SixTenths)?;
                     set.union(&extra);
                 }
-                (nearest, V::report(x))
+                (nearest, V::exact_result(x))
             }
             FusedExact::Infinite(neg) => {
                 let bits = self.f.infinity(*neg);

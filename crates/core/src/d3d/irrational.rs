@@ -382,7 +382,7 @@ impl Ctx {
                 preferred: self.flush_bits(nearest),
                 governing: Rule::Frc,
             },
-            V::report(&r),
+            V::exact_result(&r),
         ))
     }
 }

@@ -30,7 +30,7 @@ mod transcendental;
 pub use allowed::{AllowedSet, Domain};
 pub use command::OpCommand;
 pub use evaluation::{
-    BatchSummary, CheckReport, Evaluation, ExactResult, OpRequest, OperandReport, OutputReport,
+    BatchSummary, ClaimVerdict, Evaluation, ExactResult, OpRequest, OperandReading, OutputResult,
     OutputVerdict, Pattern,
 };
 pub use instructions::{INSTRUCTIONS, Instruction, Op, op_names};

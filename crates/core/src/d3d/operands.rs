@@ -3,12 +3,12 @@
 
 use super::allowed::{Domain, TRUE_MASK};
 use super::{
-    CheckReport, Op, OpError, OperandReport, OutputReport, OutputVerdict, Pattern, PerOutput,
+    ClaimVerdict, Op, OpError, OperandReading, OutputResult, OutputVerdict, Pattern, PerOutput,
 };
 use crate::format::Class;
 
 /// Reads operand `index` (1-based) of `op`.
-pub fn read(p: Pattern, domain: &Domain, op: Op, index: usize) -> Result<OperandReport, OpError> {
+pub fn read(p: Pattern, domain: &Domain, op: Op, index: usize) -> Result<OperandReading, OpError> {
     let width = domain.width();
     if width < 64 && p.bits >> width != 0 {
         return Err(OpError::PatternTooWide {
@@ -30,7 +30,7 @@ pub fn read(p: Pattern, domain: &Domain, op: Op, index: usize) -> Result<Operand
         }
         _ => None,
     };
-    Ok(OperandReport {
+    Ok(OperandReading {
         domain: *domain,
         bits: p.bits,
         inexact_literal: p.inexact_literal,
@@ -39,7 +39,7 @@ pub fn read(p: Pattern, domain: &Domain, op: Op, index: usize) -> Result<Operand
 }
 
 /// Judges claimed results, one per output in order (sincos: one value checks the sine).
-pub fn check(claims: &[Pattern], outputs: &[OutputReport]) -> Result<CheckReport, OpError> {
+pub fn check(claims: &[Pattern], outputs: &[OutputResult]) -> Result<ClaimVerdict, OpError> {
     if claims.is_empty() || claims.len() > outputs.len() {
         return Err(OpError::ClaimCount {
             expected: outputs.len(),
@@ -80,5 +80,5 @@ pub fn check(claims: &[Pattern], outputs: &[OutputReport]) -> Result<CheckReport
         })
         .collect();
     let conforms = verdicts.iter().all(|v| v.conforms);
-    Ok(CheckReport { verdicts, conforms })
+    Ok(ClaimVerdict { verdicts, conforms })
 }

@@ -5,15 +5,15 @@ use std::cmp::Ordering;
 use super::allowed::{AllowedSet, Domain, TRUE_MASK};
 use super::arith::Ctx;
 use super::rules::Rule;
-use super::{ExactResult, Op, OperandReport, OutputReport};
+use super::{ExactResult, Op, OperandReading, OutputResult};
 
 impl Ctx {
     pub fn select(
         &mut self,
         op: Op,
-        args: &[Vec<OperandReport>],
+        args: &[Vec<OperandReading>],
         outs: &[(&'static str, Domain)],
-    ) -> Vec<OutputReport> {
+    ) -> Vec<OutputResult> {
         let (a, b) = (&args[0][0], &args[1][0]);
         match op {
             Op::Min | Op::Max => vec![self.min_max(op == Op::Min, a, b, outs[0].0)],
@@ -23,7 +23,7 @@ impl Ctx {
 
     /// The operand as a result of min/max: itself, or its flushed zero (§3.1.3.2 lets the
     /// result be flushed or not).
-    fn as_result(&mut self, r: &OperandReport) -> AllowedSet {
+    fn as_result(&mut self, r: &OperandReading) -> AllowedSet {
         let d = self.domain();
         let mut set = AllowedSet::single(&d, r.bits);
         if let Some(z) = r.flushed_to {
@@ -36,14 +36,14 @@ impl Ctx {
     fn min_max(
         &mut self,
         is_min: bool,
-        a: &OperandReport,
-        b: &OperandReport,
+        a: &OperandReading,
+        b: &OperandReading,
         name: &'static str,
-    ) -> OutputReport {
+    ) -> OutputResult {
         let d = self.domain();
         // Every format's values are exact in f64, so the selection is decided there.
         let (va, vb) = (self.fv(a), self.fv(b));
-        let preferred_of = |r: &OperandReport| r.flushed_to.unwrap_or(r.bits);
+        let preferred_of = |r: &OperandReading| r.flushed_to.unwrap_or(r.bits);
         let (set, preferred, exact, governing) = match (va.is_nan(), vb.is_nan()) {
             (true, true) => {
                 self.note(Rule::MinMaxNan);
@@ -109,7 +109,7 @@ impl Ctx {
                 }
             }
         };
-        OutputReport {
+        OutputResult {
             name,
             domain: d,
             exact,
@@ -122,10 +122,10 @@ impl Ctx {
     fn compare(
         &mut self,
         op: Op,
-        a: &OperandReport,
-        b: &OperandReport,
+        a: &OperandReading,
+        b: &OperandReading,
         name: &'static str,
-    ) -> OutputReport {
+    ) -> OutputResult {
         let (va, vb) = (self.fv(a), self.fv(b));
         if matches!(op, Op::Gt | Op::Le) {
             self.note(Rule::CompareDerived);
@@ -152,7 +152,7 @@ impl Ctx {
         } else {
             Rule::CompareSignedZero
         };
-        OutputReport {
+        OutputResult {
             name,
             domain: Domain::Bool,
             exact: ExactResult::Bool(result),

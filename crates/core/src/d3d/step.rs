@@ -84,7 +84,7 @@ pub trait StepValue: Clone {
         far_key: i64,
         lower: bool,
     ) -> Option<i64>;
-    fn report(x: &Self::Exact) -> ExactResult;
+    fn exact_result(x: &Self::Exact) -> ExactResult;
     fn value_report(&self) -> ExactResult;
     /// The exact `sum(a_i * b_i) + c`.
     fn fused_exact(
@@ -197,7 +197,7 @@ impl StepValue for Number {
         };
         Domain::Float(*f).key(round_number(f, &bound, RoundOptions::new(dir)).bits)
     }
-    fn report(x: &Number) -> ExactResult {
+    fn exact_result(x: &Number) -> ExactResult {
         ExactResult::Value(x.clone())
     }
     fn value_report(&self) -> ExactResult {
@@ -488,7 +488,7 @@ impl StepValue for f64 {
         }
         Some(k)
     }
-    fn report(x: &Near) -> ExactResult {
+    fn exact_result(x: &Near) -> ExactResult {
         match *x {
             Near::Sum(hi, lo) => ExactResult::Sum(hi, lo),
             Near::Quotient { a, b, .. } => ExactResult::Quotient(a, b),

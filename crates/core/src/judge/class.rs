@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::d3d::{Domain, Evaluation, Op, OpCommand, OutputReport};
+use crate::d3d::{Domain, Evaluation, Op, OpCommand, OutputResult};
 use crate::format::{Arithmetic, Class};
 
 /// A class of violations: what a violating result got wrong, for an instruction as `op`
@@ -164,7 +164,7 @@ impl Kind {
 }
 
 /// Names what a violating result got wrong, from the operands and the result's class.
-pub(in crate::judge) fn classify(eval: &Evaluation, out: &OutputReport, bits: u64) -> Kind {
+pub(in crate::judge) fn classify(eval: &Evaluation, out: &OutputResult, bits: u64) -> Kind {
     let operands: Vec<_> = eval.args.iter().flatten().collect();
     let float_class = |bits: u64| match operands.first().map(|o| o.domain) {
         Some(Domain::Float(f)) => Some(f.class(bits)),
