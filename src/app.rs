@@ -30,7 +30,7 @@ pub fn main_entry() -> ExitCode {
         Ok(Exit::Interrupted) => ExitCode::from(130),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            let message = commands::inputs::stderr_line(&format!("{e:#}"));
+            let message = commands::inputs::stderr_line(&with_flag_hint(&e));
             report_error(&message);
             ExitCode::from(EXIT_ERROR)
         }
@@ -96,6 +96,22 @@ fn usage_message(rendered: &str, kind: clap::error::ErrorKind) -> String {
         None => message.push_str(" (see --help)"),
     }
     message
+}
+
+/// The error's text, with the option that lifts a limit the core refused on, where one
+/// does (the core names no flag: its callers are the command line and Python).
+fn with_flag_hint(e: &anyhow::Error) -> String {
+    let mut text = format!("{e:#}");
+    let pixel_limit = e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<crate::convert::ConvertError>(),
+            Some(crate::convert::ConvertError::PixelLimit { .. })
+        )
+    });
+    if pixel_limit {
+        text.push_str(" (raise it with --max-pixels)");
+    }
+    text
 }
 
 /// A reader that went away (`| head -1`) is a normal end, not an error.

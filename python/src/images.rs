@@ -27,6 +27,9 @@ fn file_error(path: &Path, e: ConvertError) -> PyErr {
     let msg = format!("{}: {e}", path.display());
     match &e {
         ConvertError::Io { source, .. } => io_error(source, format!("{msg}: {source}")),
+        ConvertError::PixelLimit { .. } => {
+            PyValueError::new_err(format!("{msg} (raise it with max_pixels=)"))
+        }
         _ => PyValueError::new_err(msg),
     }
 }

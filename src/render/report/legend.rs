@@ -5,7 +5,7 @@
 //! the cells' colours to them. No script and no gradient reference (`url(#...)`): the
 //! swatches are plain filled rectangles, which any viewer draws the same.
 //!
-//! Colour is a function of the distance's position on [`scale`](super::scale::scale): linear from 0 to
+//! Colour is a function of the distance's position on [`scale`]: linear from 0 to
 //! 1 ULP, `1 + log2(d)` above, so that 1, 2, 4, ... 2^k ULPs fall evenly along the bar and
 //! a map of distances from 1 to 2^20 uses its whole palette instead of one dark corner.
 

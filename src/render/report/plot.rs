@@ -3,7 +3,7 @@
 //! distances. Text is left to the browser (`font-family="sans-serif"`): plotters' SVG
 //! backend estimates label sizes itself, so no font file is read when a page is made.
 //!
-//! Distances are drawn on one scale everywhere ([`super::scale`]).
+//! Distances are drawn on one scale everywhere (`report::scale`).
 
 use plotters::coord::ranged1d::{IntoSegmentedCoord, SegmentValue};
 use plotters::prelude::*;
@@ -328,7 +328,7 @@ fn heat(y: f64, top: f64) -> RGBColor {
 }
 
 /// The error of a two-operand instruction over its operands' exponents: two panels, each
-/// cell coloured by its largest and by its mean distance (by [`scale`], so by log2 of the
+/// cell coloured by its largest and by its mean distance (by `scale`, so by log2 of the
 /// distance above 1 ULP), cells with violations outlined, and under them the colour legend
 /// (`legend.rs`) with the largest allowed reach drawn across it. The chart and the legend
 /// are two sibling SVGs.

@@ -153,7 +153,7 @@ fn png(width: usize, height: usize, rgb: &[[u8; 3]]) -> std::io::Result<String> 
 }
 
 /// The heat map's colour of a distance, `top` the legend's top ([`legend::heat_top`] of
-/// the largest distance in the picture): by its position on [`plot::scale`], so by log2 of
+/// the largest distance in the picture): by its position on [`scale`](super::scale::scale), so by log2 of
 /// the distance above 1 ULP.
 fn heat_color(d: Option<u64>, top: f64) -> [u8; 3] {
     match d {

@@ -50,10 +50,12 @@ pub(crate) fn check_declared(
     }
     let pixels = width.saturating_mul(height);
     if pixels > limits.max_pixels {
-        return Err(refuse(format!(
-            "more than the limit of {} (raise it with --max-pixels)",
-            limits.max_pixels
-        )));
+        return Err(ConvertError::PixelLimit {
+            what: what.to_string(),
+            width,
+            height,
+            limit: limits.max_pixels,
+        });
     }
     Ok(())
 }

@@ -65,6 +65,20 @@ pub enum ConvertError {
     /// be built, as asked; the whole message.
     #[error("{0}")]
     Container(String),
+    /// A picture whose header declares more pixels than the reader's limit
+    /// ([`image_in::ImageLimits`]): refused before anything is allocated. The caller
+    /// says how its user raises the limit (`--max-pixels`, `max_pixels=`).
+    #[error("{what} file declares {width}x{height} pixels: more than the limit of {limit}")]
+    PixelLimit {
+        /// The container (`Radiance HDR`, `OpenEXR`).
+        what: String,
+        /// The declared width.
+        width: u64,
+        /// The declared height.
+        height: u64,
+        /// The limit it passes.
+        limit: u64,
+    },
     /// The cause is the error's source, so a `{:#}` chain names it once.
     #[error("{context}")]
     Io {
