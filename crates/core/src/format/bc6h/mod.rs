@@ -4,7 +4,7 @@
 //! [`surface`] turns whole textures (any size, every mip level) into blocks and back.
 //!
 //! ```
-//! use d3dfloat::format::bc6h::{decode_block, analyse};
+//! use d3dfloat_core::format::bc6h::{decode_block, analyse};
 //!
 //! // Mode 11 (10.10, one region) with both endpoints at their largest unsigned value:
 //! // every texel decodes to the largest f16, 65504 (0x7bff).
