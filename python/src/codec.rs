@@ -116,7 +116,7 @@ fn encode_floats<'py>(
 
 /// Rounds float32 or float64 values into a float format's bit patterns.
 #[pyfunction]
-#[pyo3(signature = (values, fmt, rounding = "rne", saturate = false, counts = false))]
+#[pyo3(signature = (values, fmt, rounding, saturate, counts))]
 pub fn encode<'py>(
     py: Python<'py>,
     values: &Bound<'py, PyAny>,
@@ -242,7 +242,7 @@ pub fn decode<'py>(
 
 /// (..., 3) RGB values (or (..., 4) RGBA, alpha dropped) into packed words.
 #[pyfunction]
-#[pyo3(signature = (rgb, fmt, rounding = "rne", saturate = false, counts = false))]
+#[pyo3(signature = (rgb, fmt, rounding, saturate, counts))]
 pub fn pack<'py>(
     py: Python<'py>,
     rgb: &Bound<'py, PyAny>,

@@ -188,7 +188,7 @@ fn bc6h_quality(name: &str) -> PyResult<Quality> {
 /// values into the container its name's extension names (.dds, .ktx2, .exr, .pfm).
 #[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (path, array, fmt = "f32", rounding = "rne", saturate = false, counts = false, compression = "zip", quality = "normal"))]
+#[pyo3(signature = (path, array, fmt, rounding, saturate, counts, compression, quality))]
 pub fn write_image<'py>(
     py: Python<'py>,
     path: std::path::PathBuf,
@@ -230,7 +230,7 @@ pub fn write_image<'py>(
 /// Writes a (height, width, channels) or (height, width) array of float32 or float64
 /// values as a DDS texture of format `fmt`.
 #[pyfunction]
-#[pyo3(signature = (path, array, fmt, rounding = "rne", saturate = false, counts = false))]
+#[pyo3(signature = (path, array, fmt, rounding, saturate, counts))]
 pub fn write_dds<'py>(
     py: Python<'py>,
     path: std::path::PathBuf,

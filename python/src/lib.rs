@@ -21,7 +21,12 @@ mod inspect;
 mod layout;
 mod verdicts;
 
+use d3dfloat_core::convert::exr_out::ExrCompression;
+use d3dfloat_core::d3d::RuleSet;
+use d3dfloat_core::format::bc6h::Quality;
+use d3dfloat_core::format::{Choice, Rounding};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 /// The extension module; `d3dfloat/__init__.py` re-exports it with its docstrings.
 #[pymodule]
@@ -41,10 +46,33 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verdicts::check, m)?)?;
     m.add_function(wrap_pyfunction!(verdicts::allowed, m)?)?;
     m.add("CLASSES", inspect::class_names())?;
+    // The user-facing enums' names and defaults as the core defines them, for the
+    // wrappers' signatures (`__init__.py`) and the stub's test: written once, in Rust.
+    let names = PyDict::new(m.py());
+    let defaults = PyDict::new(m.py());
+    add_choice::<Rounding>(&names, &defaults, "rounding")?;
+    add_choice::<RuleSet>(&names, &defaults, "rules")?;
+    add_choice::<ExrCompression>(&names, &defaults, "compression")?;
+    add_choice::<Quality>(&names, &defaults, "quality")?;
+    m.add("CHOICES", names)?;
+    m.add("DEFAULTS", defaults)?;
     m.add(
         "DEFAULT_MAX_PIXELS",
         d3dfloat_core::convert::image_in::DEFAULT_MAX_PIXELS,
     )?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
+}
+
+/// `T`'s accepted names (aliases after the names) under `key` in `names`, its default's
+/// name under `key` in `defaults`.
+fn add_choice<T: Choice + Default + Copy + 'static>(
+    names: &Bound<'_, PyDict>,
+    defaults: &Bound<'_, PyDict>,
+    key: &str,
+) -> PyResult<()> {
+    let mut all: Vec<&str> = T::ALL.iter().map(|v| v.name()).collect();
+    all.extend(T::ALL.iter().flat_map(|v| v.aliases().iter().copied()));
+    names.set_item(key, all)?;
+    defaults.set_item(key, T::default().name())
 }

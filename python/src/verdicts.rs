@@ -191,7 +191,7 @@ fn summary<'py>(py: Python<'py>, v: &Verdict) -> PyResult<Bound<'py, PyDict>> {
 
 /// Judges every line's result: a boolean array (conforms) and a summary.
 #[pyfunction]
-#[pyo3(signature = (op, operands, result, fmt = "f32", rules = "d3d11"))]
+#[pyo3(signature = (op, operands, result, fmt, rules))]
 pub fn check<'py>(
     py: Python<'py>,
     op: &str,
@@ -290,7 +290,7 @@ fn line_bounds(j: &Judge, columns: &[Column], i: usize) -> Vec<Result<Bounds, St
 
 /// The correctly rounded result and the bounds of the allowed set of every line.
 #[pyfunction]
-#[pyo3(signature = (op, operands, fmt = "f32", rules = "d3d11"))]
+#[pyo3(signature = (op, operands, fmt, rules))]
 pub fn allowed<'py>(
     py: Python<'py>,
     op: &str,

@@ -65,9 +65,12 @@ __version__: str = _native.__version__
 CLASSES: tuple = tuple(_native.CLASSES)
 #: The most pixels an .exr or .hdr header may declare by default (as ``convert --max-pixels``).
 DEFAULT_MAX_PIXELS: int = _native.DEFAULT_MAX_PIXELS
+# The defaults of rounding=, rules=, compression= and quality=, as the core defines them
+# (the command line takes the same ones).
+_DEFAULTS: dict = dict(_native.DEFAULTS)
 
 
-def encode(values, fmt, rounding="rne", saturate=False, counts=False):
+def encode(values, fmt, rounding=_DEFAULTS["rounding"], saturate=False, counts=False):
     """Round float32 or float64 ``values`` into float format ``fmt``'s bit patterns.
 
     Exactly what ``d3dfloat encode --fmt FMT --rounding R`` and ``d3dfloat convert`` give
@@ -95,7 +98,7 @@ def decode(bits, fmt, dtype=None):
     return _native.decode(bits, fmt, dtype)
 
 
-def pack(rgb, fmt, rounding="rne", saturate=False, counts=False):
+def pack(rgb, fmt, rounding=_DEFAULTS["rounding"], saturate=False, counts=False):
     """Pack a (..., 3) RGB array (or (..., 4) RGBA, alpha dropped) into uint32 words.
 
     ``fmt`` is ``r11g11b10`` (each channel rounded into f11, f11, f10 as ``encode`` does;
@@ -161,11 +164,11 @@ def write_image(
     path,
     array,
     fmt="f32",
-    rounding="rne",
+    rounding=_DEFAULTS["rounding"],
     saturate=False,
     counts=False,
-    compression="zip",
-    quality="normal",
+    compression=_DEFAULTS["compression"],
+    quality=_DEFAULTS["quality"],
 ):
     """Write a (height, width[, channels]) float32/float64 array as an image file.
 
@@ -186,7 +189,7 @@ def write_image(
     )
 
 
-def write_dds(path, array, fmt, rounding="rne", saturate=False, counts=False):
+def write_dds(path, array, fmt, rounding=_DEFAULTS["rounding"], saturate=False, counts=False):
     """Write a (height, width[, channels]) float32/float64 array as a DDS texture.
 
     ``fmt`` is the texel format: ``f32``/``f16`` (1, 2, 3 or 4 channels as DXGI has them)
@@ -199,7 +202,7 @@ def write_dds(path, array, fmt, rounding="rne", saturate=False, counts=False):
     return _native.write_dds(path, array, fmt, rounding, saturate, counts)
 
 
-def check(op, operands, result, fmt="f32", rules="d3d11"):
+def check(op, operands, result, fmt="f32", rules=_DEFAULTS["rules"]):
     """Judge a device's results of instruction ``op`` against the D3D rules.
 
     ``operands`` is one array per source operand (a single array for a unary instruction),
@@ -221,7 +224,7 @@ def check(op, operands, result, fmt="f32", rules="d3d11"):
     return _native.check(op, operands, result, fmt, rules)
 
 
-def allowed(op, operands, fmt="f32", rules="d3d11"):
+def allowed(op, operands, fmt="f32", rules=_DEFAULTS["rules"]):
     """The correctly rounded result and the bounds of the allowed set, line by line.
 
     Returns a dict of arrays in the result's pattern type: ``correct`` (what a strict
