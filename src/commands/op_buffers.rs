@@ -117,6 +117,8 @@ impl BufferFile {
 struct Block {
     operands: Vec<Buffer>,
     results: Buffer,
+    /// The index of the block's first line in the buffers.
+    base: u64,
     lines: usize,
 }
 
@@ -145,6 +147,7 @@ fn read_block(
             return Err(mismatch(f, f.bytes, &first.name, first.bytes, seen));
         }
     }
+    block.base = base;
     block.lines = lines;
     if lines < BLOCK_LINES {
         // The first operand is done: every other file must be done too.
@@ -278,12 +281,12 @@ pub fn run(
         map,
     };
     let mut run = Run::new(&judge, keep);
-    let mut judge_block = |block: &Block, base: u64| -> anyhow::Result<()> {
+    let mut judge_block = |block: &Block| -> anyhow::Result<()> {
         let cols: Vec<_> = block.operands.iter().map(Buffer::column).collect();
         run.block(
             &cols,
             block.results.column(),
-            base,
+            block.base,
             |v, line| match &mut log {
                 Some(log) => log.line(&format!("{}  # index {}", line(), v.index)),
                 None => Ok(()),
@@ -302,15 +305,15 @@ pub fn run(
     std::thread::scope(|s| -> anyhow::Result<()> {
         let mut reader = Stage::start(s, "op-reader", 1, true, read);
         reader.send(Block::default());
-        let mut base = 0u64;
+        let mut spare = Block::default();
         let judged = (|| -> anyhow::Result<()> {
             while let Some(block) = reader.recv() {
                 let last = block.lines < BLOCK_LINES;
                 if !last {
-                    reader.send(Block::default());
+                    reader.send(std::mem::take(&mut spare));
                 }
-                judge_block(&block, base)?;
-                base += block.lines as u64;
+                judge_block(&block)?;
+                spare = block;
                 if last {
                     break;
                 }

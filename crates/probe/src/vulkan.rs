@@ -293,7 +293,11 @@ impl VulkanDevice {
             .map(|mut t| {
                 t.configure(&info.float_controls);
                 info.translators.push(t.info().clone());
-                let via = Via::parse(&t.info().via).expect("translators name their path");
+                let via = t
+                    .info()
+                    .via
+                    .parse::<Via>()
+                    .expect("translators name their path");
                 (via, t)
             })
             .collect();

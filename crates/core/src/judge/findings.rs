@@ -63,11 +63,6 @@ impl Via {
         self != Via::Direct
     }
 
-    /// Parses one path's name (any case, spaces around it ignored).
-    pub fn parse(s: &str) -> Result<Via, String> {
-        s.parse()
-    }
-
     /// Parses a comma list (`direct,vkd3d-shader`), each path once, in report order.
     pub fn parse_list(list: &[String]) -> Result<Vec<Via>, String> {
         let mut paths = Vec::new();
@@ -75,7 +70,7 @@ impl Via {
             if item.trim().is_empty() {
                 continue;
             }
-            let v = Via::parse(item)?;
+            let v: Via = item.parse()?;
             if !paths.contains(&v) {
                 paths.push(v);
             }
@@ -88,6 +83,7 @@ impl Via {
     }
 }
 
+/// One path's name, in any case, spaces around it ignored.
 impl std::str::FromStr for Via {
     type Err = String;
 

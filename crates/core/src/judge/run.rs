@@ -46,16 +46,6 @@ impl<'j> Run<'j> {
         }
     }
 
-    /// The instruction judged.
-    pub fn judge(&self) -> &'j Judge {
-        self.judge
-    }
-
-    /// Lines judged so far.
-    pub fn lines(&self) -> u64 {
-        self.total.lines
-    }
-
     /// Judges a block whose first line is line `base` of the run. `sink` gets each
     /// violating line passed on (every one with [`Keep::stream`], else those kept), in
     /// index order, with a maker of its batch line (`OP ARG... = RESULT`, as `op` reads
