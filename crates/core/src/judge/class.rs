@@ -1,7 +1,7 @@
 //! Naming what a violating result got wrong, from its operands and its result: the classes
 //! `probe`, `op --operands` and the library's [`crate::judge::Verdict`] report. The exact
 //! engine's lines are named here from its evaluation; the fast deciders name theirs with the
-//! same [`Kind`]s (`fast/`), so a class reads the same whoever found it.
+//! same [`ViolationKind`]s (`fast/`), so a class reads the same whoever found it.
 
 use std::fmt;
 
@@ -15,18 +15,18 @@ use crate::format::{Arithmetic, Class};
 /// the same instruction; their texts are then the same.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ViolationClass {
-    kind: Kind,
+    kind: ViolationKind,
     command: OpCommand,
 }
 
 impl ViolationClass {
     /// The class of violations of kind `kind` by the instruction `command` selects.
-    pub fn new(kind: Kind, command: OpCommand) -> ViolationClass {
+    pub fn new(kind: ViolationKind, command: OpCommand) -> ViolationClass {
         ViolationClass { kind, command }
     }
 
     /// What the results got wrong.
-    pub fn kind(&self) -> Kind {
+    pub fn kind(&self) -> ViolationKind {
         self.kind
     }
 
@@ -46,23 +46,27 @@ impl fmt::Display for ViolationClass {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = self.command.name();
         match self.kind {
-            Kind::RoundsToNearest => write!(f, "f32tof16 rounds to nearest"),
-            Kind::NotFused => write!(f, "{name}: not fused (product rounded before the add)"),
-            Kind::NanGivesNonZero => write!(f, "{name}: NaN gives non-zero"),
-            Kind::NotClamped => write!(f, "{name}: out-of-range value not clamped"),
-            Kind::NotAMask => write!(f, "{name}: comparison result is not 0 or 0xffffffff"),
-            Kind::DenormOperand => write!(f, "f32 denormal operand not flushed"),
-            Kind::DenormResult => write!(f, "f32 denormal result not flushed"),
-            Kind::NanResult => write!(f, "{name}: NaN where a number is required"),
-            Kind::NanNotIgnored => write!(f, "{name}: NaN operand not ignored"),
-            Kind::NanNotPropagated => write!(f, "{name}: NaN operand not propagated"),
-            Kind::NumberForNan => write!(f, "{name}: a number where NaN is required"),
-            Kind::InfOperand => write!(f, "{name}: infinity operand mishandled"),
-            Kind::ZeroSign => write!(f, "{name}: wrong sign of zero"),
-            Kind::Miss1 => write!(f, "{name}: outside tolerance by 1 ULP"),
-            Kind::Miss2To15 => write!(f, "{name}: outside tolerance by 2-15 ULPs"),
-            Kind::Miss16 => write!(f, "{name}: outside tolerance by 16 ULPs or more"),
-            Kind::Wrong => write!(f, "{name}: wrong result"),
+            ViolationKind::RoundsToNearest => write!(f, "f32tof16 rounds to nearest"),
+            ViolationKind::NotFused => {
+                write!(f, "{name}: not fused (product rounded before the add)")
+            }
+            ViolationKind::NanGivesNonZero => write!(f, "{name}: NaN gives non-zero"),
+            ViolationKind::NotClamped => write!(f, "{name}: out-of-range value not clamped"),
+            ViolationKind::NotAMask => {
+                write!(f, "{name}: comparison result is not 0 or 0xffffffff")
+            }
+            ViolationKind::DenormOperand => write!(f, "f32 denormal operand not flushed"),
+            ViolationKind::DenormResult => write!(f, "f32 denormal result not flushed"),
+            ViolationKind::NanResult => write!(f, "{name}: NaN where a number is required"),
+            ViolationKind::NanNotIgnored => write!(f, "{name}: NaN operand not ignored"),
+            ViolationKind::NanNotPropagated => write!(f, "{name}: NaN operand not propagated"),
+            ViolationKind::NumberForNan => write!(f, "{name}: a number where NaN is required"),
+            ViolationKind::InfOperand => write!(f, "{name}: infinity operand mishandled"),
+            ViolationKind::ZeroSign => write!(f, "{name}: wrong sign of zero"),
+            ViolationKind::Miss1 => write!(f, "{name}: outside tolerance by 1 ULP"),
+            ViolationKind::Miss2To15 => write!(f, "{name}: outside tolerance by 2-15 ULPs"),
+            ViolationKind::Miss16 => write!(f, "{name}: outside tolerance by 16 ULPs or more"),
+            ViolationKind::Wrong => write!(f, "{name}: wrong result"),
         }
     }
 }
@@ -85,7 +89,7 @@ pub struct ClassCount {
 
 /// What a violating result got wrong; a [`ViolationClass`] names it for an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum ViolationKind {
     /// f32tof16 gave the nearest float16 where §3.2.2 truncates.
     RoundsToNearest,
     /// dfma's result is the unfused one (§22.14.7).
@@ -122,29 +126,29 @@ pub enum Kind {
     Wrong,
 }
 
-impl Kind {
-    /// Every kind, in [`Kind::index`] order.
-    pub(in crate::judge) const ALL: [Kind; 17] = [
-        Kind::RoundsToNearest,
-        Kind::NotFused,
-        Kind::NanGivesNonZero,
-        Kind::NotClamped,
-        Kind::NotAMask,
-        Kind::DenormOperand,
-        Kind::DenormResult,
-        Kind::NanResult,
-        Kind::NanNotIgnored,
-        Kind::NanNotPropagated,
-        Kind::NumberForNan,
-        Kind::InfOperand,
-        Kind::ZeroSign,
-        Kind::Miss1,
-        Kind::Miss2To15,
-        Kind::Miss16,
-        Kind::Wrong,
+impl ViolationKind {
+    /// Every kind, in [`ViolationKind::index`] order.
+    pub(in crate::judge) const ALL: [ViolationKind; 17] = [
+        ViolationKind::RoundsToNearest,
+        ViolationKind::NotFused,
+        ViolationKind::NanGivesNonZero,
+        ViolationKind::NotClamped,
+        ViolationKind::NotAMask,
+        ViolationKind::DenormOperand,
+        ViolationKind::DenormResult,
+        ViolationKind::NanResult,
+        ViolationKind::NanNotIgnored,
+        ViolationKind::NanNotPropagated,
+        ViolationKind::NumberForNan,
+        ViolationKind::InfOperand,
+        ViolationKind::ZeroSign,
+        ViolationKind::Miss1,
+        ViolationKind::Miss2To15,
+        ViolationKind::Miss16,
+        ViolationKind::Wrong,
     ];
 
-    /// Its position in [`Kind::ALL`].
+    /// Its position in [`ViolationKind::ALL`].
     #[inline]
     pub(in crate::judge) fn index(self) -> usize {
         self as usize
@@ -153,18 +157,22 @@ impl Kind {
     /// The class of a result `miss` ULPs from the nearest allowed one (`None`: no number is
     /// allowed, or the result is NaN).
     #[inline]
-    pub(in crate::judge) fn miss(miss: Option<u64>) -> Kind {
+    pub(in crate::judge) fn miss(miss: Option<u64>) -> ViolationKind {
         match miss {
-            Some(1) => Kind::Miss1,
-            Some(n) if n < 16 => Kind::Miss2To15,
-            Some(_) => Kind::Miss16,
-            None => Kind::Wrong,
+            Some(1) => ViolationKind::Miss1,
+            Some(n) if n < 16 => ViolationKind::Miss2To15,
+            Some(_) => ViolationKind::Miss16,
+            None => ViolationKind::Wrong,
         }
     }
 }
 
 /// Names what a violating result got wrong, from the operands and the result's class.
-pub(in crate::judge) fn classify(eval: &Evaluation, out: &OutputResult, bits: u64) -> Kind {
+pub(in crate::judge) fn classify(
+    eval: &Evaluation,
+    out: &OutputResult,
+    bits: u64,
+) -> ViolationKind {
     let operands: Vec<_> = eval.args.iter().flatten().collect();
     let float_class = |bits: u64| match operands.first().map(|o| o.domain) {
         Some(Domain::Float(f)) => Some(f.class(bits)),
@@ -179,7 +187,7 @@ pub(in crate::judge) fn classify(eval: &Evaluation, out: &OutputResult, bits: u6
         Op::F32ToF16 => {
             let x = f32::from_bits(operands[0].bits as u32);
             if half::f16::from_f32(x).to_bits() as u64 == bits {
-                return Kind::RoundsToNearest;
+                return ViolationKind::RoundsToNearest;
             }
         }
         // §22.14.7: dfma is fused. A result that is exactly the unfused one (the product
@@ -189,13 +197,13 @@ pub(in crate::judge) fn classify(eval: &Evaluation, out: &OutputResult, bits: u6
             let unfused = v[0] * v[1] + v[2];
             let got = f64::from_bits(bits);
             if unfused.to_bits() == bits || (unfused.is_nan() && got.is_nan()) {
-                return Kind::NotFused;
+                return ViolationKind::NotFused;
             }
         }
         Op::Ftoi | Op::Ftou => {
             let x = f32::from_bits(operands[0].bits as u32);
             if x.is_nan() {
-                return Kind::NanGivesNonZero;
+                return ViolationKind::NanGivesNonZero;
             }
             let (lo, hi) = if eval.op == Op::Ftoi {
                 (-2147483648.0, 2147483647.0)
@@ -203,47 +211,47 @@ pub(in crate::judge) fn classify(eval: &Evaluation, out: &OutputResult, bits: u6
                 (0.0, 4294967295.0)
             };
             if !(lo..=hi).contains(&(x as f64)) {
-                return Kind::NotClamped;
+                return ViolationKind::NotClamped;
             }
         }
         _ => {}
     }
     if out.domain == Domain::Bool && bits != 0 && bits != 0xffff_ffff {
-        return Kind::NotAMask;
+        return ViolationKind::NotAMask;
     }
     if operands.iter().any(|o| o.flushed_to.is_some()) {
-        return Kind::DenormOperand;
+        return ViolationKind::DenormOperand;
     }
     if result_class == Some(Class::Subnormal)
         && matches!(out.domain, Domain::Float(f) if f.arithmetic_flushes_subnormals)
     {
-        return Kind::DenormResult;
+        return ViolationKind::DenormResult;
     }
     if result_class == Some(Class::Nan) {
-        return Kind::NanResult;
+        return ViolationKind::NanResult;
     }
     if any_operand(Class::Nan) {
         return match eval.op {
-            Op::Min | Op::Max => Kind::NanNotIgnored,
-            _ => Kind::NanNotPropagated,
+            Op::Min | Op::Max => ViolationKind::NanNotIgnored,
+            _ => ViolationKind::NanNotPropagated,
         };
     }
     if out.allowed.nan {
-        return Kind::NumberForNan;
+        return ViolationKind::NumberForNan;
     }
     if any_operand(Class::Infinity) {
-        return Kind::InfOperand;
+        return ViolationKind::InfOperand;
     }
     if result_class == Some(Class::Zero) {
         // The other zero would have conformed: only the sign is wrong.
         if let Domain::Float(f) = out.domain {
             let other = bits ^ f.assemble(true, 0, 0);
             if out.allowed.contains(&out.domain, other) {
-                return Kind::ZeroSign;
+                return ViolationKind::ZeroSign;
             }
         }
     }
-    Kind::miss(out.allowed.miss_ulps(&out.domain, bits))
+    ViolationKind::miss(out.allowed.miss_ulps(&out.domain, bits))
 }
 
 #[cfg(test)]
@@ -255,15 +263,15 @@ mod tests {
     #[test]
     fn kinds_are_listed_in_order_with_distinct_names() {
         let mut names = std::collections::HashSet::new();
-        for (k, kind) in Kind::ALL.iter().enumerate() {
+        for (k, kind) in ViolationKind::ALL.iter().enumerate() {
             assert_eq!(kind.index(), k, "{kind:?}");
             let class = ViolationClass::new(*kind, OpCommand::new(Op::Add, F32, RuleSet::D3D11));
             assert!(names.insert(class.to_string()), "{kind:?}");
         }
-        assert_eq!(Kind::miss(Some(0)), Kind::Miss2To15);
-        assert_eq!(Kind::miss(Some(1)), Kind::Miss1);
-        assert_eq!(Kind::miss(Some(15)), Kind::Miss2To15);
-        assert_eq!(Kind::miss(Some(16)), Kind::Miss16);
-        assert_eq!(Kind::miss(None), Kind::Wrong);
+        assert_eq!(ViolationKind::miss(Some(0)), ViolationKind::Miss2To15);
+        assert_eq!(ViolationKind::miss(Some(1)), ViolationKind::Miss1);
+        assert_eq!(ViolationKind::miss(Some(15)), ViolationKind::Miss2To15);
+        assert_eq!(ViolationKind::miss(Some(16)), ViolationKind::Miss16);
+        assert_eq!(ViolationKind::miss(None), ViolationKind::Wrong);
     }
 }

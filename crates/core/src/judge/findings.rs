@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use super::class::{ClassCount, Kind as ViolationKind, ViolationClass};
+use super::class::{ClassCount, ViolationClass, ViolationKind};
 use super::map::ErrorMap;
 use super::verdict::{Histogram, Verdict, Violation};
 use crate::d3d::{Op, OpCommand, RuleSet};

@@ -8,7 +8,7 @@ use crate::d3d::{
     Domain, Op, OpCommand, OpError, OpRequest, Outputs, Pattern, PerOutput, Rule, RuleSet, evaluate,
 };
 use crate::format::FloatFormat;
-use crate::judge::class::{self, Kind, ViolationClass};
+use crate::judge::class::{self, ViolationClass, ViolationKind};
 use crate::judge::error::JudgeError;
 use crate::judge::fast;
 use crate::judge::map::{Example, MappedOp, TaskMap};
@@ -394,7 +394,7 @@ impl Judge {
     }
 
     /// The class of violations of kind `kind` by this instruction.
-    pub fn class(&self, kind: Kind) -> ViolationClass {
+    pub fn class(&self, kind: ViolationKind) -> ViolationClass {
         ViolationClass::new(kind, self.command())
     }
 
@@ -446,7 +446,7 @@ struct RunSlices<'a> {
 }
 
 impl RunLines for RunSlices<'_> {
-    fn class(&self, kind: Kind) -> ViolationClass {
+    fn class(&self, kind: ViolationKind) -> ViolationClass {
         self.judge.class(kind)
     }
 

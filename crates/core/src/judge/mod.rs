@@ -33,7 +33,7 @@ mod run;
 mod slices;
 mod verdict;
 
-pub use class::{ClassCount, Kind as ViolationKind, ViolationClass};
+pub use class::{ClassCount, ViolationClass, ViolationKind};
 pub use error::JudgeError;
 pub use findings::{
     DeviceInfo, Family, Findings, FloatControls, OpFindings, Source, Sweep, TranslatorInfo, Via,

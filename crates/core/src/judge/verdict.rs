@@ -1,7 +1,7 @@
 //! What a run reports: its options, the verdict on its lines (counts, distances, classes,
 //! violations, the map of where the error lies), and the tally a task keeps as it judges.
 
-use crate::judge::class::{ClassCount, Kind, ViolationClass};
+use crate::judge::class::{ClassCount, ViolationClass, ViolationKind};
 use crate::judge::map::{ErrorMap, TaskMap};
 
 /// How a run reports.
@@ -171,7 +171,7 @@ pub struct Line {
 /// What a tally asks of the run whose lines it counts, when it names them.
 pub(super) trait RunLines {
     /// The class of violations of kind `kind` (the fast deciders name kinds).
-    fn class(&self, kind: Kind) -> ViolationClass;
+    fn class(&self, kind: ViolationKind) -> ViolationClass;
     /// The `op` command that reproduces line `i` (an index into the slices), of `class`.
     fn example(&self, class: &ViolationClass, i: usize) -> String;
     /// The rule line `i` breaks, as `op --check` cites it; empty when the engine names
@@ -186,11 +186,11 @@ pub(super) struct Tally {
     pub(super) base: u64,
     pub(super) classify: bool,
     pub(super) map: Option<TaskMap>,
-    /// The violations the fast deciders named, per [`Kind`]: how many, and the first line
+    /// The violations the fast deciders named, per [`ViolationKind`]: how many, and the first line
     /// (an index into the slices).
-    kinds: [(u64, usize); Kind::ALL.len()],
+    kinds: [(u64, usize); ViolationKind::ALL.len()],
     /// The first of them by index (whole-buffer index, kind), up to `limit`.
-    fast_violations: Vec<(u64, Kind)>,
+    fast_violations: Vec<(u64, ViolationKind)>,
 }
 
 impl Tally {
@@ -201,7 +201,7 @@ impl Tally {
             base,
             classify,
             map,
-            kinds: [(0, 0); Kind::ALL.len()],
+            kinds: [(0, 0); ViolationKind::ALL.len()],
             fast_violations: Vec::new(),
         }
     }
@@ -237,7 +237,7 @@ impl Tally {
     /// `kind` at distance `d`, where no heat map places each line: as many calls of
     /// [`Tally::violate`] in index order would count and list them.
     #[inline]
-    pub(super) fn violate_mask(&mut self, kind: Kind, d: u64, mask: u64, start: usize) {
+    pub(super) fn violate_mask(&mut self, kind: ViolationKind, d: u64, mask: u64, start: usize) {
         debug_assert!(self.map.is_none());
         if mask == 0 {
             return;
@@ -265,7 +265,7 @@ impl Tally {
     /// exact engine counts its violations; the names are given once, in
     /// [`Tally::name_fast`].
     #[inline]
-    pub(super) fn violate(&mut self, i: usize, kind: Kind, d: Option<u64>) {
+    pub(super) fn violate(&mut self, i: usize, kind: ViolationKind, d: Option<u64>) {
         let index = self.base + i as u64;
         if let Some(m) = &mut self.map {
             m.add(i, index, d, true);
@@ -334,13 +334,13 @@ impl Tally {
         }
         let v = &mut self.verdict;
         // The classes of the kinds met (a violation listed is always counted too).
-        let classes: Vec<Option<ViolationClass>> = Kind::ALL
+        let classes: Vec<Option<ViolationClass>> = ViolationKind::ALL
             .iter()
             .zip(&self.kinds)
             .map(|(&k, &(count, _))| (self.classify && count > 0).then(|| lines.class(k)))
             .collect();
         if self.classify && self.kinds.iter().any(|k| k.0 > 0) {
-            for (kind, &(count, i)) in Kind::ALL.iter().zip(&self.kinds) {
+            for (kind, &(count, i)) in ViolationKind::ALL.iter().zip(&self.kinds) {
                 if count == 0 {
                     continue;
                 }

@@ -13,7 +13,7 @@
 
 use super::bits::{F16, F32, Fmt, dist, is_nan, read};
 use crate::format::FormatType;
-use crate::judge::class::Kind;
+use crate::judge::class::ViolationKind;
 
 /// What a decider settles about a line it does not leave to the exact engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,7 +21,7 @@ pub(in crate::judge) enum Settled {
     /// The result conforms, at this distance.
     Conforms(u64),
     /// The result violates: its class, and its distance (`None`: a NaN against a number).
-    Violates(Kind, Option<u64>),
+    Violates(ViolationKind, Option<u64>),
 }
 
 /// What the operands of a line are, as far as a violation's class asks.
@@ -74,25 +74,25 @@ pub(super) fn single<O: Fmt>(r: u32, e: u32, seen: Seen, min_max: bool) -> Settl
         return Settled::Conforms(0);
     }
     let kind = if seen.denorm {
-        Kind::DenormOperand
+        ViolationKind::DenormOperand
     } else if O::RULES_32 && subnormal::<O>(r) {
-        Kind::DenormResult
+        ViolationKind::DenormResult
     } else if rn {
-        Kind::NanResult
+        ViolationKind::NanResult
     } else if seen.nan {
         if min_max {
-            Kind::NanNotIgnored
+            ViolationKind::NanNotIgnored
         } else {
-            Kind::NanNotPropagated
+            ViolationKind::NanNotPropagated
         }
     } else if en {
-        Kind::NumberForNan
+        ViolationKind::NumberForNan
     } else if seen.inf {
-        Kind::InfOperand
+        ViolationKind::InfOperand
     } else if r & O::MAG == 0 && r ^ O::SIGN == e {
-        Kind::ZeroSign
+        ViolationKind::ZeroSign
     } else {
-        Kind::miss(Some(dist::<O>(r, e)))
+        ViolationKind::miss(Some(dist::<O>(r, e)))
     };
     Settled::Violates(kind, distance::<O>(r, e))
 }
@@ -103,9 +103,12 @@ pub(super) fn single<O: Fmt>(r: u32, e: u32, seen: Seen, min_max: bool) -> Settl
 #[inline]
 pub(super) fn outside_number<F: Fmt>(r: u32, e: u32) -> Option<Settled> {
     if F::RULES_32 && subnormal::<F>(r) {
-        Some(Settled::Violates(Kind::DenormResult, Some(dist::<F>(r, e))))
+        Some(Settled::Violates(
+            ViolationKind::DenormResult,
+            Some(dist::<F>(r, e)),
+        ))
     } else if is_nan::<F>(r) {
-        Some(Settled::Violates(Kind::NanResult, None))
+        Some(Settled::Violates(ViolationKind::NanResult, None))
     } else {
         None
     }
@@ -128,7 +131,7 @@ pub(super) fn f32_to_f16(x: u32, r: u32) -> Settled {
         return Settled::Conforms(0);
     }
     if r == f32_to_f16_nearest(x, e) {
-        return Settled::Violates(Kind::RoundsToNearest, distance::<F16>(r, e));
+        return Settled::Violates(ViolationKind::RoundsToNearest, distance::<F16>(r, e));
     }
     single::<F16>(r, e, seen, false)
 }
@@ -218,14 +221,14 @@ pub(super) fn to_int(x: u32, r: u32, signed: bool) -> Settled {
         (0.0..=4294967295.0).contains(&raw)
     };
     let kind = if is_nan::<F32>(x) {
-        Kind::NanGivesNonZero
+        ViolationKind::NanGivesNonZero
     } else if !inside {
-        Kind::NotClamped
+        ViolationKind::NotClamped
     } else if subnormal::<F32>(x) {
-        Kind::DenormOperand
+        ViolationKind::DenormOperand
     } else {
         // An integer result has no NaN, denorm or zero sign: the distance is the miss.
-        Kind::miss(Some(d))
+        ViolationKind::miss(Some(d))
     };
     Settled::Violates(kind, Some(d))
 }
@@ -278,19 +281,19 @@ pub(super) fn min_max<F: Fmt>(a: u32, b: u32, r: u32, is_min: bool) -> Settled {
         return Settled::Conforms(dist::<F>(r, preferred));
     }
     let kind = if seen.denorm {
-        Kind::DenormOperand
+        ViolationKind::DenormOperand
     } else if F::RULES_32 && subnormal::<F>(r) {
-        Kind::DenormResult
+        ViolationKind::DenormResult
     } else if is_nan::<F>(r) {
-        Kind::NanResult
+        ViolationKind::NanResult
     } else if seen.nan {
-        Kind::NanNotIgnored
+        ViolationKind::NanNotIgnored
     } else if seen.inf {
-        Kind::InfOperand
+        ViolationKind::InfOperand
     } else if r & F::MAG == 0 && allowed.contains(&(r ^ F::SIGN)) {
-        Kind::ZeroSign
+        ViolationKind::ZeroSign
     } else {
-        Kind::miss(allowed.iter().map(|&k| dist::<F>(r, k)).min())
+        ViolationKind::miss(allowed.iter().map(|&k| dist::<F>(r, k)).min())
     };
     let d = (!is_nan::<F>(r)).then(|| dist::<F>(r, preferred));
     Settled::Violates(kind, d)
@@ -308,16 +311,16 @@ pub(super) fn mask<F: Fmt>(a: u32, b: u32, r: u32, e: u32) -> Settled {
     let seen = Seen::of::<F, 2>([a, b]);
     let d = u64::from((r != 0) != (e != 0));
     let kind = if r != 0 && r != u32::MAX {
-        Kind::NotAMask
+        ViolationKind::NotAMask
     } else if seen.denorm {
-        Kind::DenormOperand
+        ViolationKind::DenormOperand
     } else if seen.nan {
         // class.rs asks about a NaN operand before the mask's value.
-        Kind::NanNotPropagated
+        ViolationKind::NanNotPropagated
     } else if seen.inf {
-        Kind::InfOperand
+        ViolationKind::InfOperand
     } else {
-        Kind::miss(Some(d))
+        ViolationKind::miss(Some(d))
     };
     Settled::Violates(kind, Some(d))
 }
@@ -394,16 +397,16 @@ mod tests {
         assert_eq!(f32_to_f16(0x477f_efff, 0x7bff), Conforms(0));
         assert_eq!(
             f32_to_f16(0x477f_f000, 0x7c00),
-            Violates(Kind::RoundsToNearest, Some(1))
+            Violates(ViolationKind::RoundsToNearest, Some(1))
         );
         assert_eq!(
             f32_to_f16(0xc77f_f000, 0xfc00),
-            Violates(Kind::RoundsToNearest, Some(1))
+            Violates(ViolationKind::RoundsToNearest, Some(1))
         );
         // Infinity short of the tie is not the nearest: 1 ULP outside.
         assert_eq!(
             f32_to_f16(0x477f_efff, 0x7c00),
-            Violates(Kind::Miss1, Some(1))
+            Violates(ViolationKind::Miss1, Some(1))
         );
         // The last value below a half step truncates and rounds alike; the half step
         // itself (1 + 2^-11) ties to the even 1.0, 1 + 3 * 2^-12 rounds up.
@@ -411,43 +414,46 @@ mod tests {
         assert_eq!(f32_to_f16(0x3f80_1000, 0x3c00), Conforms(0));
         assert_eq!(
             f32_to_f16(0x3f80_1800, 0x3c01),
-            Violates(Kind::RoundsToNearest, Some(1))
+            Violates(ViolationKind::RoundsToNearest, Some(1))
         );
         assert_eq!(f32_to_f16(0x3f80_1800, 0x3c00), Conforms(0));
         // 1 + 3 * 2^-11 ties to the even 1 + 2^-9 (0x3c02) where truncation gives 0x3c01.
         assert_eq!(
             f32_to_f16(0x3f80_3000, 0x3c02),
-            Violates(Kind::RoundsToNearest, Some(1))
+            Violates(ViolationKind::RoundsToNearest, Some(1))
         );
         // The subnormal edge: 2^-25 ties to zero (the same both ways), 1.5 * 2^-25 rounds
         // to the smallest subnormal.
         assert_eq!(f32_to_f16(0x3300_0000, 0), Conforms(0));
         assert_eq!(
             f32_to_f16(0x3340_0000, 1),
-            Violates(Kind::RoundsToNearest, Some(1))
+            Violates(ViolationKind::RoundsToNearest, Some(1))
         );
         // A denorm operand: its zero; the other zero is the denorm's violation.
         assert_eq!(f32_to_f16(0x8000_0001, 0x8000), Conforms(0));
         assert_eq!(
             f32_to_f16(0x8000_0001, 0x0000),
-            Violates(Kind::DenormOperand, Some(0))
+            Violates(ViolationKind::DenormOperand, Some(0))
         );
         // NaN: any NaN; a number is a NaN not propagated.
         assert_eq!(f32_to_f16(0x7fc0_0001, 0x7d00), Conforms(0));
         assert_eq!(
             f32_to_f16(0x7fc0_0000, 0x7bff),
-            Violates(Kind::NanNotPropagated, None)
+            Violates(ViolationKind::NanNotPropagated, None)
         );
         // A number where one is required, NaN given.
         assert_eq!(
             f32_to_f16(0x3f80_0000, 0x7e00),
-            Violates(Kind::NanResult, None)
+            Violates(ViolationKind::NanResult, None)
         );
         assert_eq!(
             f32_to_f16(0x7f80_0000, 0x7bff),
-            Violates(Kind::InfOperand, Some(1))
+            Violates(ViolationKind::InfOperand, Some(1))
         );
-        assert_eq!(f32_to_f16(0, 0x8000), Violates(Kind::ZeroSign, Some(0)));
+        assert_eq!(
+            f32_to_f16(0, 0x8000),
+            Violates(ViolationKind::ZeroSign, Some(0))
+        );
     }
 
     #[test]
@@ -459,39 +465,39 @@ mod tests {
         assert_eq!(ftoi(2147483648.0, 0x7fff_ffff), Conforms(0));
         assert_eq!(
             ftoi(2147483648.0, 0x8000_0000),
-            Violates(Kind::NotClamped, Some(u32::MAX as u64))
+            Violates(ViolationKind::NotClamped, Some(u32::MAX as u64))
         );
         // -2^31 is in range, the largest f32 below 2^31 too.
         assert_eq!(ftoi(-2147483648.0, 0x8000_0000), Conforms(0));
         assert_eq!(
             ftoi(2147483520.0, 0x8000_0000),
-            Violates(Kind::Miss16, Some(u32::MAX as u64 - 127))
+            Violates(ViolationKind::Miss16, Some(u32::MAX as u64 - 127))
         );
         assert_eq!(ftou(4294967296.0, u32::MAX), Conforms(0));
         assert_eq!(
             ftou(4294967296.0, 0),
-            Violates(Kind::NotClamped, Some(u32::MAX as u64))
+            Violates(ViolationKind::NotClamped, Some(u32::MAX as u64))
         );
         assert_eq!(ftou(4294967040.0, 0xffff_ff00), Conforms(0));
         // ftou of a negative number clamps to 0; -0 is in range.
         assert_eq!(
             ftou(-1.5, 0xffff_ffff),
-            Violates(Kind::NotClamped, Some(u32::MAX as u64))
+            Violates(ViolationKind::NotClamped, Some(u32::MAX as u64))
         );
         assert_eq!(ftou(-0.0, 0), Conforms(0));
         assert_eq!(
             to_int(0x8000_0001, 1, false),
-            Violates(Kind::NotClamped, Some(1))
+            Violates(ViolationKind::NotClamped, Some(1))
         );
         assert_eq!(
             to_int(0x0000_0001, 1, true),
-            Violates(Kind::DenormOperand, Some(1))
+            Violates(ViolationKind::DenormOperand, Some(1))
         );
         assert_eq!(
             ftoi(f32::NAN, 0x8000_0000),
-            Violates(Kind::NanGivesNonZero, Some(1 << 31))
+            Violates(ViolationKind::NanGivesNonZero, Some(1 << 31))
         );
-        assert_eq!(ftoi(2.5, 3), Violates(Kind::Miss1, Some(1)));
+        assert_eq!(ftoi(2.5, 3), Violates(ViolationKind::Miss1, Some(1)));
     }
 
     #[test]
@@ -501,17 +507,17 @@ mod tests {
         let nan = 0x7fc0_0000;
         assert_eq!(
             min_max::<F32>(nan, one, nan, true),
-            Violates(Kind::NanResult, None)
+            Violates(ViolationKind::NanResult, None)
         );
         assert_eq!(min_max::<F32>(one, nan, one, false), Conforms(0));
         assert_eq!(
             min_max::<F32>(one, nan, 0x4000_0000, false),
-            Violates(Kind::NanNotIgnored, Some(1 << 23))
+            Violates(ViolationKind::NanNotIgnored, Some(1 << 23))
         );
         assert_eq!(min_max::<F32>(nan, nan, nan | 5, true), Conforms(0));
         assert_eq!(
             min_max::<F32>(nan, nan, one, true),
-            Violates(Kind::NanNotIgnored, None)
+            Violates(ViolationKind::NanNotIgnored, None)
         );
         // A denorm comes back as itself or flushed, 1 from the flushed preferred result;
         // beside NaN too, where NaN is its violation.
@@ -519,11 +525,11 @@ mod tests {
         assert_eq!(min_max::<F32>(1, one, 0, true), Conforms(0));
         assert_eq!(
             min_max::<F32>(1, one, 0x8000_0000, true),
-            Violates(Kind::DenormOperand, Some(0))
+            Violates(ViolationKind::DenormOperand, Some(0))
         );
         assert_eq!(
             min_max::<F32>(1, nan, nan, false),
-            Violates(Kind::DenormOperand, None)
+            Violates(ViolationKind::DenormOperand, None)
         );
         // Two zeros: either; min prefers -0, max +0. A denorm equals a zero.
         assert_eq!(min_max::<F32>(0, 0x8000_0000, 0, true), Conforms(0));
@@ -533,13 +539,13 @@ mod tests {
         );
         assert_eq!(
             min_max::<F32>(0, 0x8000_0000, 1, true),
-            Violates(Kind::DenormResult, Some(1))
+            Violates(ViolationKind::DenormResult, Some(1))
         );
         // A float16 subnormal is an ordinary operand.
         assert_eq!(min_max::<F16>(1, 0x3c00, 1, true), Conforms(0));
         assert_eq!(
             min_max::<F16>(1, 0x3c00, 0, true),
-            Violates(Kind::Miss1, Some(1))
+            Violates(ViolationKind::Miss1, Some(1))
         );
     }
 }

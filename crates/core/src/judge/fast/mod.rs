@@ -758,7 +758,7 @@ fn f32_to_f16_blocks(range: Range<usize>, t: &mut Tally, line: impl Fn(usize) ->
         if conform | near == all {
             t.conform_many(0, u64::from(conform.count_ones()));
             t.violate_mask(
-                crate::judge::class::Kind::RoundsToNearest,
+                crate::judge::class::ViolationKind::RoundsToNearest,
                 1,
                 near,
                 block.start,
@@ -1001,13 +1001,13 @@ mod tests {
 
     #[test]
     fn arithmetic_violations_at_the_denorm_boundary() {
-        use crate::judge::class::Kind;
+        use crate::judge::class::ViolationKind;
         let v = |k, d| Some(Settled::Violates(k, d));
         // 2^-126 * 0.5: a denorm, which D3D flushes; unflushed, 2^22 steps from +0.
         assert_eq!(mul::<F32>(0x0080_0000, 0x3f00_0000, 0), Some(0));
         assert_eq!(
             mul_then::<F32>(0x0080_0000, 0x3f00_0000, 0x0040_0000),
-            v(Kind::DenormResult, Some(1 << 22))
+            v(ViolationKind::DenormResult, Some(1 << 22))
         );
         // The last normal product stays: 2^-126 * 1.0.
         assert_eq!(mul::<F32>(0x0080_0000, 0x3f80_0000, 0x0080_0000), Some(0));
@@ -1015,12 +1015,12 @@ mod tests {
         assert_eq!(add::<F32>(0x0080_0001, 0x8080_0000, 0, false), Some(0));
         assert_eq!(
             add_then::<F32>(0x0080_0001, 0x8080_0000, 1, false),
-            v(Kind::DenormResult, Some(1))
+            v(ViolationKind::DenormResult, Some(1))
         );
         // A denorm operand reads as zero: 2^-126 - denorm is 2^-126 exactly.
         assert_eq!(
             add_then::<F32>(0x0080_0000, 0x8000_0001, 0x007f_ffff, false),
-            v(Kind::DenormOperand, Some(1))
+            v(ViolationKind::DenormOperand, Some(1))
         );
         assert_eq!(
             add::<F32>(0x0080_0000, 0x0000_0001, 0x0080_0000, true),
@@ -1031,15 +1031,15 @@ mod tests {
         let root = (f32::from_bits(1).sqrt()).to_bits();
         assert_eq!(
             sqrt_then::<F32>(1, root),
-            v(Kind::DenormOperand, Some(root as u64))
+            v(ViolationKind::DenormOperand, Some(root as u64))
         );
         assert_eq!(
             sqrt_then::<F32>(0x8000_0001, 0x7fc0_0000),
-            v(Kind::DenormOperand, None)
+            v(ViolationKind::DenormOperand, None)
         );
         assert_eq!(
             sqrt_then::<F32>(0x3f80_0000, 0x7fc0_0000),
-            v(Kind::NanResult, None)
+            v(ViolationKind::NanResult, None)
         );
         // A 1-step miss of a tolerance is the engine's to measure.
         assert_eq!(sqrt_then::<F32>(0x4000_0000, 0x3fb5_04f5), None);
@@ -1047,7 +1047,7 @@ mod tests {
         assert_eq!(div_then::<F32>(0, 0x7e80_0000, 0x8000_0000), None);
         assert_eq!(
             div_then::<F32>(0, 0x4000_0000, 0x8000_0000),
-            v(Kind::ZeroSign, Some(0))
+            v(ViolationKind::ZeroSign, Some(0))
         );
     }
 }
