@@ -923,7 +923,7 @@ fn parser_errors_are_one_line() {
 
 /// Every spelling the value reader accepts works negated without `--`, like `-inf` does.
 /// `-infinity` and `-min-denorm` are read fine after `--`, but without it the argument
-/// parser takes them for short options (`-i`, `-m`): src/cli.rs `is_negative_value` lists
+/// parser takes them for short options (`-i`, `-m`): src/cli/argv.rs `is_negative_value` lists
 /// `inf` but not `infinity`, and not the `min-denorm` alias that src/input.rs accepts.
 #[test]
 fn every_negative_spelling_without_double_dash() {

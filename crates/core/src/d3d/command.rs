@@ -1,4 +1,4 @@
-//! The words of the `op` command: the one place outside the command line (`cli.rs`) that
+//! The words of the `op` command: the one place outside the command line (`src/cli/`) that
 //! writes op's syntax, so that a report can hand back a line to paste. A line of an
 //! instruction is written as the command that reproduces its verdict,
 //! `d3dfloat op [--fmt f16 ][--rules d3d10 ]NAME ARGS --check RESULTS`, or as a batch line

@@ -1,13 +1,22 @@
 //! The command-line surface (clap derive). Clap types stop here: each subcommand's
 //! arguments become a plain request for the command modules.
 
-use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 use crate::convert::exr_out::ExrCompression;
 use crate::d3d::RuleSet;
 use crate::format::bc6h::Quality;
-use crate::format::{Choice, Format, Rounding};
+use crate::format::{Format, Rounding};
+
+mod argv;
+mod values;
+
+pub use argv::normalize_args;
+pub use values::FormatArg;
+use values::{
+    choice, parse_channels, parse_format, parse_format_or_block, parse_range, parse_tolerance,
+    parse_ulp_limit,
+};
 
 const AFTER_HELP: &str = "\
 Inputs come from the arguments or, when there are none, from stdin, one per line (blank
@@ -551,225 +560,10 @@ pub enum GenerateWhat {
     Man,
 }
 
-/// `--channels`: said in words, so `-1` is not "unexpected argument".
-fn parse_channels(s: &str) -> Result<u8, String> {
-    match s.trim() {
-        "1" => Ok(1),
-        "2" => Ok(2),
-        "3" => Ok(3),
-        "4" => Ok(4),
-        _ => {
-            Err("the channel count is 1 to 4 (3 or 4, RGB or RGBA, beside a packed format)".into())
-        }
-    }
-}
-
 /// Violating lines a sweep writes or lists per instruction unless `--limit` says: every
 /// one of most real failures (lavapipe's 8,402 f16 rsq inputs), a bounded file (a few MiB)
 /// for an instruction that fails everywhere.
 const DEFAULT_VIOLATION_LIMIT: usize = 100_000;
-
-/// `--range START..END`: a slice of a sweep, each end decimal or `0x` hex, END excluded.
-fn parse_range(s: &str) -> Result<std::ops::Range<u64>, String> {
-    let number = |t: &str| {
-        let t = t.trim().replace('_', "");
-        match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-            Some(hex) => u64::from_str_radix(hex, 16).ok(),
-            None => t.parse().ok(),
-        }
-    };
-    let (a, b) = s
-        .split_once("..")
-        .ok_or("expected START..END (0x3c00..0x4000: END excluded)")?;
-    match (number(a), number(b)) {
-        (Some(a), Some(b)) if a < b => Ok(a..b),
-        (Some(_), Some(_)) => Err("START must be below END (END is excluded)".into()),
-        _ => Err("START and END are whole numbers, decimal or 0x hex".into()),
-    }
-}
-
-/// `--abs-tol`, `--rel-tol`: a finite number, 0 or more.
-fn parse_tolerance(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
-        _ => Err("a tolerance is a finite number, 0 or more (1e-6, 0.01)".into()),
-    }
-}
-
-/// `--max`: a distance magnitude, so never negative.
-fn parse_ulp_limit(s: &str) -> Result<u64, String> {
-    s.trim()
-        .parse()
-        .map_err(|_| "N is a whole number of ULPs, 0 or more (|distance| is compared)".into())
-}
-
-/// A `--fmt` or `--to` that may also name a block-compressed format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FormatArg {
-    /// One of the element formats.
-    Format(Format),
-    /// BC6H blocks, unsigned or signed.
-    Bc6h(crate::format::bc6h::Bc6h),
-}
-
-fn parse_format_or_block(s: &str) -> Result<FormatArg, String> {
-    match crate::format::bc6h::Bc6h::from_name(s) {
-        Some(b) => Ok(FormatArg::Bc6h(b)),
-        None => s
-            .parse::<Format>()
-            .map(FormatArg::Format)
-            .map_err(|e| format!("{e}, or bc6h_uf16, bc6h_sf16")),
-    }
-}
-
-/// The value parser of a core [`Choice`]: its names, with their help lines and hidden
-/// aliases, are clap's possible values (so `--help`, completions and man pages list them),
-/// and the core's own `FromStr` makes the value.
-fn choice<T>() -> impl TypedValueParser<Value = T>
-where
-    T: Choice + std::str::FromStr + Send + Sync,
-{
-    let values = T::ALL.iter().map(|v| {
-        PossibleValue::new(v.name())
-            .help(v.summary())
-            .aliases(v.aliases().iter().copied())
-    });
-    PossibleValuesParser::new(values).map(|name| match name.parse::<T>() {
-        Ok(value) => value,
-        Err(_) => unreachable!("clap took '{name}' as one of the possible values"),
-    })
-}
-
-fn parse_format(s: &str) -> Result<Format, String> {
-    s.parse::<Format>().map_err(|e| e.to_string())
-}
-
-/// Whether a token is a negative value (`-1.5`, `-0`, `-inf`, `-infinity`, `-nan`, `-max`,
-/// `-min-subnormal`, `-epsilon`, `-0x1p-3`) rather than an option. Anything the value
-/// parser reads counts, and so does anything that starts like a number, so that a bad
-/// number gets the value parser's error rather than clap's.
-fn is_negative_value(token: &str) -> bool {
-    use crate::input::{Constants, InputError, parse_value};
-    let Some(rest) = token.strip_prefix('-') else {
-        return false;
-    };
-    rest.starts_with(|c: char| c.is_ascii_digit() || c == '.')
-        || matches!(
-            parse_value(token, Constants::Float(&crate::format::F32)),
-            Ok(_) | Err(InputError::NoSuchConstant { .. })
-        )
-}
-
-/// Lets negative values stand anywhere among the positionals: `encode -inf --plain` and
-/// `op add -max 1` mean what they say. Clap would read `-inf` as the short options `-i -n
-/// -f`, and a positional that accepts hyphen values swallows every later option, so when
-/// negative values are present the subcommand's options are moved ahead of a `--` and the
-/// positionals follow it in their original order. Which tokens are options (and which take
-/// a value) is read from the clap definition itself.
-pub fn normalize_args(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    use clap::CommandFactory;
-    let texts: Option<Vec<&str>> = args.iter().map(|a| a.to_str()).collect();
-    let Some(texts) = texts else {
-        return args;
-    };
-    if !texts.iter().skip(1).any(|t| is_negative_value(t)) {
-        return args;
-    }
-    let root = Cli::command();
-    // Options of a command: (long name, short, how many values follow it).
-    let options = |cmd: &clap::Command| -> Vec<(Option<String>, Option<char>, usize)> {
-        cmd.get_arguments()
-            .filter(|a| !a.is_positional())
-            .map(|a| {
-                let values = if a.get_action().takes_values() {
-                    a.get_num_args().map_or(1, |r| r.min_values().max(1))
-                } else {
-                    0
-                };
-                (a.get_long().map(str::to_string), a.get_short(), values)
-            })
-            .collect()
-    };
-    let root_opts = options(&root);
-    // Find the subcommand, stepping over root options.
-    let mut i = 1;
-    let sub = loop {
-        let Some(t) = texts.get(i) else {
-            return args;
-        };
-        if let Some(sub) = root.find_subcommand(t) {
-            break sub;
-        }
-        match option_width(t, texts.get(i + 1), &root_opts) {
-            Some(w) => i += w,
-            None => return args,
-        }
-    };
-    let sub_index = i;
-    let mut all_opts = options(sub);
-    all_opts.extend(root_opts);
-    let (mut opts, mut positionals): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
-    let mut j = sub_index + 1;
-    while j < texts.len() {
-        let t = texts[j];
-        if t == "--" {
-            positionals.extend(&texts[j + 1..]);
-            break;
-        }
-        if is_negative_value(t) {
-            positionals.push(t);
-            j += 1;
-            continue;
-        }
-        match option_width(t, texts.get(j + 1), &all_opts) {
-            Some(w) => {
-                opts.extend(&texts[j..(j + w).min(texts.len())]);
-                j += w;
-            }
-            None => {
-                positionals.push(t);
-                j += 1;
-            }
-        }
-    }
-    let mut out: Vec<std::ffi::OsString> = texts[..=sub_index].iter().map(Into::into).collect();
-    out.extend(opts.into_iter().map(Into::into));
-    out.push("--".into());
-    out.extend(positionals.into_iter().map(Into::into));
-    out
-}
-
-/// How many tokens an option occupies (1, plus its values when they are the next tokens:
-/// `--files A B` takes 3, even when a value looks like a negative number), or `None` when
-/// the token is not an option. Unknown `-x` tokens count as options, so clap reports them.
-fn option_width(
-    token: &str,
-    _next: Option<&&str>,
-    opts: &[(Option<String>, Option<char>, usize)],
-) -> Option<usize> {
-    if let Some(long) = token.strip_prefix("--") {
-        let (name, attached) = match long.split_once('=') {
-            Some((n, _)) => (n, true),
-            None => (long, false),
-        };
-        let values = opts
-            .iter()
-            .find(|(l, _, _)| l.as_deref() == Some(name))
-            .map_or(0, |(_, _, v)| *v);
-        return Some(if attached { 1 } else { 1 + values });
-    }
-    let mut chars = token.strip_prefix('-')?.chars();
-    let c = chars.next()?;
-    let values = opts
-        .iter()
-        .find(|(_, s, _)| *s == Some(c))
-        .map_or(0, |(_, _, v)| *v);
-    Some(if chars.as_str().is_empty() {
-        1 + values
-    } else {
-        1
-    })
-}
 
 #[cfg(test)]
 mod tests {
