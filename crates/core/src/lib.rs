@@ -46,6 +46,8 @@
 //! - [`d3d`]: the shader instructions and the set of results a conforming implementation
 //!   may return for each ([`d3d::evaluate`]).
 //! - [`judge`]: whole buffers of results judged line by line, at memory speed.
+//! - [`program`]: whole instruction sequences and HLSL expressions, the interval a
+//!   conforming implementation may return for each output component.
 //! - [`ulp`]: distances on the value line of a format, pairs and whole buffers.
 //! - [`convert`]: bulk conversion of binary data, raw streams and DDS/EXR/HDR/KTX2/PFM
 //!   containers.
@@ -183,5 +185,6 @@ pub mod io;
 pub mod judge;
 pub mod output_file;
 pub mod path_text;
+pub mod program;
 pub mod threads;
 pub mod ulp;
