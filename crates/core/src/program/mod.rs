@@ -7,10 +7,21 @@
 //! an interval per output component, propagated through each instruction's allowed set
 //! (see `docs/rules.md`, "Sequences").
 
+mod analyze;
 mod asm;
 mod ast;
 pub mod expr;
+mod interval;
+mod real;
 mod span;
+mod walk;
+
+pub use analyze::{
+    Chooser, ComponentAnswer, Inputs, OutputSel, SET_BUDGET, analyze, chain, exact_values,
+    reachable, select_output, spans, step_choices,
+};
+pub use interval::PointEngine;
+pub use walk::{Bits, Lane, Registers, Step, StepFn, run};
 
 pub use asm::{
     MAX_INSTRUCTIONS, MAX_TEXT, SUPPORTED_NAMES, component_name, parse_asm, parse_output, supported,

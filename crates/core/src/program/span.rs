@@ -73,7 +73,7 @@ impl Span {
     }
 
     /// The negation (`-`, §22.18.2): exact, the order reversed.
-    pub fn neg(self) -> Span {
+    pub fn negate(self) -> Span {
         Span {
             keys: self.keys.map(|(lo, hi)| (-hi - 1, -lo - 1)),
             nan: self.nan,
