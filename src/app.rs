@@ -226,6 +226,22 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             r.as_mut(),
             &mut out,
         ),
+        Command::Op(a) if a.asm.is_some() || a.expr.is_some() => commands::program::run(
+            &commands::program::ProgramCommand {
+                asm: a.asm,
+                expr: a.expr,
+                format: a.fmt,
+                rules: a.rules,
+                inputs: a.input,
+                output: a.output,
+                check: a.check,
+                operands: a.operands,
+                results: a.results,
+                limit: a.limit,
+                style,
+            },
+            &mut out,
+        ),
         Command::Op(a) if !a.operands.is_empty() || a.results.is_some() => {
             op_buffers(a, style, use_color(cli.output.color), &mut out)
         }

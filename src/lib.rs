@@ -15,7 +15,7 @@
 //!   run, the colour decision and exit codes); `main.rs` calls [`app::main_entry`].
 
 pub use d3dfloat_core::{
-    convert, d3d, exact, format, input, io, judge, output_file, path_text, threads, ulp,
+    convert, d3d, exact, format, input, io, judge, output_file, path_text, program, threads, ulp,
 };
 pub use d3dfloat_probe as probe;
 

@@ -301,7 +301,29 @@ pub struct OpArgs {
     /// The instruction and its operands (stdin lines 'OP ARG... [= RESULT]' when none)
     #[arg(value_name = "OP ARG")]
     pub words: Vec<String>,
-    /// Judge raw operand buffers, one file per source operand (with --results)
+    /// A sequence of instructions in shader assembly ('dp3 r0.x, v0.xyz, v0.xyz; rsq r0.x,
+    /// r0.x'): the interval each output component may take (with --input, --output)
+    #[arg(long, value_name = "ASM", conflicts_with_all = ["words", "expr"], allow_hyphen_values = true)]
+    pub asm: Option<String>,
+    /// An HLSL expression ('normalize(float3(1, 2, 3))'), expanded into the sequences
+    /// compilers emit: the interval each result component may take
+    #[arg(
+        long,
+        value_name = "EXPR",
+        conflicts_with = "words",
+        allow_hyphen_values = true
+    )]
+    pub expr: Option<String>,
+    /// With --asm: an input register's values, v0=1,2,3 (values or bit patterns); with
+    /// --expr: a variable's, NAME=1,2,3. Repeat for each
+    #[arg(long, value_name = "REG=VALUES", allow_hyphen_values = true)]
+    pub input: Vec<String>,
+    /// With --asm: the register (and components) reported, r1 or r1.xy; the last
+    /// destination written when absent
+    #[arg(long, value_name = "REG")]
+    pub output: Option<String>,
+    /// Judge raw operand buffers, one file per source operand (with --results); with
+    /// --asm or --expr, REG=FILE (or NAME=FILE) per input, its components interleaved
     #[arg(
         long,
         value_name = "FILES",

@@ -7,6 +7,7 @@ pub mod inputs;
 pub mod op;
 pub mod op_buffers;
 pub mod probe;
+pub mod program;
 pub mod report;
 pub mod ulp_diff;
 

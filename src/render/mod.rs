@@ -19,6 +19,7 @@ mod json;
 pub mod op_text;
 mod plain;
 pub mod probe;
+pub mod program;
 pub mod report;
 mod ulp_text;
 

@@ -10,7 +10,9 @@
 mod analyze;
 mod asm;
 mod ast;
+mod buffers;
 pub mod expr;
+mod fast;
 mod interval;
 mod real;
 mod span;
@@ -20,6 +22,7 @@ pub use analyze::{
     Chooser, ComponentAnswer, Inputs, OutputSel, SET_BUDGET, analyze, chain, exact_values,
     reachable, select_output, spans, step_choices,
 };
+pub use buffers::{ProgramJudge, ProgramVerdict, ProgramViolation};
 pub use interval::PointEngine;
 pub use walk::{Bits, Lane, Registers, Step, StepFn, run};
 

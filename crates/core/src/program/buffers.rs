@@ -1,0 +1,230 @@
+//! A program judged over whole buffers: per element, the results a device returned for
+//! each output component against the interval of that element's inputs. The fast decider
+//! ([`super::fast`]) settles the results between two chains; the rest get the exact
+//! propagation.
+
+use rayon::prelude::*;
+
+use super::ProgramError;
+use super::analyze::{OutputSel, select_output, spans};
+use super::ast::{COMPONENTS, Program, Reg};
+use super::fast::{Scratch, Tape};
+use super::interval::PointEngine;
+use super::span::Span;
+use crate::d3d::RuleSet;
+
+/// Elements judged per piece of work (each core takes pieces in turn).
+const PIECE: usize = 1 << 14;
+
+/// One output component of one element outside its interval.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramViolation {
+    /// The element's index.
+    pub index: u64,
+    /// The component, `r1.x`.
+    pub component: String,
+    /// The pattern returned.
+    pub result: u64,
+    /// The interval allowed.
+    pub span: Span,
+}
+
+/// The verdict over buffers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProgramVerdict {
+    /// Elements judged.
+    pub elements: u64,
+    /// Elements whose every output component conforms.
+    pub conform: u64,
+    /// Elements with at least one component outside its interval.
+    pub violate: u64,
+    /// Elements the fast decider settled (the rest took the exact propagation).
+    pub fast: u64,
+    /// The first violating components, by index (at most the number asked for).
+    pub violations: Vec<ProgramViolation>,
+}
+
+/// A program, its output and rules, ready to judge buffers.
+pub struct ProgramJudge {
+    programs: Vec<Program>,
+    out: OutputSel,
+    rules: RuleSet,
+    inputs: Vec<(Reg, usize)>,
+    tapes: Option<Vec<Tape>>,
+}
+
+impl ProgramJudge {
+    /// Prepares `programs` (alternatives whose union is the answer) with the output
+    /// `requested` (default: the first program's last destination).
+    pub fn new(
+        programs: Vec<Program>,
+        requested: Option<(Reg, Option<u8>)>,
+        rules: RuleSet,
+    ) -> Result<ProgramJudge, ProgramError> {
+        let first = programs.first().ok_or(ProgramError::Empty)?;
+        let out = select_output(first, requested)?;
+        for p in &programs[1..] {
+            select_output(p, Some((out.reg, Some(out.mask))))?;
+        }
+        let mut inputs: Vec<(Reg, usize)> = Vec::new();
+        for p in &programs {
+            for (r, m) in p.inputs_read() {
+                for c in (0..4).filter(|c| m & (1 << c) != 0) {
+                    if !inputs.contains(&(r, c)) {
+                        inputs.push((r, c));
+                    }
+                }
+            }
+        }
+        inputs.sort();
+        // The fast decider applies when every alternative compiles and reads the inputs
+        // in the same order.
+        let tapes: Option<Vec<Tape>> = programs
+            .iter()
+            .map(|p| Tape::compile(p, out.reg, out.mask, rules).filter(|t| t.inputs == inputs))
+            .collect();
+        Ok(ProgramJudge {
+            programs,
+            out,
+            rules,
+            inputs,
+            tapes,
+        })
+    }
+
+    /// The input components, in the order [`ProgramJudge::judge`] takes their columns.
+    pub fn input_components(&self) -> &[(Reg, usize)] {
+        &self.inputs
+    }
+
+    /// The output register and components.
+    pub fn output(&self) -> OutputSel {
+        self.out
+    }
+
+    /// The output components' names, `r1.x`, in order.
+    pub fn output_names(&self) -> Vec<String> {
+        (0..4)
+            .filter(|c| self.out.mask & (1 << c) != 0)
+            .map(|c| format!("{}.{}", self.out.reg, COMPONENTS[c]))
+            .collect()
+    }
+
+    /// The input registers with their component counts (`v0` and 3), in order.
+    pub fn input_registers(&self) -> Vec<(Reg, usize)> {
+        let mut out: Vec<(Reg, usize)> = Vec::new();
+        for &(r, c) in &self.inputs {
+            match out.last_mut() {
+                Some((last, n)) if *last == r => *n = (*n).max(c + 1),
+                _ => out.push((r, c + 1)),
+            }
+        }
+        out
+    }
+
+    /// Judges `n` elements: `inputs[k]` is the column of input component `k`
+    /// ([`ProgramJudge::input_components`]), `results[j]` of output component `j`; keeps
+    /// the first `keep` violations.
+    pub fn judge(
+        &self,
+        inputs: &[&[u64]],
+        results: &[&[u64]],
+        keep: usize,
+    ) -> Result<ProgramVerdict, ProgramError> {
+        let n = results.first().map_or(0, |r| r.len());
+        let outs = self.out.mask.count_ones() as usize;
+        if inputs.len() != self.inputs.len()
+            || results.len() != outs
+            || inputs.iter().any(|c| c.len() != n)
+            || results.iter().any(|c| c.len() != n)
+        {
+            return Err(ProgramError::Input(format!(
+                "expected {} input columns and {outs} result columns of one length",
+                self.inputs.len()
+            )));
+        }
+        let pieces: Vec<usize> = (0..n).step_by(PIECE).collect();
+        let parts: Vec<Result<ProgramVerdict, ProgramError>> = pieces
+            .par_iter()
+            .map(|&start| self.piece(inputs, results, start, (start + PIECE).min(n), keep))
+            .collect();
+        let mut total = ProgramVerdict::default();
+        for p in parts {
+            let p = p?;
+            total.elements += p.elements;
+            total.conform += p.conform;
+            total.violate += p.violate;
+            total.fast += p.fast;
+            for v in p.violations {
+                if total.violations.len() < keep {
+                    total.violations.push(v);
+                }
+            }
+        }
+        Ok(total)
+    }
+
+    fn piece(
+        &self,
+        inputs: &[&[u64]],
+        results: &[&[u64]],
+        start: usize,
+        end: usize,
+        keep: usize,
+    ) -> Result<ProgramVerdict, ProgramError> {
+        let mut v = ProgramVerdict::default();
+        let mut scratch = Scratch::default();
+        let mut engine = PointEngine::new(self.programs[0].format, self.rules);
+        let names = self.output_names();
+        let f = self.programs[0].format;
+        let mut ins32 = vec![0u32; inputs.len()];
+        let mut res32 = vec![0u32; results.len()];
+        for i in start..end {
+            v.elements += 1;
+            if let Some(tapes) = &self.tapes {
+                for (k, c) in inputs.iter().enumerate() {
+                    ins32[k] = c[i] as u32;
+                }
+                for (k, c) in results.iter().enumerate() {
+                    res32[k] = c[i] as u32;
+                }
+                if tapes
+                    .iter()
+                    .any(|t| t.decide(&ins32, &res32, &mut scratch) == Some(true))
+                {
+                    v.conform += 1;
+                    v.fast += 1;
+                    continue;
+                }
+            }
+            let get = |r: Reg, c: usize| {
+                self.inputs
+                    .iter()
+                    .position(|&x| x == (r, c))
+                    .map(|k| inputs[k][i])
+            };
+            let sp = spans(&self.programs, &get, self.out, &mut engine)?;
+            let mut ok = true;
+            for (j, s) in sp.iter().enumerate() {
+                let r = results[j][i];
+                if !s.contains(&f, r) {
+                    ok = false;
+                    if v.violations.len() < keep {
+                        v.violations.push(ProgramViolation {
+                            index: i as u64,
+                            component: names[j].clone(),
+                            result: r,
+                            span: *s,
+                        });
+                    }
+                }
+            }
+            if ok {
+                v.conform += 1;
+            } else {
+                v.violate += 1;
+            }
+        }
+        Ok(v)
+    }
+}

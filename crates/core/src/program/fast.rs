@@ -1,0 +1,471 @@
+//! The fast decider for whole buffers of 32-bit results: chains of choices computed in
+//! native arithmetic, each choice provably inside its instruction's allowed set, so that a
+//! result between two chains' results lies inside the program's interval (which holds
+//! every chain). A result outside them, or any value the decider does not handle
+//! (a zero, a subnormal, an infinity, a NaN, an instruction without a fast rule), goes to
+//! the exact propagation; `None` is never a verdict.
+//!
+//! The choices, for normal operands and results only:
+//! - add and mul under D3D11's 0.5 ULP (§3.1.3.1): the correctly rounded result; under
+//!   D3D10's 1 ULP, either neighbour of the exact result (two-sum and the exact `f64`
+//!   product tell them);
+//! - mad and the dot products: one serial order (left to right), each step rounded down,
+//!   to nearest or up: every step's neighbour is within its 1 ULP (§3.1.3.2);
+//! - rsq: the patterns just inside 2^-21 of the exact value (§22.10.19), from an `f64`
+//!   value within 2^-50 of it and a margin of 2^-40;
+//! - sqrt: either neighbour of the exact root (1 ULP, §22.10.21); rcp and div (D3D11): the
+//!   correctly rounded result; min, max and the modifiers exactly.
+//!
+//! Which end each step takes follows, for each output component, the sign of its effect
+//! on that component (a backward pass over the nearest chain): the low chain takes each
+//! step's low choice where raising the step raises the output, and so on.
+
+use super::ast::{Opcode, Program, Reg, RegFile, Source};
+use crate::d3d::{Op, RuleSet};
+
+/// Where a tape operand comes from: a slot, with its modifiers.
+#[derive(Clone, Copy, Debug)]
+struct Arg {
+    slot: usize,
+    abs: bool,
+    neg: bool,
+}
+
+/// One scalar step of the tape.
+#[derive(Clone, Debug)]
+struct TapeOp {
+    op: Option<Op>, // None: mov
+    args: Vec<Arg>,
+    dst: usize,
+    sat: bool,
+}
+
+/// A program compiled to scalar steps over numbered slots (inputs first, then literals,
+/// then each written component).
+#[derive(Clone, Debug)]
+pub struct Tape {
+    ops: Vec<TapeOp>,
+    slots: usize,
+    literals: Vec<(usize, f32)>,
+    /// The slots of the output components, in order.
+    pub outputs: Vec<usize>,
+    /// The input components, in order of their slots.
+    pub inputs: Vec<(Reg, usize)>,
+    d3d10: bool,
+}
+
+impl Tape {
+    /// Compiles a 32-bit program; `None` when it holds an instruction the decider does not
+    /// handle (the exact propagation judges every element then).
+    pub fn compile(program: &Program, out_reg: Reg, out_mask: u8, rules: RuleSet) -> Option<Tape> {
+        if program.format.width() != 32 {
+            return None;
+        }
+        let inputs: Vec<(Reg, usize)> = program
+            .inputs_read()
+            .iter()
+            .flat_map(|&(r, m)| {
+                (0..4)
+                    .filter(move |c| m & (1 << c) != 0)
+                    .map(move |c| (r, c))
+            })
+            .collect();
+        let mut slots = inputs.len();
+        let mut current: std::collections::HashMap<(Reg, usize), usize> =
+            inputs.iter().enumerate().map(|(i, &rc)| (rc, i)).collect();
+        let mut literals = Vec::new();
+        let mut ops = Vec::new();
+        for ins in &program.instrs {
+            let op = match ins.opcode {
+                Opcode::Mov => None,
+                Opcode::Op(op) => {
+                    let ok = matches!(
+                        op,
+                        Op::Add
+                            | Op::Sub
+                            | Op::Mul
+                            | Op::Mad
+                            | Op::Dp2
+                            | Op::Dp3
+                            | Op::Dp4
+                            | Op::Min
+                            | Op::Max
+                            | Op::Rsq
+                            | Op::Sqrt
+                            | Op::Rcp
+                    ) || (op == Op::Div && rules == RuleSet::D3D11);
+                    if !ok {
+                        return None;
+                    }
+                    Some(op)
+                }
+            };
+            let reads = ins.components_read();
+            let dest = ins.dests.first().copied().flatten()?;
+            let mut pending = Vec::new();
+            let mut dot_slot: Option<usize> = None;
+            for c in dest.components() {
+                if let (Some(s), Some(_)) = (dot_slot, ins.dot_width()) {
+                    pending.push(((dest.reg, c), s));
+                    continue;
+                }
+                let mut args = Vec::new();
+                for (k, src) in ins.srcs.iter().enumerate() {
+                    let comps: Vec<usize> = if ins.dot_width().is_some() {
+                        reads[k].clone()
+                    } else {
+                        vec![c]
+                    };
+                    for pos in comps {
+                        let slot = match &src.source {
+                            Source::Literal(bits) => {
+                                let s = slots;
+                                slots += 1;
+                                literals.push((s, f32::from_bits(bits[pos] as u32)));
+                                s
+                            }
+                            Source::Reg { reg, swizzle } => {
+                                *current.get(&(*reg, swizzle[pos] as usize))?
+                            }
+                        };
+                        args.push(Arg {
+                            slot,
+                            abs: src.abs,
+                            neg: src.neg,
+                        });
+                    }
+                }
+                let dst = slots;
+                slots += 1;
+                ops.push(TapeOp {
+                    op,
+                    args,
+                    dst,
+                    sat: ins.sat,
+                });
+                if ins.dot_width().is_some() {
+                    dot_slot = Some(dst);
+                }
+                pending.push(((dest.reg, c), dst));
+            }
+            for (rc, s) in pending {
+                current.insert(rc, s);
+            }
+        }
+        let outputs = (0..4)
+            .filter(|c| out_mask & (1 << c) != 0)
+            .map(|c| current.get(&(out_reg, c)).copied())
+            .collect::<Option<Vec<usize>>>()?;
+        if out_reg.file == RegFile::Input {
+            return None;
+        }
+        Some(Tape {
+            ops,
+            slots,
+            literals,
+            outputs,
+            inputs,
+            d3d10: rules == RuleSet::D3D10,
+        })
+    }
+
+    /// Whether every result of one element lies between chains' results: `Some(true)` when
+    /// each component does (it conforms), `None` when the exact propagation must decide.
+    /// `inputs` are the input components' patterns (in [`Tape::inputs`] order), `results`
+    /// the output components'.
+    pub fn decide(&self, inputs: &[u32], results: &[u32], scratch: &mut Scratch) -> Option<bool> {
+        scratch.prepare(self);
+        for (i, &b) in inputs.iter().enumerate() {
+            let v = f32::from_bits(b);
+            if !normal(v) {
+                return None;
+            }
+            scratch.near[i] = v;
+        }
+        for &(s, v) in &self.literals {
+            if !normal(v) {
+                return None;
+            }
+            scratch.near[s] = v;
+        }
+        // The nearest chain, and each step's effect signs.
+        for t in &self.ops {
+            let v = self.choose(t, &scratch.near, Dir::Near)?;
+            scratch.near[t.dst] = v;
+        }
+        for (k, &slot) in self.outputs.iter().enumerate() {
+            let r = f32::from_bits(results[k]);
+            let n = scratch.near[slot];
+            if r.to_bits() == n.to_bits() {
+                continue;
+            }
+            // The chain that pushes this component down or up, whichever side r lies on.
+            let want_up = r > n;
+            if !(r.is_finite()) {
+                return None;
+            }
+            self.directions(slot, want_up, scratch)?;
+            scratch.val.copy_from_slice(&scratch.near);
+            for t in &self.ops {
+                let d = scratch.dir[t.dst];
+                let v = match d {
+                    0 => scratch.near[t.dst],
+                    _ => self.choose(t, &scratch.val, if d > 0 { Dir::Up } else { Dir::Down })?,
+                };
+                scratch.val[t.dst] = v;
+            }
+            let e = scratch.val[slot];
+            let inside = if want_up { r <= e } else { r >= e };
+            if !inside {
+                return None;
+            }
+        }
+        Some(true)
+    }
+
+    /// For each slot, which way to push it (+1 up, -1 down, 0 untouched) to move `slot`
+    /// up (`up`) or down.
+    fn directions(&self, slot: usize, up: bool, s: &mut Scratch) -> Option<()> {
+        s.dir.iter_mut().for_each(|d| *d = 0);
+        s.dir[slot] = if up { 1 } else { -1 };
+        for t in self.ops.iter().rev() {
+            let d = s.dir[t.dst];
+            if d == 0 {
+                continue;
+            }
+            let x = |a: &Arg| s.near[a.slot];
+            let sign = |v: f32| if v > 0.0 { 1i8 } else { -1 };
+            for (i, a) in t.args.iter().enumerate() {
+                // The sign of d(result)/d(slot value) through the modifiers.
+                let mut g: i8 = match t.op {
+                    None | Some(Op::Add | Op::Sub | Op::Min | Op::Max | Op::Sqrt) => 1,
+                    Some(Op::Rsq | Op::Rcp) => -1,
+                    Some(Op::Mul) => sign(eff(&t.args[1 - i], x(&t.args[1 - i]))),
+                    Some(Op::Mad) => match i {
+                        0 => sign(eff(&t.args[1], x(&t.args[1]))),
+                        1 => sign(eff(&t.args[0], x(&t.args[0]))),
+                        _ => 1,
+                    },
+                    Some(Op::Dp2 | Op::Dp3 | Op::Dp4) => {
+                        let n = t.args.len() / 2;
+                        let j = if i < n { i + n } else { i - n };
+                        sign(eff(&t.args[j], x(&t.args[j])))
+                    }
+                    Some(Op::Div) => {
+                        if i == 0 {
+                            sign(eff(&t.args[1], x(&t.args[1])))
+                        } else {
+                            -sign(eff(&t.args[0], x(&t.args[0])))
+                        }
+                    }
+                    _ => return None,
+                };
+                if t.op == Some(Op::Sub) && i == 1 {
+                    g = -g;
+                }
+                if a.abs {
+                    g *= sign(x(a));
+                }
+                if a.neg {
+                    g = -g;
+                }
+                if s.dir[a.slot] == 0 {
+                    s.dir[a.slot] = d * g;
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// One step's choice in a direction, from the slots' values; `None` outside the
+    /// decider's ground.
+    fn choose(&self, t: &TapeOp, vals: &[f32], dir: Dir) -> Option<f32> {
+        let a = |i: usize| eff(&t.args[i], vals[t.args[i].slot]);
+        let v = match t.op {
+            None => a(0),
+            Some(Op::Add) => add(a(0), a(1), dir, self.d3d10),
+            Some(Op::Sub) => add(a(0), -a(1), dir, self.d3d10),
+            Some(Op::Mul) => mul(a(0), a(1), dir, self.d3d10),
+            Some(Op::Mad) => {
+                let p = mul(a(0), a(1), dir, true);
+                if !normal(p) {
+                    return None;
+                }
+                add(p, a(2), dir, true)
+            }
+            Some(Op::Dp2 | Op::Dp3 | Op::Dp4) => {
+                let n = t.args.len() / 2;
+                let mut s = mul(a(0), a(n), dir, true);
+                for i in 1..n {
+                    if !normal(s) {
+                        return None;
+                    }
+                    let p = mul(a(i), a(i + n), dir, true);
+                    if !normal(p) {
+                        return None;
+                    }
+                    s = add(s, p, dir, true);
+                }
+                s
+            }
+            Some(Op::Min) => a(0).min(a(1)),
+            Some(Op::Max) => a(0).max(a(1)),
+            Some(Op::Rsq) => rsq(a(0), dir)?,
+            Some(Op::Sqrt) => sqrt(a(0), dir)?,
+            Some(Op::Rcp) => (1.0 / a(0) as f64) as f32,
+            Some(Op::Div) => (a(0) as f64 / a(1) as f64) as f32,
+            _ => return None,
+        };
+        let v = if t.sat {
+            if v >= 1.0 {
+                1.0
+            } else if v > 0.0 {
+                v
+            } else {
+                return None;
+            }
+        } else {
+            v
+        };
+        normal(v).then_some(v)
+    }
+}
+
+/// Working memory of [`Tape::decide`], one per thread.
+#[derive(Default)]
+pub struct Scratch {
+    near: Vec<f32>,
+    val: Vec<f32>,
+    dir: Vec<i8>,
+}
+
+impl Scratch {
+    fn prepare(&mut self, t: &Tape) {
+        if self.near.len() != t.slots {
+            self.near = vec![0.0; t.slots];
+            self.val = vec![0.0; t.slots];
+            self.dir = vec![0; t.slots];
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dir {
+    Down,
+    Near,
+    Up,
+}
+
+/// The operand after its modifiers.
+#[inline]
+fn eff(a: &Arg, v: f32) -> f32 {
+    let v = if a.abs { v.abs() } else { v };
+    if a.neg { -v } else { v }
+}
+
+#[inline]
+fn normal(v: f32) -> bool {
+    v.is_normal()
+}
+
+/// The neighbour of a normal `v` toward +infinity (`up`) or -infinity.
+#[inline]
+fn next(v: f32, up: bool) -> f32 {
+    let b = v.to_bits();
+    let away = (v > 0.0) == up;
+    f32::from_bits(if away { b + 1 } else { b - 1 })
+}
+
+/// The sum in a direction: nearest (D3D11's 0.5 ULP) or, where 1 ULP is allowed
+/// (`faithful`), the neighbour of the exact sum below or above (two-sum's error is exact).
+#[inline]
+fn add(a: f32, b: f32, dir: Dir, faithful: bool) -> f32 {
+    let s = a + b;
+    if dir == Dir::Near || !faithful || !s.is_finite() {
+        return s;
+    }
+    let bb = s - a;
+    let err = (a - (s - bb)) + (b - bb);
+    directed(s, err as f64, dir)
+}
+
+/// The product in a direction, as [`add`]; the `f64` product of two f32 is exact.
+#[inline]
+fn mul(a: f32, b: f32, dir: Dir, faithful: bool) -> f32 {
+    let p = a as f64 * b as f64;
+    let s = p as f32;
+    if dir == Dir::Near || !faithful || !s.is_finite() {
+        return s;
+    }
+    directed(s, p - s as f64, dir)
+}
+
+/// `s` moved to the neighbour on `dir`'s side of the exact value `s + err` when it is not
+/// already there.
+#[inline]
+fn directed(s: f32, err: f64, dir: Dir) -> f32 {
+    match dir {
+        Dir::Down if err < 0.0 => next(s, false),
+        Dir::Up if err > 0.0 => next(s, true),
+        _ => s,
+    }
+}
+
+/// 2^-21 and the margin of 2^-40 kept to it.
+const REL: f64 = 1.0 / (1u64 << 21) as f64;
+const MARGIN: f64 = 1.0 / (1u64 << 40) as f64;
+
+/// rsq's choice: the patterns just inside the 2^-21 bound, or the nearest.
+fn rsq(x: f32, dir: Dir) -> Option<f32> {
+    if x <= 0.0 {
+        return None;
+    }
+    let e = 1.0 / (x as f64).sqrt();
+    let t = match dir {
+        Dir::Near => return Some(e as f32),
+        Dir::Down => e * (1.0 - REL + MARGIN),
+        Dir::Up => e * (1.0 + REL - MARGIN),
+    };
+    Some(round_toward(t, dir == Dir::Up))
+}
+
+/// The f32 at or inward of `t`: the smallest at or above it for the low end, the largest
+/// at or below it for the high end (`high`).
+fn round_toward(t: f64, high: bool) -> f32 {
+    let r = t as f32;
+    if high {
+        if r as f64 > t { next(r, false) } else { r }
+    } else if (r as f64) < t {
+        next(r, true)
+    } else {
+        r
+    }
+}
+
+/// sqrt's choice: the neighbour of the exact root below or above (1 ULP), or the nearest.
+fn sqrt(x: f32, dir: Dir) -> Option<f32> {
+    if x <= 0.0 {
+        return None;
+    }
+    let s = (x as f64).sqrt();
+    let r = s as f32;
+    Some(match dir {
+        Dir::Near => r,
+        // An f32 root is exact in f64; otherwise no f32 lies between the f64 root and
+        // the exact one, so the f64 root's neighbours are the exact root's.
+        Dir::Down => {
+            if r as f64 > s {
+                next(r, false)
+            } else {
+                r
+            }
+        }
+        Dir::Up => {
+            if (r as f64) < s {
+                next(r, true)
+            } else {
+                r
+            }
+        }
+    })
+}

@@ -1,0 +1,307 @@
+//! `op --asm` and `op --expr`: the interval a conforming implementation may return for each
+//! output component of an instruction sequence, for one set of inputs or over buffers.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use super::Exit;
+use crate::d3d::RuleSet;
+use crate::format::{Arithmetic, FloatFormat, Format};
+use crate::program::{
+    Inputs, Program, ProgramJudge, Reg, RegFile, analyze, expr, parse_asm, parse_output,
+};
+use crate::render::Style;
+use crate::render::program as render;
+
+/// The most elements a buffer run reads (4 GiB of f32 results per component would not
+/// fit the columns in memory; the files are read whole).
+const MAX_ELEMENTS: u64 = 1 << 28;
+
+/// What `op --asm` / `op --expr` was asked.
+pub struct ProgramCommand {
+    /// `--asm`.
+    pub asm: Option<String>,
+    /// `--expr`.
+    pub expr: Option<String>,
+    /// `--fmt`: f32, or f16 for 16-bit arithmetic.
+    pub format: Format,
+    /// `--rules`.
+    pub rules: RuleSet,
+    /// `--input REG=VALUES` (or NAME=VALUES for an expression).
+    pub inputs: Vec<String>,
+    /// `--output REG`.
+    pub output: Option<String>,
+    /// `--check R1,R2,...`.
+    pub check: Option<String>,
+    /// `--operands REG=FILE,...`.
+    pub operands: Vec<PathBuf>,
+    /// `--results FILE`.
+    pub results: Option<PathBuf>,
+    /// `--limit`: violations listed.
+    pub limit: usize,
+    /// The output style.
+    pub style: Style,
+}
+
+/// The programs to bound, what the output register is and how inputs are named.
+pub struct Prepared {
+    /// The alternatives (one for `--asm`).
+    pub programs: Vec<Program>,
+    /// Who emits each alternative (`--expr`), or "as written".
+    pub sources: Vec<String>,
+    /// The text asked about.
+    pub title: String,
+    /// Variable names of `--expr` in register order (`v0` is the first).
+    pub names: Vec<String>,
+}
+
+fn working_format(f: Format) -> anyhow::Result<FloatFormat> {
+    match f {
+        Format::Float(f) if matches!(f.arithmetic, Arithmetic::Float32 | Arithmetic::Float16) => {
+            Ok(f)
+        }
+        other => anyhow::bail!("--asm and --expr work in f32 or f16 (not {})", other.name()),
+    }
+}
+
+/// Splits `NAME=REST`.
+fn named(text: &str, what: &str) -> anyhow::Result<(String, String)> {
+    let (n, v) = text
+        .split_once('=')
+        .with_context(|| format!("{what} '{text}' is not NAME=VALUE"))?;
+    Ok((n.trim().to_string(), v.to_string()))
+}
+
+/// Parses the program(s); `widths` gives each `--expr` variable's component count.
+pub fn prepare(
+    req: &ProgramCommand,
+    format: FloatFormat,
+    widths: &[(String, usize)],
+) -> anyhow::Result<Prepared> {
+    if let Some(text) = &req.asm {
+        let p = parse_asm(text, format)?;
+        return Ok(Prepared {
+            programs: vec![p],
+            sources: vec!["as written".into()],
+            title: text.clone(),
+            names: Vec::new(),
+        });
+    }
+    let text = req.expr.as_deref().unwrap_or_default();
+    let vars: Vec<(&str, usize)> = widths.iter().map(|(n, w)| (n.as_str(), *w)).collect();
+    let e = expr::expand(text, &vars)?;
+    let mut programs = Vec::new();
+    let mut sources = Vec::new();
+    for alt in &e.alternatives {
+        programs.push(
+            parse_asm(&alt.asm, format)
+                .with_context(|| format!("the expansion '{}' does not parse", alt.asm))?,
+        );
+        sources.push(alt.compilers.clone());
+    }
+    Ok(Prepared {
+        programs,
+        sources,
+        title: text.to_string(),
+        names: widths.iter().map(|(n, _)| n.clone()).collect(),
+    })
+}
+
+/// Runs the command.
+pub fn run(req: &ProgramCommand, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let format = working_format(req.format)?;
+    if !req.operands.is_empty() || req.results.is_some() {
+        return run_buffers(req, format, out);
+    }
+    // Inputs: `v0=...` for assembly; for an expression, each NAME=... becomes v0, v1, ...
+    let mut texts = Vec::new();
+    let mut widths = Vec::new();
+    for (k, t) in req.inputs.iter().enumerate() {
+        let (name, values) = named(t, "--input")?;
+        if req.expr.is_some() {
+            widths.push((name, values.split(',').count()));
+            texts.push(format!("v{k}={values}"));
+        } else {
+            texts.push(t.clone());
+        }
+    }
+    let inputs = Inputs::parse(
+        &texts.iter().map(String::as_str).collect::<Vec<_>>(),
+        &format,
+    )
+    .map_err(|e| anyhow::anyhow!("--input: {e}"))?;
+    let prepared = prepare(req, format, &widths)?;
+    let requested = output_request(req)?;
+    let (_, answers) = analyze(&prepared.programs, &inputs, requested, req.rules)?;
+    let claims = match &req.check {
+        None => None,
+        Some(text) => Some(render::parse_claims(text, &format, answers.len())?),
+    };
+    let exit = render::answer(
+        out,
+        req.style,
+        &render::Query {
+            title: &prepared.title,
+            kind: if req.asm.is_some() { "asm" } else { "expr" },
+            sources: &prepared.sources,
+            format,
+            rules: req.rules,
+        },
+        &answers,
+        claims.as_deref(),
+    )?;
+    Ok(exit)
+}
+
+fn output_request(req: &ProgramCommand) -> anyhow::Result<Option<(Reg, Option<u8>)>> {
+    match (&req.output, req.expr.is_some()) {
+        (Some(_), true) => {
+            anyhow::bail!("--output goes with --asm; an expression's result is its value")
+        }
+        (Some(o), false) => Ok(Some(
+            parse_output(o).map_err(|e| anyhow::anyhow!("--output: {e}"))?,
+        )),
+        (None, true) => Ok(Some((
+            Reg {
+                file: RegFile::Output,
+                index: 0,
+            },
+            None,
+        ))),
+        (None, false) => Ok(None),
+    }
+}
+
+/// Reads a whole raw file of `width`-bit patterns.
+fn read_patterns(path: &PathBuf, what: &str, bytes_per: usize) -> anyhow::Result<Vec<u64>> {
+    let name = crate::path_text::display_path(path);
+    let file = std::fs::File::open(path).with_context(|| format!("{what} {name}"))?;
+    let mut data = Vec::new();
+    file.take(MAX_ELEMENTS * 4 * bytes_per as u64 + 1)
+        .read_to_end(&mut data)
+        .with_context(|| format!("{what} {name}"))?;
+    if data.len() as u64 > MAX_ELEMENTS * 4 * bytes_per as u64 {
+        anyhow::bail!("{what} {name}: larger than {MAX_ELEMENTS} elements of four components");
+    }
+    if data.len() % bytes_per != 0 {
+        anyhow::bail!(
+            "{what} {name}: {} bytes is not a whole number of {}-byte patterns",
+            data.len(),
+            bytes_per
+        );
+    }
+    Ok(data
+        .chunks_exact(bytes_per)
+        .map(|c| match bytes_per {
+            2 => u16::from_le_bytes([c[0], c[1]]) as u64,
+            _ => u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64,
+        })
+        .collect())
+}
+
+fn run_buffers(
+    req: &ProgramCommand,
+    format: FloatFormat,
+    out: &mut dyn Write,
+) -> anyhow::Result<Exit> {
+    let (Some(results), false) = (&req.results, req.operands.is_empty()) else {
+        anyhow::bail!("--operands and --results go together: name both");
+    };
+    if req.check.is_some() || !req.inputs.is_empty() {
+        anyhow::bail!(
+            "with --operands the inputs and results come from the files; remove --input and --check"
+        );
+    }
+    let bytes_per = (format.width() / 8) as usize;
+    // REG=FILE for assembly; NAME.xyz=FILE for an expression (the letters give the
+    // variable's width, one component without them). Each file is read whole.
+    let mut files: Vec<(String, Vec<u64>, String)> = Vec::new();
+    let mut names: Vec<(String, usize)> = Vec::new();
+    for p in &req.operands {
+        let text = p.to_string_lossy().to_string();
+        let (name, path) = named(&text, "--operands")?;
+        let (name, width) = match name.split_once('.') {
+            Some((n, letters)) if req.expr.is_some() => {
+                if letters.is_empty() || letters.len() > 4 || !"xyzw".starts_with(letters) {
+                    anyhow::bail!(
+                        "--operands '{text}': write the width as NAME.x, NAME.xy, NAME.xyz or NAME.xyzw"
+                    );
+                }
+                (n.to_string(), letters.len())
+            }
+            _ => (name, 1),
+        };
+        let data = read_patterns(&PathBuf::from(&path), "--operands", bytes_per)?;
+        names.push((name.clone(), width));
+        files.push((name, data, path));
+    }
+    let prepared = prepare(req, format, &names)?;
+    let judge = ProgramJudge::new(prepared.programs.clone(), output_request(req)?, req.rules)?;
+    let result_data = read_patterns(results, "--results", bytes_per)?;
+    let outs = judge.output_names().len();
+    if result_data.len() % outs != 0 {
+        anyhow::bail!(
+            "--results {}: {} patterns is not a whole number of elements of {outs} components",
+            crate::path_text::display_path(results),
+            result_data.len()
+        );
+    }
+    let n = result_data.len() / outs;
+    // Each input register's file holds its components interleaved, as many as the
+    // program reads (x up to the highest one read).
+    let mut columns: Vec<Vec<u64>> = Vec::new();
+    for &(reg, c) in judge.input_components() {
+        let width = judge
+            .input_registers()
+            .iter()
+            .find(|(r, _)| *r == reg)
+            .map(|&(_, w)| w)
+            .unwrap_or(1);
+        let key = if req.expr.is_some() {
+            prepared
+                .names
+                .get(reg.index as usize)
+                .cloned()
+                .unwrap_or_default()
+        } else {
+            reg.to_string()
+        };
+        let (_, data, path) = files
+            .iter()
+            .find(|(name, _, _)| *name == key)
+            .with_context(|| format!("--operands names no file for {key}"))?;
+        if data.len() != n * width {
+            anyhow::bail!(
+                "--operands {path}: {} patterns where {n} elements of {width} components ({} patterns) go with --results",
+                data.len(),
+                n * width
+            );
+        }
+        columns.push(data.iter().skip(c).step_by(width).copied().collect());
+    }
+    let res_cols: Vec<Vec<u64>> = (0..outs)
+        .map(|j| result_data.iter().skip(j).step_by(outs).copied().collect())
+        .collect();
+    let ins: Vec<&[u64]> = columns.iter().map(Vec::as_slice).collect();
+    let res: Vec<&[u64]> = res_cols.iter().map(Vec::as_slice).collect();
+    let verdict = judge.judge(&ins, &res, req.limit)?;
+    render::verdict(
+        out,
+        req.style,
+        &render::Query {
+            title: &prepared.title,
+            kind: if req.asm.is_some() { "asm" } else { "expr" },
+            sources: &prepared.sources,
+            format,
+            rules: req.rules,
+        },
+        &verdict,
+    )?;
+    Ok(if verdict.violate > 0 {
+        Exit::Negative
+    } else {
+        Exit::Success
+    })
+}
