@@ -92,6 +92,18 @@ impl ProgramJudge {
         })
     }
 
+    /// The same judge without the fast decider: every element through the exact
+    /// propagation (the reference the decider is tested against).
+    pub fn exact_only(mut self) -> ProgramJudge {
+        self.tapes = None;
+        self
+    }
+
+    /// Whether the fast decider applies to this program.
+    pub fn has_fast_path(&self) -> bool {
+        self.tapes.is_some()
+    }
+
     /// The input components, in the order [`ProgramJudge::judge`] takes their columns.
     pub fn input_components(&self) -> &[(Reg, usize)] {
         &self.inputs

@@ -193,25 +193,30 @@ impl Tape {
             let v = self.choose(t, &scratch.near, Dir::Near)?;
             scratch.near[t.dst] = v;
         }
+        // The signs of the nearest chain's values fix every step's direction: the cones
+        // of a sign pattern are worked out once and kept.
+        let mut signs = 0u64;
+        if self.slots <= 64 {
+            for (i, v) in scratch.near.iter().enumerate() {
+                signs |= ((*v < 0.0) as u64) << i;
+            }
+        }
         for (k, &slot) in self.outputs.iter().enumerate() {
             let r = f32::from_bits(results[k]);
             let n = scratch.near[slot];
             if r.to_bits() == n.to_bits() {
                 continue;
             }
-            // The chain that pushes this component down or up, whichever side r lies on.
-            let want_up = r > n;
-            if !(r.is_finite()) {
+            if !r.is_finite() {
                 return None;
             }
-            self.directions(slot, want_up, scratch)?;
+            // The chain that pushes this component down or up, whichever side r lies on.
+            let want_up = r > n;
+            let cone = self.cone(k, want_up, signs, scratch)?;
             scratch.val.copy_from_slice(&scratch.near);
-            for t in &self.ops {
-                let d = scratch.dir[t.dst];
-                let v = match d {
-                    0 => scratch.near[t.dst],
-                    _ => self.choose(t, &scratch.val, if d > 0 { Dir::Up } else { Dir::Down })?,
-                };
+            for &(i, up) in scratch.cones[cone].1.iter() {
+                let t = &self.ops[i];
+                let v = self.choose(t, &scratch.val, if up { Dir::Up } else { Dir::Down })?;
                 scratch.val[t.dst] = v;
             }
             let e = scratch.val[slot];
@@ -221,6 +226,36 @@ impl Tape {
             }
         }
         Some(true)
+    }
+
+    /// The steps (and their directions) of the chain that pushes output `k` up or down,
+    /// for the sign pattern `signs` of the nearest chain: an index into the kept cones.
+    fn cone(&self, k: usize, up: bool, signs: u64, s: &mut Scratch) -> Option<usize> {
+        let key = (signs, k, up);
+        if self.slots <= 64
+            && let Some(i) = s.cones.iter().position(|c| c.0 == key)
+        {
+            return Some(i);
+        }
+        self.directions(self.outputs[k], up, s)?;
+        let steps: Vec<(usize, bool)> = self
+            .ops
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| s.dir[t.dst] != 0)
+            .map(|(i, t)| (i, s.dir[t.dst] > 0))
+            .collect();
+        if s.cones.len() >= 64 {
+            s.cones.clear();
+        }
+        s.cones.push((key, steps));
+        if self.slots > 64 {
+            // No key tells these apart: use it once.
+            let i = s.cones.len() - 1;
+            s.cones[i].0 = (u64::MAX, usize::MAX, false);
+            return Some(i);
+        }
+        Some(s.cones.len() - 1)
     }
 
     /// For each slot, which way to push it (+1 up, -1 down, 0 untouched) to move `slot`
@@ -337,10 +372,21 @@ pub struct Scratch {
     near: Vec<f32>,
     val: Vec<f32>,
     dir: Vec<i8>,
+    /// Cones kept: (sign pattern, output, up) and the steps with their directions.
+    cones: Vec<(ConeKey, Vec<(usize, bool)>)>,
+    /// The tape the cones belong to (its address and slot count).
+    owner: (usize, usize),
 }
+
+type ConeKey = (u64, usize, bool);
 
 impl Scratch {
     fn prepare(&mut self, t: &Tape) {
+        let owner = (t as *const Tape as usize, t.slots);
+        if self.owner != owner {
+            self.owner = owner;
+            self.cones.clear();
+        }
         if self.near.len() != t.slots {
             self.near = vec![0.0; t.slots];
             self.val = vec![0.0; t.slots];
