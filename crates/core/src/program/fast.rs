@@ -35,7 +35,7 @@ struct Arg {
 #[derive(Clone, Debug)]
 struct TapeOp {
     op: Option<Op>, // None: mov
-    args: Vec<Arg>,
+    args: smallvec::SmallVec<[Arg; 8]>,
     dst: usize,
     sat: bool,
 }
@@ -109,7 +109,7 @@ impl Tape {
                     pending.push(((dest.reg, c), s));
                     continue;
                 }
-                let mut args = Vec::new();
+                let mut args = smallvec::SmallVec::new();
                 for (k, src) in ins.srcs.iter().enumerate() {
                     let comps: Vec<usize> = if ins.dot_width().is_some() {
                         reads[k].clone()
@@ -201,6 +201,8 @@ impl Tape {
                 signs |= ((*v < 0.0) as u64) << i;
             }
         }
+        // Which components lie off the nearest chain, and on which side.
+        let (mut need, mut up) = (0u8, 0u8);
         for (k, &slot) in self.outputs.iter().enumerate() {
             let r = f32::from_bits(results[k]);
             let n = scratch.near[slot];
@@ -210,52 +212,104 @@ impl Tape {
             if !r.is_finite() {
                 return None;
             }
-            // The chain that pushes this component down or up, whichever side r lies on.
-            let want_up = r > n;
-            let cone = self.cone(k, want_up, signs, scratch)?;
+            need |= 1 << k;
+            up |= ((r > n) as u8) << k;
+        }
+        if need == 0 {
+            return Some(true);
+        }
+        let entry = self.runs(signs, need, up, scratch)?;
+        for run in 0..scratch.table[entry].runs.len() {
             scratch.val.copy_from_slice(&scratch.near);
-            for &(i, up) in scratch.cones[cone].1.iter() {
+            let steps = std::mem::take(&mut scratch.table[entry].runs[run].0);
+            let mut ok = true;
+            for &(i, dir_up) in &steps {
                 let t = &self.ops[i];
-                let v = self.choose(t, &scratch.val, if up { Dir::Up } else { Dir::Down })?;
-                scratch.val[t.dst] = v;
+                match self.choose(t, &scratch.val, if dir_up { Dir::Up } else { Dir::Down }) {
+                    Some(v) => scratch.val[t.dst] = v,
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                }
             }
-            let e = scratch.val[slot];
-            let inside = if want_up { r <= e } else { r >= e };
-            if !inside {
+            scratch.table[entry].runs[run].0 = steps;
+            if !ok {
                 return None;
+            }
+            let outs = scratch.table[entry].runs[run].1;
+            for (k, &slot) in self.outputs.iter().enumerate() {
+                if outs & (1 << k) == 0 {
+                    continue;
+                }
+                let r = f32::from_bits(results[k]);
+                let e = scratch.val[slot];
+                let inside = if up & (1 << k) != 0 { r <= e } else { r >= e };
+                if !inside {
+                    return None;
+                }
             }
         }
         Some(true)
     }
 
-    /// The steps (and their directions) of the chain that pushes output `k` up or down,
-    /// for the sign pattern `signs` of the nearest chain: an index into the kept cones.
-    fn cone(&self, k: usize, up: bool, signs: u64, s: &mut Scratch) -> Option<usize> {
-        let key = (signs, k, up);
-        if self.slots <= 64
-            && let Some(i) = s.cones.iter().position(|c| c.0 == key)
-        {
-            return Some(i);
+    /// The chains that push the components in `need` toward their sides (`up`), for the
+    /// sign pattern `signs` of the nearest chain: components whose pushes agree on every
+    /// shared step share one chain. Worked out once per pattern and kept in a small
+    /// table; the index of its entry.
+    fn runs(&self, signs: u64, need: u8, up: u8, s: &mut Scratch) -> Option<usize> {
+        let key = (signs, need, up);
+        let h = (signs
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .wrapping_add((((need as u64) << 8) | up as u64).wrapping_mul(0xff51_afd7_ed55_8ccd))
+            >> 54) as usize
+            % TABLE;
+        if self.slots <= 64 && s.table[h].key == Some(key) {
+            return Some(h);
         }
-        self.directions(self.outputs[k], up, s)?;
-        let steps: Vec<(usize, bool)> = self
-            .ops
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| s.dir[t.dst] != 0)
-            .map(|(i, t)| (i, s.dir[t.dst] > 0))
+        let mut merged: Vec<(Vec<i8>, u8)> = Vec::new();
+        for k in 0..self.outputs.len() {
+            if need & (1 << k) == 0 {
+                continue;
+            }
+            self.directions(self.outputs[k], up & (1 << k) != 0, s)?;
+            let fits = merged.iter_mut().find(|(d, _)| {
+                d.iter()
+                    .zip(&s.dir)
+                    .all(|(&a, &b)| a == 0 || b == 0 || a == b)
+            });
+            match fits {
+                Some((d, outs)) => {
+                    for (a, &b) in d.iter_mut().zip(&s.dir) {
+                        if *a == 0 {
+                            *a = b;
+                        }
+                    }
+                    *outs |= 1 << k;
+                }
+                None => merged.push((s.dir.clone(), 1 << k)),
+            }
+        }
+        let runs = merged
+            .into_iter()
+            .map(|(d, outs)| {
+                let steps = self
+                    .ops
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| d[t.dst] != 0)
+                    .map(|(i, t)| (i, d[t.dst] > 0))
+                    .collect();
+                (steps, outs)
+            })
             .collect();
-        if s.cones.len() >= 64 {
-            s.cones.clear();
-        }
-        s.cones.push((key, steps));
-        if self.slots > 64 {
-            // No key tells these apart: use it once.
-            let i = s.cones.len() - 1;
-            s.cones[i].0 = (u64::MAX, usize::MAX, false);
-            return Some(i);
-        }
-        Some(s.cones.len() - 1)
+        // Without a key that tells patterns apart (more than 64 slots), the entry is
+        // used once.
+        s.table[h] = Entry {
+            key: (self.slots <= 64).then_some(key),
+            runs,
+        };
+        Some(h)
     }
 
     /// For each slot, which way to push it (+1 up, -1 down, 0 untouched) to move `slot`
@@ -314,6 +368,7 @@ impl Tape {
 
     /// One step's choice in a direction, from the slots' values; `None` outside the
     /// decider's ground.
+    #[inline]
     fn choose(&self, t: &TapeOp, vals: &[f32], dir: Dir) -> Option<f32> {
         let a = |i: usize| eff(&t.args[i], vals[t.args[i].slot]);
         let v = match t.op {
@@ -372,20 +427,29 @@ pub struct Scratch {
     near: Vec<f32>,
     val: Vec<f32>,
     dir: Vec<i8>,
-    /// Cones kept: (sign pattern, output, up) and the steps with their directions.
-    cones: Vec<(ConeKey, Vec<(usize, bool)>)>,
-    /// The tape the cones belong to (its address and slot count).
+    /// The chains of the sign patterns seen, direct-mapped.
+    table: Vec<Entry>,
+    /// The tape the table belongs to (its address and slot count).
     owner: (usize, usize),
 }
 
-type ConeKey = (u64, usize, bool);
+/// Entries of the table of chains.
+const TABLE: usize = 1024;
+
+/// The chains for one (sign pattern, components off the nearest chain, their sides): each
+/// chain's steps with their directions, and the components it decides.
+#[derive(Clone, Default)]
+struct Entry {
+    key: Option<(u64, u8, u8)>,
+    runs: Vec<(Vec<(usize, bool)>, u8)>,
+}
 
 impl Scratch {
     fn prepare(&mut self, t: &Tape) {
         let owner = (t as *const Tape as usize, t.slots);
         if self.owner != owner {
             self.owner = owner;
-            self.cones.clear();
+            self.table = vec![Entry::default(); TABLE];
         }
         if self.near.len() != t.slots {
             self.near = vec![0.0; t.slots];
@@ -462,6 +526,7 @@ const REL: f64 = 1.0 / (1u64 << 21) as f64;
 const MARGIN: f64 = 1.0 / (1u64 << 40) as f64;
 
 /// rsq's choice: the patterns just inside the 2^-21 bound, or the nearest.
+#[inline]
 fn rsq(x: f32, dir: Dir) -> Option<f32> {
     if x <= 0.0 {
         return None;
@@ -477,6 +542,7 @@ fn rsq(x: f32, dir: Dir) -> Option<f32> {
 
 /// The f32 at or inward of `t`: the smallest at or above it for the low end, the largest
 /// at or below it for the high end (`high`).
+#[inline]
 fn round_toward(t: f64, high: bool) -> f32 {
     let r = t as f32;
     if high {
@@ -489,6 +555,7 @@ fn round_toward(t: f64, high: bool) -> f32 {
 }
 
 /// sqrt's choice: the neighbour of the exact root below or above (1 ULP), or the nearest.
+#[inline]
 fn sqrt(x: f32, dir: Dir) -> Option<f32> {
     if x <= 0.0 {
         return None;
