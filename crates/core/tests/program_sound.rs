@@ -127,8 +127,8 @@ fn random_inputs(r: &mut Rng, f: &FloatFormat, edges: bool) -> Vals {
         }
     }
     if r.chance(1, 3) {
-        for c in 0..4 {
-            let b = v[0][c];
+        let v0 = v[0];
+        for (c, &b) in v0.iter().enumerate() {
             let d = r.below(4) as u64;
             let m = b & f.magnitude_mask();
             if m > 8 && m < f.max_finite() - 8 {
@@ -663,13 +663,13 @@ fn tight_inputs(r: &mut Rng, f: &FloatFormat, how: Tight) -> Vals {
     }
     match how {
         Tight::Lerp => {
-            for c in 0..4 {
-                v[2][c] = bits_of(f, 0.05 + 0.9 * r.unit());
+            for c in v[2].iter_mut() {
+                *c = bits_of(f, 0.05 + 0.9 * r.unit());
             }
         }
         Tight::AboveOne => {
-            for c in 0..4 {
-                v[0][c] = bits_of(f, 1.0 + 8.0 * r.unit() + 0.01);
+            for c in v[0].iter_mut() {
+                *c = bits_of(f, 1.0 + 8.0 * r.unit() + 0.01);
             }
         }
         _ => {}
@@ -791,6 +791,9 @@ fn tightness_table() {
 // ---------------------------------------------------------------------------------------
 // Part 4: special values.
 
+/// A program, its v0 and v1, and the spans wanted.
+type Expect = (&'static str, Vec<u64>, Vec<u64>, Vec<Span>);
+
 /// The span of the last destination's components for `asm` on inputs given as patterns.
 fn span_of(asm: &str, rules: RuleSet, f: FloatFormat, v0: &[u64], v1: &[u64]) -> Vec<Span> {
     let p = parse_asm(asm, f).unwrap();
@@ -879,7 +882,7 @@ fn infinities_propagate() {
             keys: None,
             nan: true,
         }];
-        let cases: Vec<(&str, Vec<u64>, Vec<u64>, Vec<Span>)> = vec![
+        let cases: Vec<Expect> = vec![
             ("add r0.x, v0.x, v1.x", vec![inf], vec![one], pt(inf)),
             ("add r0.x, v0.x, v1.x", vec![ninf], vec![one], pt(ninf)),
             (
@@ -940,7 +943,7 @@ fn signed_zeros() {
         let two = bits_of(&f, 2.0);
         let ntwo = two | nz;
         let pt = |b| vec![Span::point(&f, b)];
-        let cases: Vec<(&str, Vec<u64>, Vec<u64>, Vec<Span>)> = vec![
+        let cases: Vec<Expect> = vec![
             ("add r0.x, v0.x, v1.x", vec![nz], vec![nz], pt(nz)),
             ("add r0.x, v0.x, v1.x", vec![0], vec![0], pt(0)),
             ("mul r0.x, v0.x, v1.x", vec![nz], vec![two], pt(nz)),
@@ -1001,4 +1004,30 @@ fn subnormal_inputs_flush_under_f32() {
         );
         assert!(got[0].contains(&f, 0), "{got:?}");
     }
+}
+
+/// Found by the 10^6-chain run (D3D11, f32): exp's allowed set at a tiny positive input
+/// (0x00800000, 0x1ac00000, which log(1) may return) reaches lower than at the span's
+/// corners (exp(+0) = 1 exactly, exp(4.77e-7)): the chain reaches 0x3f7ffff9 while the span
+/// is [0x3f7ffffe, 0x3f800006]. Ignored until interval.rs handles exp near zero.
+#[test]
+#[ignore = "known unsound: exp over a span touching zero (see the doc comment)"]
+fn exp_after_log_sat_of_one() {
+    let f = F32;
+    let asm = "log_sat r0.x, v0.x; exp r0.x, r0.x";
+    let p = parse_asm(asm, f).unwrap();
+    let out = select_output(&p, None).unwrap();
+    let mut inputs = [[0u64; 4]; 3];
+    inputs[0] = [bits_of(&f, 1.0); 4];
+    let case = Case {
+        program: &p,
+        text: asm,
+        rules: RuleSet::D3D11,
+        format: f,
+        inputs,
+        out,
+    };
+    let mut engine = PointEngine::new(f, RuleSet::D3D11);
+    let sp = case.spans(&mut engine).unwrap();
+    exhaustive(&case, &engine, &sp, 20_000).expect("enumerated");
 }
