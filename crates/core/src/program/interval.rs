@@ -275,6 +275,11 @@ fn frc_points(f: &FloatFormat, lo: i64, hi: i64) -> Vec<u64> {
                 out.push(d.bits(kk));
             }
         }
+        // From 2^53 up, n + 1 rounds back to n in f64: every value there is an integer,
+        // and the loop would never end.
+        if n + 1.0 == n {
+            break;
+        }
         n += 1.0;
     }
     out
