@@ -38,8 +38,14 @@ fn same_verdicts(asm: &str, inputs: usize, rules: RuleSet, n: usize, seed: u64, 
     let judge = ProgramJudge::new(vec![p.clone()], None, rules).unwrap();
     // D3D10's two-step divide has no fast rule: the exact path judges every element.
     let decided = !(asm.contains("div") && rules == RuleSet::D3D10);
-    assert_eq!(judge.has_fast_path(), decided, "{asm}: the decider should apply");
-    let exact = ProgramJudge::new(vec![p], None, rules).unwrap().exact_only();
+    assert_eq!(
+        judge.has_fast_path(),
+        decided,
+        "{asm}: the decider should apply"
+    );
+    let exact = ProgramJudge::new(vec![p], None, rules)
+        .unwrap()
+        .exact_only();
     let outs = judge.output_names().len();
     assert_eq!(judge.input_components().len(), inputs);
     let mut rng = Rng(seed);
@@ -65,7 +71,10 @@ fn same_verdicts(asm: &str, inputs: usize, rules: RuleSet, n: usize, seed: u64, 
         // a good device's results do; the rest try the edges.
         let typical = rng.next() % 3 == 0;
         for j in 0..outs {
-            let span = v.violations.iter().find(|x| x.component == judge.output_names()[j]);
+            let span = v
+                .violations
+                .iter()
+                .find(|x| x.component == judge.output_names()[j]);
             let r = match span.and_then(|x| x.span.bits(&F32)) {
                 Some((lo, hi)) => match if typical { 4 } else { rng.next() % 6 } {
                     0 | 5 => lo as u32,
@@ -93,18 +102,45 @@ fn same_verdicts(asm: &str, inputs: usize, rules: RuleSet, n: usize, seed: u64, 
         "{asm} under {rules}"
     );
     assert_eq!(fast.violations, slow.violations, "{asm} under {rules}");
-    assert!(slow.violate > 0 && slow.conform > 0, "{asm}: both verdicts exercised");
-    assert_eq!(fast.fast > 0, decided, "{asm}: the decider settled some elements");
+    assert!(
+        slow.violate > 0 && slow.conform > 0,
+        "{asm}: both verdicts exercised"
+    );
+    assert_eq!(
+        fast.fast > 0,
+        decided,
+        "{asm}: the decider settled some elements"
+    );
 }
 
 const PROGRAMS: &[(&str, usize, bool)] = &[
-    ("dp3 r0.x, v0.xyz, v0.xyz; rsq r0.x, r0.x; mul r1.xyz, r0.xxx, v0.xyz", 3, false),
-    ("add r0.xyz, v1.xyz, -v0.xyz; mad r1.xyz, v2.xxx, r0.xyz, v0.xyz", 7, false),
-    ("add r0.x, v0.x, -v0.y; mul r0.y, v0.z, v0.w; add r1.x, r0.x, r0.y", 4, false),
+    (
+        "dp3 r0.x, v0.xyz, v0.xyz; rsq r0.x, r0.x; mul r1.xyz, r0.xxx, v0.xyz",
+        3,
+        false,
+    ),
+    (
+        "add r0.xyz, v1.xyz, -v0.xyz; mad r1.xyz, v2.xxx, r0.xyz, v0.xyz",
+        7,
+        false,
+    ),
+    (
+        "add r0.x, v0.x, -v0.y; mul r0.y, v0.z, v0.w; add r1.x, r0.x, r0.y",
+        4,
+        false,
+    ),
     ("dp4 r0.x, v0, v1; sqrt r1.x, |r0.x|", 8, false),
-    ("div r0.x, v0.x, v0.y; max r0.y, v0.x, v0.y; min r1.x, r0.x, r0.y", 2, false),
+    (
+        "div r0.x, v0.x, v0.y; max r0.y, v0.x, v0.y; min r1.x, r0.x, r0.y",
+        2,
+        false,
+    ),
     ("mul_sat r0.x, v0.x, v0.y; rcp r1.x, r0.x", 2, true),
-    ("dp2 r0.x, v0.xy, v0.xy; rsq r0.x, r0.x; mad r1.xy, -r0.xx, v0.xy, v0.yx", 2, false),
+    (
+        "dp2 r0.x, v0.xy, v0.xy; rsq r0.x, r0.x; mad r1.xy, -r0.xx, v0.xy, v0.yx",
+        2,
+        false,
+    ),
 ];
 
 #[test]
@@ -130,5 +166,8 @@ fn a_violation_names_its_element_and_component() {
     assert_eq!(v.violations.len(), 1);
     assert_eq!(v.violations[0].index, 1);
     assert_eq!(v.violations[0].component, "r0.y");
-    assert_eq!(v.violations[0].span.bits(&F32), Some((21f32.to_bits() as u64, 21f32.to_bits() as u64)));
+    assert_eq!(
+        v.violations[0].span.bits(&F32),
+        Some((21f32.to_bits() as u64, 21f32.to_bits() as u64))
+    );
 }

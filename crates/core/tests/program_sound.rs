@@ -1009,9 +1009,9 @@ fn subnormal_inputs_flush_under_f32() {
 /// Found by the 10^6-chain run (D3D11, f32): exp's allowed set at a tiny positive input
 /// (0x00800000, 0x1ac00000, which log(1) may return) reaches lower than at the span's
 /// corners (exp(+0) = 1 exactly, exp(4.77e-7)): the chain reaches 0x3f7ffff9 while the span
-/// is [0x3f7ffffe, 0x3f800006]. Ignored until interval.rs handles exp near zero.
+/// was [0x3f7ffffe, 0x3f800006]. interval.rs now adds the operands nearest zero for the
+/// functions exact at zero.
 #[test]
-#[ignore = "known unsound: exp over a span touching zero (see the doc comment)"]
 fn exp_after_log_sat_of_one() {
     let f = F32;
     let asm = "log_sat r0.x, v0.x; exp r0.x, r0.x";

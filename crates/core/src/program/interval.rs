@@ -250,10 +250,43 @@ fn candidates(f: &FloatFormat, s: &Span, op: Op) -> Vec<u64> {
         if op == Op::Frc {
             out.extend(frc_points(f, lo, hi));
         }
+        if lo != hi && exact_at_zero(op) {
+            out.extend(near_zero(f, lo, hi));
+        }
         out.dedup();
     }
     if s.nan {
         out.push(f.quiet_nan());
+    }
+    out
+}
+
+/// The instructions whose rule is exact at a zero operand and a tolerance next to it
+/// (`exp(±0) = 1`, `sin(±0) = ±0`, `cos(±0) = 1`, §22.10.6 and §22.10.20's tables), frc,
+/// whose piece below zero ends at the negative operand nearest it (-0 is zero, so
+/// `frc(-0) = 0` while `frc(-tiny)` rounds to 1), and, to be safe, the other one-operand
+/// functions: the ends of their allowed sets are not monotone across zero, so the hull
+/// needs the operands nearest zero.
+fn exact_at_zero(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Exp | Op::Log | Op::Sin | Op::Cos | Op::Sincos | Op::Rsq | Op::Rcp | Op::Sqrt | Op::Frc
+    )
+}
+
+/// The nonzero patterns nearest zero on each side that lie in the span: the smallest
+/// subnormals and, because 32-bit arithmetic reads subnormals as zero (§3.1.3.2), the
+/// smallest normals, with their next neighbours.
+fn near_zero(f: &FloatFormat, lo: i64, hi: i64) -> Vec<u64> {
+    let d = Domain::Float(*f);
+    let normal = d.key(f.min_normal()).expect("a number");
+    let mut out = Vec::new();
+    for k in [1, 2, normal, normal + 1] {
+        for key in [k, -k - 1] {
+            if lo <= key && key <= hi {
+                out.push(d.bits(key));
+            }
+        }
     }
     out
 }
