@@ -52,6 +52,9 @@ pub struct Tape {
     /// The input components, in order of their slots.
     pub inputs: Vec<(Reg, usize)>,
     d3d10: bool,
+    /// Per step, how far it is from an output: 0 for a step writing one, else one more
+    /// than the nearest step reading it (`usize::MAX` for a step no output reads).
+    depth: Vec<usize>,
 }
 
 impl Tape {
@@ -159,6 +162,19 @@ impl Tape {
         if out_reg.file == RegFile::Input {
             return None;
         }
+        let mut depth = vec![usize::MAX; ops.len()];
+        let mut slot_depth = vec![usize::MAX; slots];
+        for &o in &outputs {
+            slot_depth[o] = 0;
+        }
+        for (i, t) in ops.iter().enumerate().rev() {
+            depth[i] = slot_depth[t.dst];
+            if depth[i] != usize::MAX {
+                for a in &t.args {
+                    slot_depth[a.slot] = slot_depth[a.slot].min(depth[i] + 1);
+                }
+            }
+        }
         Some(Tape {
             ops,
             slots,
@@ -166,6 +182,7 @@ impl Tape {
             outputs,
             inputs,
             d3d10: rules == RuleSet::D3D10,
+            depth,
         })
     }
 
@@ -190,16 +207,8 @@ impl Tape {
         }
         // The nearest chain, and each step's effect signs.
         for t in &self.ops {
-            let v = self.choose(t, &scratch.near, Dir::Near)?;
+            let v = self.choose(t, &scratch.near, Dir::Near, &mut scratch.roots)?;
             scratch.near[t.dst] = v;
-        }
-        // The signs of the nearest chain's values fix every step's direction: the cones
-        // of a sign pattern are worked out once and kept.
-        let mut signs = 0u64;
-        if self.slots <= 64 {
-            for (i, v) in scratch.near.iter().enumerate() {
-                signs |= ((*v < 0.0) as u64) << i;
-            }
         }
         // Which components lie off the nearest chain, and on which side.
         let (mut need, mut up) = (0u8, 0u8);
@@ -218,39 +227,67 @@ impl Tape {
         if need == 0 {
             return Some(true);
         }
+        // The signs of the nearest chain's values fix every step's direction: the cones
+        // of a sign pattern are worked out once and kept.
+        let mut signs = 0u64;
+        if self.slots <= 64 {
+            for (i, v) in scratch.near.iter().enumerate() {
+                signs |= ((*v < 0.0) as u64) << i;
+            }
+        }
         let entry = self.runs(signs, need, up, scratch)?;
         for run in 0..scratch.table[entry].runs.len() {
-            scratch.val.copy_from_slice(&scratch.near);
             let steps = std::mem::take(&mut scratch.table[entry].runs[run].0);
-            let mut ok = true;
-            for &(i, dir_up) in &steps {
-                let t = &self.ops[i];
-                match self.choose(t, &scratch.val, if dir_up { Dir::Up } else { Dir::Down }) {
-                    Some(v) => scratch.val[t.dst] = v,
-                    None => {
-                        ok = false;
-                        break;
-                    }
-                }
-            }
-            scratch.table[entry].runs[run].0 = steps;
-            if !ok {
-                return None;
-            }
+            let short = std::mem::take(&mut scratch.table[entry].runs[run].2);
             let outs = scratch.table[entry].runs[run].1;
-            for (k, &slot) in self.outputs.iter().enumerate() {
-                if outs & (1 << k) == 0 {
-                    continue;
-                }
-                let r = f32::from_bits(results[k]);
-                let e = scratch.val[slot];
-                let inside = if up & (1 << k) != 0 { r <= e } else { r >= e };
-                if !inside {
-                    return None;
-                }
+            // The steps nearest the outputs first (a device's error is mostly its last
+            // approximations'): a chain that pushes only them is as valid as the whole
+            // one, and cheaper; the whole push when it does not reach.
+            let mut inside =
+                short.len() < steps.len() && self.push(&short, outs, up, results, scratch);
+            if !inside {
+                inside = self.push(&steps, outs, up, results, scratch);
+            }
+            scratch.table[entry].runs[run].2 = short;
+            scratch.table[entry].runs[run].0 = steps;
+            if !inside {
+                return None;
             }
         }
         Some(true)
+    }
+
+    /// Runs `steps` (each pushed its way) from the nearest chain and says whether every
+    /// component of `outs` lies between the nearest chain and the pushed one.
+    fn push(
+        &self,
+        steps: &[(usize, bool)],
+        outs: u8,
+        up: u8,
+        results: &[u32],
+        s: &mut Scratch,
+    ) -> bool {
+        s.val.copy_from_slice(&s.near);
+        for &(i, dir_up) in steps {
+            let t = &self.ops[i];
+            match self.choose(
+                t,
+                &s.val,
+                if dir_up { Dir::Up } else { Dir::Down },
+                &mut s.roots,
+            ) {
+                Some(v) => s.val[t.dst] = v,
+                None => return false,
+            }
+        }
+        self.outputs.iter().enumerate().all(|(k, &slot)| {
+            if outs & (1 << k) == 0 {
+                return true;
+            }
+            let r = f32::from_bits(results[k]);
+            let e = s.val[slot];
+            if up & (1 << k) != 0 { r <= e } else { r >= e }
+        })
     }
 
     /// The chains that push the components in `need` toward their sides (`up`), for the
@@ -262,7 +299,7 @@ impl Tape {
         let h = (signs
             .wrapping_mul(0x9e37_79b9_7f4a_7c15)
             .wrapping_add((((need as u64) << 8) | up as u64).wrapping_mul(0xff51_afd7_ed55_8ccd))
-            >> 54) as usize
+            >> 52) as usize
             % TABLE;
         if self.slots <= 64 && s.table[h].key == Some(key) {
             return Some(h);
@@ -293,14 +330,19 @@ impl Tape {
         let runs = merged
             .into_iter()
             .map(|(d, outs)| {
-                let steps = self
+                let steps: Vec<(usize, bool)> = self
                     .ops
                     .iter()
                     .enumerate()
                     .filter(|(_, t)| d[t.dst] != 0)
                     .map(|(i, t)| (i, d[t.dst] > 0))
                     .collect();
-                (steps, outs)
+                let short = steps
+                    .iter()
+                    .copied()
+                    .filter(|&(i, _)| self.depth[i] <= SHORT)
+                    .collect();
+                (steps, outs, short)
             })
             .collect();
         // Without a key that tells patterns apart (more than 64 slots), the entry is
@@ -369,7 +411,7 @@ impl Tape {
     /// One step's choice in a direction, from the slots' values; `None` outside the
     /// decider's ground.
     #[inline]
-    fn choose(&self, t: &TapeOp, vals: &[f32], dir: Dir) -> Option<f32> {
+    fn choose(&self, t: &TapeOp, vals: &[f32], dir: Dir, roots: &mut [(u32, f64)]) -> Option<f32> {
         let a = |i: usize| eff(&t.args[i], vals[t.args[i].slot]);
         let v = match t.op {
             None => a(0),
@@ -400,7 +442,7 @@ impl Tape {
             }
             Some(Op::Min) => a(0).min(a(1)),
             Some(Op::Max) => a(0).max(a(1)),
-            Some(Op::Rsq) => rsq(a(0), dir)?,
+            Some(Op::Rsq) => rsq(a(0), dir, &mut roots[t.dst])?,
             Some(Op::Sqrt) => sqrt(a(0), dir)?,
             Some(Op::Rcp) => (1.0 / a(0) as f64) as f32,
             Some(Op::Div) => (a(0) as f64 / a(1) as f64) as f32,
@@ -425,6 +467,9 @@ impl Tape {
 #[derive(Default)]
 pub struct Scratch {
     near: Vec<f32>,
+    /// Per rsq step, its last operand and 1/sqrt of it in `f64` (the nearest chain's,
+    /// reused by a push that leaves the operand as it was).
+    roots: Vec<(u32, f64)>,
     val: Vec<f32>,
     dir: Vec<i8>,
     /// The chains of the sign patterns seen, direct-mapped.
@@ -433,15 +478,23 @@ pub struct Scratch {
     owner: (usize, usize),
 }
 
+/// The depth of the steps the first, short push takes: those writing an output (depth
+/// 0) and those they read (depth 1).
+const SHORT: usize = 1;
+
 /// Entries of the table of chains.
-const TABLE: usize = 1024;
+const TABLE: usize = 4096;
+
+/// One chain: its steps with their directions, the components it decides, and the steps
+/// of its short push (depth at most [`SHORT`]).
+type Run = (Vec<(usize, bool)>, u8, Vec<(usize, bool)>);
 
 /// The chains for one (sign pattern, components off the nearest chain, their sides): each
 /// chain's steps with their directions, and the components it decides.
 #[derive(Clone, Default)]
 struct Entry {
     key: Option<(u64, u8, u8)>,
-    runs: Vec<(Vec<(usize, bool)>, u8)>,
+    runs: Vec<Run>,
 }
 
 impl Scratch {
@@ -453,6 +506,7 @@ impl Scratch {
         }
         if self.near.len() != t.slots {
             self.near = vec![0.0; t.slots];
+            self.roots = vec![(0, 0.0); t.slots];
             self.val = vec![0.0; t.slots];
             self.dir = vec![0; t.slots];
         }
@@ -469,8 +523,10 @@ enum Dir {
 /// The operand after its modifiers.
 #[inline]
 fn eff(a: &Arg, v: f32) -> f32 {
-    let v = if a.abs { v.abs() } else { v };
-    if a.neg { -v } else { v }
+    // Branch-free: clear the sign for _abs, flip it for -.
+    let abs = (a.abs as u32) << 31;
+    let neg = (a.neg as u32) << 31;
+    f32::from_bits((v.to_bits() & !abs) ^ neg)
 }
 
 #[inline]
@@ -502,9 +558,13 @@ fn add(a: f32, b: f32, dir: Dir, faithful: bool) -> f32 {
 /// The product in a direction, as [`add`]; the `f64` product of two f32 is exact.
 #[inline]
 fn mul(a: f32, b: f32, dir: Dir, faithful: bool) -> f32 {
+    if dir == Dir::Near || !faithful {
+        // The f32 product is the correctly rounded one.
+        return a * b;
+    }
     let p = a as f64 * b as f64;
     let s = p as f32;
-    if dir == Dir::Near || !faithful || !s.is_finite() {
+    if !s.is_finite() {
         return s;
     }
     directed(s, p - s as f64, dir)
@@ -527,11 +587,17 @@ const MARGIN: f64 = 1.0 / (1u64 << 40) as f64;
 
 /// rsq's choice: the patterns just inside the 2^-21 bound, or the nearest.
 #[inline]
-fn rsq(x: f32, dir: Dir) -> Option<f32> {
+fn rsq(x: f32, dir: Dir, root: &mut (u32, f64)) -> Option<f32> {
     if x <= 0.0 {
         return None;
     }
-    let e = 1.0 / (x as f64).sqrt();
+    let e = if root.0 == x.to_bits() && root.1 != 0.0 {
+        root.1
+    } else {
+        let e = 1.0 / (x as f64).sqrt();
+        *root = (x.to_bits(), e);
+        e
+    };
     let t = match dir {
         Dir::Near => return Some(e as f32),
         Dir::Down => e * (1.0 - REL + MARGIN),
