@@ -69,7 +69,7 @@ fn same_verdicts(asm: &str, inputs: usize, rules: RuleSet, n: usize, seed: u64, 
         let v = exact.judge(&one_refs, &zero_refs, outs).unwrap();
         // A third of the elements conform in the middle of every component's interval, as
         // a good device's results do; the rest try the edges.
-        let typical = rng.next() % 3 == 0;
+        let typical = rng.next().is_multiple_of(3);
         for j in 0..outs {
             let span = v
                 .violations
@@ -90,7 +90,7 @@ fn same_verdicts(asm: &str, inputs: usize, rules: RuleSet, n: usize, seed: u64, 
                 },
                 None => 0,
             };
-            res[j].push(r as u64);
+            column.push(r as u64);
         }
     }
     let res_refs: Vec<&[u64]> = res.iter().map(Vec::as_slice).collect();
