@@ -70,7 +70,7 @@ fn same_verdicts(asm: &str, inputs: usize, rules: RuleSet, n: usize, seed: u64, 
         // A third of the elements conform in the middle of every component's interval, as
         // a good device's results do; the rest try the edges.
         let typical = rng.next().is_multiple_of(3);
-        for j in 0..outs {
+        for (j, column) in res.iter_mut().enumerate() {
             let span = v
                 .violations
                 .iter()
