@@ -186,30 +186,75 @@ impl Tape {
         })
     }
 
-    /// Whether every result of one element lies between chains' results: `Some(true)` when
-    /// each component does (it conforms), `None` when the exact propagation must decide.
-    /// `inputs` are the input components' patterns (in [`Tape::inputs`] order), `results`
-    /// the output components'.
-    pub fn decide(&self, inputs: &[u32], results: &[u32], scratch: &mut Scratch) -> Option<bool> {
+    /// Whether the results of the elements `start .. start + len` of columns (inputs in
+    /// [`Tape::inputs`] order, results per output component) lie between chains'
+    /// results: `decided[e]` is true for an element whose every component does (it
+    /// conforms for certain); false sends it to the exact propagation. The nearest chains
+    /// run step by step over the whole block, then each element is settled alone.
+    pub fn decide_block(
+        &self,
+        inputs: &[&[u64]],
+        results: &[&[u64]],
+        start: usize,
+        len: usize,
+        scratch: &mut Scratch,
+        decided: &mut Vec<bool>,
+    ) {
         scratch.prepare(self);
-        for (i, &b) in inputs.iter().enumerate() {
-            let v = f32::from_bits(b);
-            if !normal(v) {
-                return None;
+        let n = self.slots;
+        decided.clear();
+        decided.resize(len, true);
+        scratch.block_near.resize(len * n, 0.0);
+        scratch.block_roots.resize(len * n, (0, 0.0));
+        for e in 0..len {
+            let row = &mut scratch.block_near[e * n..(e + 1) * n];
+            for (k, col) in inputs.iter().enumerate() {
+                let v = f32::from_bits(col[start + e] as u32);
+                decided[e] &= normal(v);
+                row[k] = v;
             }
-            scratch.near[i] = v;
-        }
-        for &(s, v) in &self.literals {
-            if !normal(v) {
-                return None;
+            for &(sl, v) in &self.literals {
+                decided[e] &= normal(v);
+                row[sl] = v;
             }
-            scratch.near[s] = v;
         }
-        // The nearest chain, and each step's effect signs.
         for t in &self.ops {
-            let v = self.choose(t, &scratch.near, Dir::Near, &mut scratch.roots)?;
-            scratch.near[t.dst] = v;
+            for e in 0..len {
+                if !decided[e] {
+                    continue;
+                }
+                let range = e * n..(e + 1) * n;
+                match self.choose(
+                    t,
+                    &scratch.block_near[range.clone()],
+                    Dir::Near,
+                    &mut scratch.block_roots[range],
+                ) {
+                    Some(v) => scratch.block_near[e * n + t.dst] = v,
+                    None => decided[e] = false,
+                }
+            }
         }
+        let mut res = [0u32; 4];
+        for e in 0..len {
+            if !decided[e] {
+                continue;
+            }
+            for (k, col) in results.iter().enumerate() {
+                res[k] = col[start + e] as u32;
+            }
+            let range = e * n..(e + 1) * n;
+            scratch
+                .near
+                .copy_from_slice(&scratch.block_near[range.clone()]);
+            scratch.roots.copy_from_slice(&scratch.block_roots[range]);
+            decided[e] = self.settle(&res[..results.len()], scratch) == Some(true);
+        }
+    }
+
+    /// One element, with its nearest chain in `scratch.near`: whether every result lies
+    /// between it and a pushed chain (`None`: the exact path decides).
+    fn settle(&self, results: &[u32], scratch: &mut Scratch) -> Option<bool> {
         // Which components lie off the nearest chain, and on which side.
         let (mut need, mut up) = (0u8, 0u8);
         for (k, &slot) in self.outputs.iter().enumerate() {
@@ -467,6 +512,10 @@ impl Tape {
 #[derive(Default)]
 pub struct Scratch {
     near: Vec<f32>,
+    /// A block's nearest chains, element after element ([`Tape::decide_block`]).
+    block_near: Vec<f32>,
+    /// A block's rsq roots, as `roots`.
+    block_roots: Vec<(u32, f64)>,
     /// Per rsq step, its last operand and 1/sqrt of it in `f64` (the nearest chain's,
     /// reused by a push that leaves the operand as it was).
     roots: Vec<(u32, f64)>,
