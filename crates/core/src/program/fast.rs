@@ -219,8 +219,8 @@ impl Tape {
             }
         }
         for t in &self.ops {
-            for e in 0..len {
-                if !decided[e] {
+            for (e, ok) in decided.iter_mut().enumerate() {
+                if !*ok {
                     continue;
                 }
                 let range = e * n..(e + 1) * n;
@@ -231,13 +231,13 @@ impl Tape {
                     &mut scratch.block_roots[range],
                 ) {
                     Some(v) => scratch.block_near[e * n + t.dst] = v,
-                    None => decided[e] = false,
+                    None => *ok = false,
                 }
             }
         }
         let mut res = [0u32; 4];
-        for e in 0..len {
-            if !decided[e] {
+        for (e, ok) in decided.iter_mut().enumerate() {
+            if !*ok {
                 continue;
             }
             for (k, col) in results.iter().enumerate() {
@@ -248,7 +248,7 @@ impl Tape {
                 .near
                 .copy_from_slice(&scratch.block_near[range.clone()]);
             scratch.roots.copy_from_slice(&scratch.block_roots[range]);
-            decided[e] = self.settle(&res[..results.len()], scratch) == Some(true);
+            *ok = self.settle(&res[..results.len()], scratch) == Some(true);
         }
     }
 
