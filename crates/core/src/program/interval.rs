@@ -409,10 +409,10 @@ fn key_inf(f: &FloatFormat) -> i64 {
 }
 
 /// mad and the dot products over a box that is not a point: the exact range widened on
-/// both sides by a bound on any serial order's error. Each of the n products and n - 1 (or
-/// n with mad's addend) additions errs by at most one ULP (0.6 for float16) of a
-/// magnitude at most `m`, the largest sum of absolute products in the box; one more ULP
-/// covers float16's 0.6 ULP of the whole result and the `f64` arithmetic here.
+/// both sides by a bound on any serial order's error. Each product errs by at most one
+/// ULP (0.6 for float16) at its own largest magnitude, each of the n - 1 (or n with mad's
+/// addend) additions by one ULP at most at `m`, the largest sum of absolute products in the
+/// box; one more ULP at `m` covers float16's 0.6 ULP of the whole result.
 fn fused_band(f: &FloatFormat, op: Op, args: &[Vector<Span>]) -> Span {
     let d = Domain::Float(*f);
     let range = |s: &Span| -> Option<(f64, f64)> {
@@ -436,6 +436,7 @@ fn fused_band(f: &FloatFormat, op: Op, args: &[Vector<Span>]) -> Span {
         )
     };
     let (mut lo, mut hi, mut m) = (0.0f64, 0.0f64, 0.0f64);
+    let mut product_ulps = 0.0f64;
     for (x, y) in &pairs {
         let (Some((x0, x1)), Some((y0, y1))) = (range(x), range(y)) else {
             return Span::EMPTY;
@@ -446,7 +447,10 @@ fn fused_band(f: &FloatFormat, op: Op, args: &[Vector<Span>]) -> Span {
         }
         lo += ps.iter().copied().fold(f64::INFINITY, f64::min);
         hi += ps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        m += ps.iter().fold(0.0f64, |a, p| a.max(p.abs()));
+        let pm = ps.iter().fold(0.0f64, |a, p| a.max(p.abs()));
+        m += pm;
+        // The product step's error: one ULP at its largest magnitude.
+        product_ulps += ulp_at(f, pm * GROWTH);
     }
     if let Some(c) = addend {
         let Some((c0, c1)) = range(&c) else {
@@ -459,20 +463,34 @@ fn fused_band(f: &FloatFormat, op: Op, args: &[Vector<Span>]) -> Span {
         hi += c1;
         m += c0.abs().max(c1.abs());
     }
-    let steps = 2 * pairs.len() + 2;
-    let ulp = ulp_at(f, 2.0 * m + f.min_normal_value());
-    let r = steps as f64 * ulp;
-    if !(hi + r).is_finite() || hi + r >= f.max_finite_value() || lo - r <= -f.max_finite_value() {
-        return full;
-    }
-    let lo_key = key_at_or_below(f, lo - r) - 1;
-    let hi_key = key_at_or_below(f, hi + r) + 1;
+    // Each addition errs by one ULP at most at the largest partial sum (at most `m`, grown
+    // by the errors before it), and one more ULP covers float16's 0.6 ULP of the whole
+    // result; the f64 sums here are within 2^-50 of `m`.
+    let adds = pairs.len() - 1 + addend.is_some() as usize;
+    let r = product_ulps + (adds + 1) as f64 * ulp_at(f, m * GROWTH) + m * MARGIN_F64;
+    // A side that may pass the largest finite value reaches its infinity.
+    let max = f.max_finite_value();
+    let lo_key = if (lo - r).is_nan() || lo - r <= -max {
+        -key_inf(f) - 1
+    } else {
+        key_at_or_below(f, lo - r) - 1
+    };
+    let hi_key = if (hi + r).is_nan() || hi + r >= max {
+        key_inf(f)
+    } else {
+        key_at_or_below(f, hi + r) + 1
+    };
     Span {
         keys: Some((lo_key, hi_key)),
         nan: false,
     }
     .with_flush(f)
 }
+
+/// Room for a partial sum to exceed the largest exact magnitude by the errors before it.
+const GROWTH: f64 = 1.0 + 1.0 / 1024.0;
+/// The `f64` arithmetic's error on the band's ends, relative to `m`.
+const MARGIN_F64: f64 = 1.0 / (1u64 << 50) as f64;
 
 /// One ULP of `f` at magnitude `v` (at least the subnormal step).
 fn ulp_at(f: &FloatFormat, v: f64) -> f64 {
