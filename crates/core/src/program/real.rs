@@ -86,22 +86,14 @@ pub fn step(
             Op::Sqrt => special(a(0)).unwrap_or_else(|| a(0).sqrt(P, RM)),
             Op::Rsq => {
                 if a(0).is_zero() {
-                    num(if is_neg(a(0)) {
-                        f64::NEG_INFINITY
-                    } else {
-                        f64::INFINITY
-                    })
+                    signed_infinity(a(0))
                 } else {
                     special(a(0)).unwrap_or_else(|| one.div(&a(0).sqrt(P + 64, RM), P, RM))
                 }
             }
             Op::Rcp => {
                 if a(0).is_zero() {
-                    num(if is_neg(a(0)) {
-                        f64::NEG_INFINITY
-                    } else {
-                        f64::INFINITY
-                    })
+                    signed_infinity(a(0))
                 } else {
                     one.div(a(0), P, RM)
                 }
@@ -162,6 +154,15 @@ pub fn step(
         },
     };
     Ok(std::iter::once(Real(r)).collect())
+}
+
+/// The infinity of a zero's sign: 1/±0 and 1/sqrt(±0) (§22.10.18-19).
+fn signed_infinity(zero: &BigFloat) -> BigFloat {
+    num(if is_neg(zero) {
+        f64::NEG_INFINITY
+    } else {
+        f64::INFINITY
+    })
 }
 
 /// NaN for a negative operand of a root or logarithm, the operand itself for NaN and
