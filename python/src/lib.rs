@@ -12,13 +12,16 @@
 //! - [`codec`]: encode, decode, pack, unpack (the bulk conversion kernels);
 //! - [`inspect`]: ulp_distance, classify (the value line and the format descriptor);
 //! - [`images`]: read_image, write_dds (the `convert` containers);
-//! - [`verdicts`]: check, allowed (the judge over slices, the exact engine).
+//! - [`verdicts`]: check, allowed (the judge over slices, the exact engine);
+//! - [`programs`]: check_program, program_interval (whole shader expressions and
+//!   instruction sequences, `op --asm` / `op --expr`).
 
 mod args;
 mod codec;
 mod images;
 mod inspect;
 mod layout;
+mod programs;
 mod verdicts;
 
 use d3dfloat_core::convert::exr_out::ExrCompression;
@@ -45,6 +48,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(images::write_image, m)?)?;
     m.add_function(wrap_pyfunction!(verdicts::check, m)?)?;
     m.add_function(wrap_pyfunction!(verdicts::allowed, m)?)?;
+    m.add_function(wrap_pyfunction!(programs::check_program, m)?)?;
+    m.add_function(wrap_pyfunction!(programs::program_interval, m)?)?;
+    m.add("DEFAULT_LIMIT", programs::DEFAULT_LIMIT)?;
     m.add("CLASSES", inspect::class_names())?;
     // The user-facing enums' names and defaults as the core defines them, for the
     // wrappers' signatures (`__init__.py`) and the stub's test: written once, in Rust.

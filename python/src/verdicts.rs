@@ -118,7 +118,7 @@ fn check_result_shape(j: &Judge, lines: &[usize], result: &Patterns<'_>) -> PyRe
 }
 
 /// A shape as Python writes it: `(3,)`, `(4, 2)`.
-fn shape_text(shape: &[usize]) -> String {
+pub(crate) fn shape_text(shape: &[usize]) -> String {
     match shape {
         [n] => format!("({n},)"),
         _ => format!(
@@ -136,18 +136,18 @@ fn shape_text(shape: &[usize]) -> String {
 /// goes so that a block takes about 50 ms whatever the instruction costs (memory speed
 /// where the fast deciders settle every line, microseconds a line in the exact engine)
 /// and whatever the machine, so that KeyboardInterrupt comes well within a second.
-struct Pace {
-    lines: usize,
+pub(crate) struct Pace {
+    pub(crate) lines: usize,
 }
 
 impl Pace {
     /// The first block: small, until the cost of a line is seen.
-    fn new() -> Pace {
+    pub(crate) fn new() -> Pace {
         Pace { lines: 1 << 12 }
     }
 
     /// The next block's size after one of `self.lines` lines that took `took`.
-    fn after(&mut self, took: std::time::Duration) {
+    pub(crate) fn after(&mut self, took: std::time::Duration) {
         let ms = took.as_millis();
         if ms < 25 {
             self.lines = (self.lines * 2).min(1 << 24);

@@ -23,7 +23,9 @@ Functions:
 - :func:`classify`: sign, exponent and fraction fields and the class of patterns;
 - :func:`read_image`, :func:`write_image`, :func:`write_dds`: the DDS, KTX2, EXR, PFM and
   HDR files ``convert`` handles;
-- :func:`check`, :func:`allowed`: a device's results judged against the D3D rules.
+- :func:`check`, :func:`allowed`: a device's results judged against the D3D rules;
+- :func:`check_program`, :func:`program_interval`: the same for whole shader expressions
+  and instruction sequences (``d3dfloat op --asm`` / ``op --expr``).
 
 Arrays are read as numpy means them, element by element in C (row-major) order of their
 shape, whatever their memory: C-contiguous arrays in the machine's byte order are read in
@@ -48,10 +50,12 @@ __all__ = [
     "DEFAULT_MAX_PIXELS",
     "allowed",
     "check",
+    "check_program",
     "classify",
     "decode",
     "encode",
     "pack",
+    "program_interval",
     "read_image",
     "ulp_distance",
     "unpack",
@@ -68,6 +72,8 @@ DEFAULT_MAX_PIXELS: int = _native.DEFAULT_MAX_PIXELS
 # The defaults of rounding=, rules=, compression= and quality=, as the core defines them
 # (the command line takes the same ones).
 _DEFAULTS: dict = dict(_native.DEFAULTS)
+# The violations check_program lists by default (as ``op --limit``).
+_DEFAULT_LIMIT: int = _native.DEFAULT_LIMIT
 
 
 def encode(values, fmt, rounding=_DEFAULTS["rounding"], saturate=False, counts=False):
@@ -233,3 +239,66 @@ def allowed(op, operands, fmt="f32", rules=_DEFAULTS["rules"]):
     ``nan`` (bool: any NaN is allowed). Through the exact engine of ``d3dfloat op``.
     """
     return _native.allowed(op, operands, fmt, rules)
+
+
+def check_program(
+    program,
+    inputs,
+    results,
+    *,
+    fmt="f32",
+    rules=_DEFAULTS["rules"],
+    expr=False,
+    output=None,
+    limit=_DEFAULT_LIMIT,
+):
+    """Judge a device's results of a whole shader program, element by element.
+
+    ``program`` is shader assembly (``dp3 r0.x, v0.xyz, v0.xyz`` ..., instructions split
+    by newlines or ``;``), or with ``expr=True`` an HLSL expression (``normalize(v)``),
+    expanded into the instruction sequences compilers emit (a result conforms when one of
+    them allows it). The result is the output register's written components (assembly:
+    ``output=`` such as ``"r1"`` or ``"r1.xy"``, by default the last instruction's
+    destination; an expression: its value, ``o0``).
+
+    ``inputs`` is a dict: for assembly, input register names (``"v0"``) to arrays of shape
+    ``(N, components)`` (as many as the program reads, x first) or ``(N,)`` for one; for
+    an expression, variable names to such arrays (a variable's width is its array's
+    second dimension, 1 for a 1-D array; the first variable given is ``v0``, the next
+    ``v1``, ...). ``results`` is ``(N, output components)``, or ``(N,)`` for one. Arrays
+    hold values (float32 for ``fmt="f32"``, float16 for ``fmt="f16"``) or the format's
+    bit patterns (uint32, uint16), in any layout or byte order.
+
+    Returns ``(conforms, summary)``: a boolean array of shape ``(N,)`` (every output
+    component inside its interval) and a dict with ``elements``, ``conform``,
+    ``violate``, ``fast`` (elements the fast decider settled), ``outputs`` (the output
+    components' names) and ``violations``: the first ``limit`` violating components, each
+    a dict with ``index``, ``component``, ``result``, ``lo`` and ``hi`` (bit patterns as
+    ints; None when only NaN is allowed) and ``nan``. The verdicts of ``d3dfloat op --asm
+    ... --operands ... --results ...``. Errors in the program, the registers or the
+    shapes raise ``ValueError`` with the command line's message; a wrong dtype
+    ``TypeError``.
+    """
+    return _native.check_program(program, inputs, results, fmt, rules, expr, output, limit)
+
+
+def program_interval(
+    program, inputs, *, fmt="f32", rules=_DEFAULTS["rules"], expr=False, output=None
+):
+    """The results a conforming implementation may return for one set of inputs.
+
+    ``program``, ``expr`` and ``output`` as in :func:`check_program`; ``inputs`` a dict of
+    register (or variable) names to their components: a list, tuple or array of values
+    (numbers, rounded to nearest even into ``fmt``; strings as the command line reads
+    them, ``"0x3f800000"`` a bit pattern), or a uint32/uint16 (or float32/float16) numpy
+    array of the format's patterns. ``program_interval("normalize(v)", {"v": [1, 2, 3]},
+    expr=True)`` is ``d3dfloat op --expr 'normalize(v)' --input v=1,2,3``.
+
+    Returns a list with one dict per output component: ``component`` (``"o0.x"``),
+    ``lo`` and ``hi`` (the interval's ends as bit patterns, None when only NaN is
+    allowed), ``nan``, ``ulps`` (its width), ``exact`` (the exact expression's value
+    rounded to nearest, a bit pattern), ``exact_value`` (that value as a float) and ``set``
+    (every pattern some chain of choices returns, ascending, when small enough to list;
+    else None).
+    """
+    return _native.program_interval(program, inputs, fmt, rules, expr, output)

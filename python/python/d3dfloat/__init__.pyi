@@ -1,7 +1,7 @@
 """Type stubs of d3dfloat: Direct3D floating-point formats, rounding and verdicts on numpy arrays."""
 
 from os import PathLike
-from typing import Any, Literal, Optional, Sequence, Tuple, TypedDict, Union, overload
+from typing import Any, Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -59,6 +59,32 @@ Fields = TypedDict(
         "names": npt.NDArray[np.str_],
     },
 )
+
+class ProgramViolation(TypedDict):
+    index: int
+    component: str
+    result: int
+    lo: Optional[int]
+    hi: Optional[int]
+    nan: bool
+
+class ProgramSummary(TypedDict):
+    elements: int
+    conform: int
+    violate: int
+    fast: int
+    outputs: list[str]
+    violations: list[ProgramViolation]
+
+class ComponentInterval(TypedDict):
+    component: str
+    lo: Optional[int]
+    hi: Optional[int]
+    nan: bool
+    ulps: int
+    exact: int
+    exact_value: float
+    set: Optional[list[int]]
 
 class Bounds(TypedDict):
     correct: npt.NDArray[Any]
@@ -158,3 +184,23 @@ def allowed(
     fmt: Literal["f32", "f16", "f64"] = ...,
     rules: Literal["d3d11", "d3d10"] = ...,
 ) -> Bounds: ...
+def check_program(
+    program: str,
+    inputs: Mapping[str, Patterns],
+    results: Patterns,
+    *,
+    fmt: Literal["f32", "f16"] = ...,
+    rules: Literal["d3d11", "d3d10"] = ...,
+    expr: bool = ...,
+    output: Optional[str] = ...,
+    limit: int = ...,
+) -> Tuple[npt.NDArray[np.bool_], ProgramSummary]: ...
+def program_interval(
+    program: str,
+    inputs: Mapping[str, Union[Sequence[Union[float, str]], npt.NDArray[Any], float, str]],
+    *,
+    fmt: Literal["f32", "f16"] = ...,
+    rules: Literal["d3d11", "d3d10"] = ...,
+    expr: bool = ...,
+    output: Optional[str] = ...,
+) -> list[ComponentInterval]: ...
