@@ -24,6 +24,9 @@ pub const SET_STEP_BUDGET: u64 = SET_BUDGET * 64;
 /// The most distinct (step, operands) allowed sets [`reachable`] keeps at once.
 const CHOICE_CACHE: usize = 1 << 16;
 
+/// A step's allowed sets by the step and its operands' patterns.
+type ChoiceCache = HashMap<(Step, Vec<Vec<u64>>), Vec<Vec<u64>>>;
+
 /// The values of a program's inputs: a pattern per component.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Inputs {
@@ -271,7 +274,7 @@ pub fn reachable(
     let mut steps = 0u64;
     // Chains share their prefixes, so most steps meet operands an earlier chain met: their
     // allowed sets are looked up rather than computed again.
-    let mut cache: HashMap<(Step, Vec<Vec<u64>>), Vec<Vec<u64>>> = HashMap::new();
+    let mut cache = ChoiceCache::new();
     loop {
         runs += 1;
         if runs > budget || steps > SET_STEP_BUDGET {
