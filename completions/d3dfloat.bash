@@ -351,7 +351,7 @@ _d3dfloat() {
             return 0
             ;;
         d3dfloat__subcmd__op)
-            opts="-f -h -V --fmt --rules --check --operands --results --violations --list --limit --report --plain --json --csv --color --help --version"
+            opts="-f -h -V --fmt --rules --check --asm --expr --input --output --operands --results --violations --list --limit --report --plain --json --csv --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -370,6 +370,22 @@ _d3dfloat() {
                     return 0
                     ;;
                 --check)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --asm)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

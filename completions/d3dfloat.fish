@@ -93,7 +93,11 @@ complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -s f -l fmt -d 'Wo
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l rules -d 'Rule set: d3d11 (Direct3D 11 and later) or d3d10 (1 ULP for 32-bit arithmetic)' -r -f -a "d3d11\t'Direct3D 11 and later: 0.5 ULP for 32-bit add, subtract and multiply (3.1.3.1)'
 d3d10\t'Direct3D 10: 1 ULP for 32-bit arithmetic, multiply and divide included'"
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l check -d 'Check a claimed result (bits or value): exit 0 if it conforms, 1 if not' -r
-complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l operands -d 'Judge raw operand buffers, one file per source operand (with --results)' -r -F
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l asm -d 'A sequence of instructions in shader assembly (\'dp3 r0.x, v0.xyz, v0.xyz; rsq r0.x, r0.x\'): the interval each output component may take (with --input, --output)' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l expr -d 'An HLSL expression (\'normalize(float3(1, 2, 3))\'), expanded into the sequences compilers emit: the interval each result component may take' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l input -d 'With --asm: an input register\'s values, v0=1,2,3 (values or bit patterns); with --expr: a variable\'s, NAME=1,2,3. Repeat for each' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l output -d 'With --asm: the register (and components) reported, r1 or r1.xy; the last destination written when absent' -r
+complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l operands -d 'Judge raw operand buffers, one file per source operand (with --results); with --asm or --expr, REG=FILE (or NAME=FILE) per input, its components interleaved' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l results -d 'The results buffer that goes with --operands' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l violations -d 'With --operands: write every violating line as \'OP ARG... = RESULT  # index N\' to FILE (N: the line\'s element index in the buffers)' -r -F
 complete -c d3dfloat -n "__fish_d3dfloat_using_subcommand op" -l limit -d 'With --list: the most violating lines listed' -r

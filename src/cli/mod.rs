@@ -284,7 +284,9 @@ Examples:
   d3dfloat op --rules d3d10 div 1 3
   d3dfloat op --fmt f16 dp3 1,2,3 0.1,0.2,0.3
   printf 'mul 3 0.1 = 0x3e99999a\\nsqrt 2 = 0x3fb504f4\\n' | d3dfloat op --plain
-  d3dfloat op sqrt --operands x.f32 --results sqrt.f32 --violations bad.txt";
+  d3dfloat op sqrt --operands x.f32 --results sqrt.f32 --violations bad.txt
+  d3dfloat op --expr 'normalize(float3(1, 2, 3))'
+  d3dfloat op --asm 'mul r0.x, v0.x, v0.y; add r0.x, r0.x, v0.z' --input v0=3,5,1 --check 16";
 
 /// `op`'s arguments.
 #[derive(Debug, Args)]

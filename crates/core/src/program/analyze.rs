@@ -2,7 +2,7 @@
 //! choices lands in, the correctly rounded exact value, and the reachable set where it is
 //! small.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::ProgramError;
 use super::ast::{COMPONENTS, Program, Reg, RegFile};
@@ -16,6 +16,16 @@ use crate::input::read_operand;
 
 /// The most chains [`reachable`] runs before it gives up on listing the set.
 pub const SET_BUDGET: u64 = 20_000;
+
+/// The most steps (instructions, over every chain) [`reachable`] runs before it gives up,
+/// so that a long program costs no more than [`SET_BUDGET`] chains of 64 steps.
+pub const SET_STEP_BUDGET: u64 = SET_BUDGET * 64;
+
+/// The most distinct (step, operands) allowed sets [`reachable`] keeps at once.
+const CHOICE_CACHE: usize = 1 << 16;
+
+/// A step's allowed sets by the step and its operands' patterns.
+type ChoiceCache = HashMap<(Step, Vec<Vec<u64>>), Vec<Vec<u64>>>;
 
 /// The values of a program's inputs: a pattern per component.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -248,7 +258,8 @@ pub fn chain(
 }
 
 /// Every output pattern any chain of choices returns, per output component, by running
-/// every chain (an odometer over each step's choices); `None` beyond `budget` chains.
+/// every chain (an odometer over each step's choices); `None` beyond `budget` chains or
+/// [`SET_STEP_BUDGET`] steps.
 pub fn reachable(
     program: &Program,
     inputs: &dyn Fn(Reg, usize) -> Option<u64>,
@@ -260,14 +271,34 @@ pub fn reachable(
     let mut sizes: Vec<usize> = Vec::new();
     let mut sets: Vec<BTreeSet<u64>> = Vec::new();
     let mut runs = 0u64;
+    let mut steps = 0u64;
+    // Chains share their prefixes, so most steps meet operands an earlier chain met: their
+    // allowed sets are looked up rather than computed again.
+    let mut cache = ChoiceCache::new();
     loop {
         runs += 1;
-        if runs > budget {
+        if runs > budget || steps > SET_STEP_BUDGET {
             return Ok(None);
         }
         let mut pos = 0usize;
-        let got = chain(program, inputs, out, engine, &mut |_, choices| {
-            choices
+        let regs = walk::run::<Bits>(program, &mut |r, c| inputs(r, c).map(Bits), &mut |s, a| {
+            steps += 1;
+            let key = (
+                s,
+                a.iter().map(|v| v.iter().map(|b| b.0).collect()).collect(),
+            );
+            let choices = match cache.get(&key) {
+                Some(c) => c.clone(),
+                None => {
+                    let c = step_choices(engine, s, a)?;
+                    if cache.len() >= CHOICE_CACHE {
+                        cache.clear();
+                    }
+                    cache.insert(key, c.clone());
+                    c
+                }
+            };
+            Ok(choices
                 .iter()
                 .map(|c| {
                     if pos == digits.len() {
@@ -277,10 +308,14 @@ pub fn reachable(
                     sizes[pos] = c.len();
                     let pick = c[digits[pos].min(c.len() - 1)];
                     pos += 1;
-                    pick
+                    Bits(pick)
                 })
-                .collect()
+                .collect())
         })?;
+        let got: Vec<u64> = (0..4)
+            .filter(|c| out.mask & (1 << c) != 0)
+            .map(|c| regs[&out.reg][c].expect("written").0)
+            .collect();
         digits.truncate(pos);
         sizes.truncate(pos);
         if sets.is_empty() {
@@ -326,6 +361,10 @@ pub fn analyze(
     let exact = exact_values(first, &get, out)?;
     let mut sets: Option<Vec<BTreeSet<u64>>> = Some(vec![BTreeSet::new(); spans.len()]);
     for p in programs {
+        // Once one alternative's set is too large to list, the union is too.
+        if sets.is_none() {
+            break;
+        }
         let got = reachable(p, &get, out, &engine, SET_BUDGET)?;
         sets = match (sets, got) {
             (Some(mut a), Some(b)) => {

@@ -19,8 +19,8 @@ mod span;
 mod walk;
 
 pub use analyze::{
-    Chooser, ComponentAnswer, Inputs, OutputSel, SET_BUDGET, analyze, chain, exact_values,
-    reachable, select_output, spans, step_choices,
+    Chooser, ComponentAnswer, Inputs, OutputSel, SET_BUDGET, SET_STEP_BUDGET, analyze, chain,
+    exact_values, reachable, select_output, spans, step_choices,
 };
 pub use buffers::{ProgramJudge, ProgramVerdict, ProgramViolation};
 pub use interval::PointEngine;
