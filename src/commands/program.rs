@@ -15,9 +15,9 @@ use crate::program::{
 use crate::render::Style;
 use crate::render::program as render;
 
-/// The most elements a buffer run reads (4 GiB of f32 results per component would not
-/// fit the columns in memory; the files are read whole).
-const MAX_ELEMENTS: u64 = 1 << 28;
+/// The most elements a buffer run reads: the files are read whole and held as columns
+/// (2^26 elements of four f32 components are 1 GiB of files, 2 GiB of columns).
+const MAX_ELEMENTS: u64 = 1 << 26;
 
 /// What `op --asm` / `op --expr` was asked.
 pub struct ProgramCommand {
@@ -109,6 +109,17 @@ pub fn prepare(
     })
 }
 
+/// What the renderers say the answer is about.
+fn query<'a>(req: &ProgramCommand, p: &'a Prepared, format: FloatFormat) -> render::Query<'a> {
+    render::Query {
+        title: &p.title,
+        kind: if req.asm.is_some() { "asm" } else { "expr" },
+        sources: &p.sources,
+        format,
+        rules: req.rules,
+    }
+}
+
 /// Runs the command.
 pub fn run(req: &ProgramCommand, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let format = working_format(req.format)?;
@@ -142,13 +153,7 @@ pub fn run(req: &ProgramCommand, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let exit = render::answer(
         out,
         req.style,
-        &render::Query {
-            title: &prepared.title,
-            kind: if req.asm.is_some() { "asm" } else { "expr" },
-            sources: &prepared.sources,
-            format,
-            rules: req.rules,
-        },
+        &query(req, &prepared, format),
         &answers,
         claims.as_deref(),
     )?;
@@ -174,31 +179,38 @@ fn output_request(req: &ProgramCommand) -> anyhow::Result<Option<(Reg, Option<u8
     }
 }
 
-/// Reads a whole raw file of `width`-bit patterns.
-fn read_patterns(path: &PathBuf, what: &str, bytes_per: usize) -> anyhow::Result<Vec<u64>> {
+/// Reads a whole raw file of `bytes_per`-byte patterns, at most `limit` bytes, and says
+/// whether it goes on past them (devices and FIFOs that never end, or a file longer than
+/// the other buffers, cost no more than the limit).
+fn read_patterns(
+    path: &PathBuf,
+    what: &str,
+    bytes_per: usize,
+    limit: u64,
+) -> anyhow::Result<(Vec<u64>, bool)> {
     let name = crate::path_text::display_path(path);
     let file = std::fs::File::open(path).with_context(|| format!("{what} {name}"))?;
     let mut data = Vec::new();
-    file.take(MAX_ELEMENTS * 4 * bytes_per as u64 + 1)
+    file.take(limit + 1)
         .read_to_end(&mut data)
         .with_context(|| format!("{what} {name}"))?;
-    if data.len() as u64 > MAX_ELEMENTS * 4 * bytes_per as u64 {
-        anyhow::bail!("{what} {name}: larger than {MAX_ELEMENTS} elements of four components");
-    }
-    if data.len() % bytes_per != 0 {
+    let longer = data.len() as u64 > limit;
+    data.truncate(limit as usize);
+    if !longer && data.len() % bytes_per != 0 {
         anyhow::bail!(
             "{what} {name}: {} bytes is not a whole number of {}-byte patterns",
             data.len(),
             bytes_per
         );
     }
-    Ok(data
+    let patterns = data
         .chunks_exact(bytes_per)
         .map(|c| match bytes_per {
             2 => u16::from_le_bytes([c[0], c[1]]) as u64,
             _ => u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64,
         })
-        .collect())
+        .collect();
+    Ok((patterns, longer))
 }
 
 fn run_buffers(
@@ -216,8 +228,9 @@ fn run_buffers(
     }
     let bytes_per = (format.width() / 8) as usize;
     // REG=FILE for assembly; NAME.xyz=FILE for an expression (the letters give the
-    // variable's width, one component without them). Each file is read whole.
-    let mut files: Vec<(String, Vec<u64>, String)> = Vec::new();
+    // variable's width, one component without them). Each file is read whole, the
+    // results first: an operand file is read no further than the results need.
+    let mut files: Vec<(String, String)> = Vec::new();
     let mut names: Vec<(String, usize)> = Vec::new();
     for p in &req.operands {
         let text = p.to_string_lossy().to_string();
@@ -233,14 +246,24 @@ fn run_buffers(
             }
             _ => (name, 1),
         };
-        let data = read_patterns(&PathBuf::from(&path), "--operands", bytes_per)?;
         names.push((name.clone(), width));
-        files.push((name, data, path));
+        files.push((name, path));
     }
     let prepared = prepare(req, format, &names)?;
     let judge = ProgramJudge::new(prepared.programs.clone(), output_request(req)?, req.rules)?;
-    let result_data = read_patterns(results, "--results", bytes_per)?;
     let outs = judge.output_names().len();
+    let (result_data, longer) = read_patterns(
+        results,
+        "--results",
+        bytes_per,
+        MAX_ELEMENTS * outs as u64 * bytes_per as u64,
+    )?;
+    if longer {
+        anyhow::bail!(
+            "--results {}: more than {MAX_ELEMENTS} elements, the most one run judges",
+            crate::path_text::display_path(results)
+        );
+    }
     if result_data.len() % outs != 0 {
         anyhow::bail!(
             "--results {}: {} patterns is not a whole number of elements of {outs} components",
@@ -252,6 +275,7 @@ fn run_buffers(
     // Each input register's file holds its components interleaved, as many as the
     // program reads (x up to the highest one read).
     let mut columns: Vec<Vec<u64>> = Vec::new();
+    let mut read: std::collections::HashMap<String, Vec<u64>> = std::collections::HashMap::new();
     for &(reg, c) in judge.input_components() {
         let width = judge
             .input_registers()
@@ -268,17 +292,31 @@ fn run_buffers(
         } else {
             reg.to_string()
         };
-        let (_, data, path) = files
+        let (_, path) = files
             .iter()
-            .find(|(name, _, _)| *name == key)
+            .find(|(name, _)| *name == key)
             .with_context(|| format!("--operands names no file for {key}"))?;
-        if data.len() != n * width {
-            anyhow::bail!(
-                "--operands {path}: {} patterns where {n} elements of {width} components ({} patterns) go with --results",
-                data.len(),
-                n * width
-            );
+        if !read.contains_key(&key) {
+            let expected = (n * width) as u64;
+            let (data, longer) = read_patterns(
+                &PathBuf::from(path),
+                "--operands",
+                bytes_per,
+                expected * bytes_per as u64,
+            )?;
+            if longer || data.len() as u64 != expected {
+                anyhow::bail!(
+                    "--operands {path}: {} patterns where {n} elements of {width} components ({expected} patterns) go with --results",
+                    if longer {
+                        format!("more than {expected}")
+                    } else {
+                        data.len().to_string()
+                    },
+                );
+            }
+            read.insert(key.clone(), data);
         }
+        let data = &read[&key];
         columns.push(data.iter().skip(c).step_by(width).copied().collect());
     }
     let res_cols: Vec<Vec<u64>> = (0..outs)
@@ -287,18 +325,7 @@ fn run_buffers(
     let ins: Vec<&[u64]> = columns.iter().map(Vec::as_slice).collect();
     let res: Vec<&[u64]> = res_cols.iter().map(Vec::as_slice).collect();
     let verdict = judge.judge(&ins, &res, req.limit)?;
-    render::verdict(
-        out,
-        req.style,
-        &render::Query {
-            title: &prepared.title,
-            kind: if req.asm.is_some() { "asm" } else { "expr" },
-            sources: &prepared.sources,
-            format,
-            rules: req.rules,
-        },
-        &verdict,
-    )?;
+    render::verdict(out, req.style, &query(req, &prepared, format), &verdict)?;
     Ok(if verdict.violate > 0 {
         Exit::Negative
     } else {

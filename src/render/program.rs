@@ -12,10 +12,8 @@ use crate::format::{FloatFormat, text};
 use crate::input::read_result;
 use crate::program::{ComponentAnswer, ProgramVerdict, Span};
 
-/// The JSON schema of one output component's answer.
-pub const SCHEMA: &str = "d3dfloat.op.sequence/1";
-/// The JSON schema of a buffer verdict.
-pub const VERDICT_SCHEMA: &str = "d3dfloat.op.sequence-verdict/1";
+/// The JSON schema version, as every command's objects carry it (docs/output-contract.md).
+pub const SCHEMA: u32 = 1;
 
 /// What the answer is about.
 pub struct Query<'a> {
@@ -286,7 +284,7 @@ pub fn verdict(
                 out,
                 "{}",
                 json!({
-                    "schema": VERDICT_SCHEMA,
+                    "schema": SCHEMA,
                     q.kind: q.title,
                     "format": f.name,
                     "rules": q.rules.as_str(),
