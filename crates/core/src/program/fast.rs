@@ -227,6 +227,9 @@ impl Tape {
             }
         }
         for t in &self.ops {
+            if self.near_block(t, len, scratch, decided) {
+                continue;
+            }
             for (e, ok) in decided.iter_mut().enumerate() {
                 if !*ok {
                     continue;
@@ -268,6 +271,62 @@ impl Tape {
             }
             *ok = self.settle(&res[..results.len()], scratch) == Some(true);
         }
+    }
+
+    /// The nearest choice of the common steps over a whole block, the instruction matched
+    /// once: the same values as [`Tape::choose`] with [`Dir::Near`] (tested through
+    /// `tests/program_buffers.rs`). False for a step it leaves to `choose`.
+    fn near_block(&self, t: &TapeOp, len: usize, s: &mut Scratch, ok: &mut [bool]) -> bool {
+        if t.sat {
+            return false;
+        }
+        let n = self.slots;
+        let near = &mut s.block_near;
+        let args = &t.args;
+        let get = |near: &[f32], e: usize, i: usize| eff(&args[i], near[e * n + args[i].slot]);
+        match t.op {
+            Some(Op::Mul) => {
+                for e in 0..len {
+                    let v = get(near, e, 0) * get(near, e, 1);
+                    near[e * n + t.dst] = v;
+                    ok[e] &= normal(v);
+                }
+            }
+            Some(Op::Add) => {
+                for e in 0..len {
+                    let v = get(near, e, 0) + get(near, e, 1);
+                    near[e * n + t.dst] = v;
+                    ok[e] &= normal(v);
+                }
+            }
+            Some(Op::Dp2 | Op::Dp3 | Op::Dp4) => {
+                let w = args.len() / 2;
+                for e in 0..len {
+                    let mut sum = get(near, e, 0) * get(near, e, w);
+                    let mut good = true;
+                    for i in 1..w {
+                        let p = get(near, e, i) * get(near, e, i + w);
+                        good &= normal(sum) & normal(p);
+                        sum += p;
+                    }
+                    near[e * n + t.dst] = sum;
+                    ok[e] &= good & normal(sum);
+                }
+            }
+            Some(Op::Rsq) => {
+                let roots = &mut s.block_roots;
+                for e in 0..len {
+                    let x = get(near, e, 0);
+                    let r = 1.0 / (x as f64).sqrt();
+                    roots[e * n + t.dst] = (x.to_bits(), r);
+                    let v = r as f32;
+                    near[e * n + t.dst] = v;
+                    ok[e] &= (x > 0.0) & normal(v);
+                }
+            }
+            _ => return false,
+        }
+        true
     }
 
     /// One element, with its nearest chain in `scratch.near`: whether every result lies
