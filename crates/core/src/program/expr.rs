@@ -9,7 +9,7 @@
 //! Some intrinsics are lowered differently by different compilers (fxc, DXC); each such
 //! intrinsic has several expansions, and the expression's [`Expansion`] holds every
 //! combination (their union is what a conforming driver may return). Each expansion's
-//! source is noted where it is generated ([`Gen::call`] and the functions it calls).
+//! source is noted where it is generated (`Gen::call` and the functions it calls).
 //!
 //! Sources for the lowering rules:
 //! - DXC: `lib/HLSL/HLOperationLower.cpp` of microsoft/DirectXShaderCompiler (commit

@@ -585,7 +585,7 @@ impl Tape {
     }
 }
 
-/// Working memory of [`Tape::decide`], one per thread.
+/// Working memory of [`Tape::decide_block`], one per thread.
 #[derive(Default)]
 pub struct Scratch {
     near: Vec<f32>,
