@@ -8,15 +8,13 @@
 //! (`JUDGE_BENCH_LINES` changes the slice length, `JUDGE_BENCH_ONLY=f32tof16,sqrt` picks
 //! instructions).
 
-use std::time::{Duration, Instant};
-
 use d3dfloat::d3d::RuleSet;
 use d3dfloat::format::{F16, F32, FloatFormat};
 use d3dfloat::judge::{Buffer, Judge, Options};
 
 mod common;
 
-use common::Rng;
+use common::{Rng, best};
 
 impl Rng {
     fn unit(&mut self) -> f32 {
@@ -31,18 +29,6 @@ fn ftz(x: f32) -> f32 {
     } else {
         x
     }
-}
-
-/// Best of three.
-fn best(mut f: impl FnMut()) -> Duration {
-    (0..3)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .unwrap()
 }
 
 struct Case {

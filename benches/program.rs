@@ -8,27 +8,13 @@
 //! core. Run with `cargo bench --bench program` (`PROGRAM_BENCH_ELEMENTS` changes the
 //! count).
 
-use std::time::{Duration, Instant};
-
 use d3dfloat::d3d::RuleSet;
 use d3dfloat::format::F32;
 use d3dfloat::program::{ProgramJudge, parse_asm};
 
 mod common;
 
-use common::Rng;
-
-/// Best of three.
-fn best(mut f: impl FnMut()) -> Duration {
-    (0..3)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .unwrap()
-}
+use common::{Rng, best};
 
 fn main() {
     let n: usize = std::env::var("PROGRAM_BENCH_ELEMENTS")
