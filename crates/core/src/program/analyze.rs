@@ -384,7 +384,7 @@ pub fn analyze(
             .iter()
             .enumerate()
             .map(|(i, &c)| ComponentAnswer {
-                component: format!("{}.{}", out.reg, COMPONENTS[c]),
+                component: super::asm::component_name(out.reg, c),
                 span: spans[i],
                 exact: exact[i].0,
                 exact_approx: exact[i].1,

@@ -7,7 +7,8 @@ use rayon::prelude::*;
 
 use super::ProgramError;
 use super::analyze::{OutputSel, select_output, spans};
-use super::ast::{COMPONENTS, Program, Reg};
+use super::asm::component_name;
+use super::ast::{Program, Reg};
 use super::fast::{Scratch, Tape};
 use super::interval::PointEngine;
 use super::span::Span;
@@ -120,7 +121,7 @@ impl ProgramJudge {
     pub fn output_names(&self) -> Vec<String> {
         (0..4)
             .filter(|c| self.out.mask & (1 << c) != 0)
-            .map(|c| format!("{}.{}", self.out.reg, COMPONENTS[c]))
+            .map(|c| component_name(self.out.reg, c))
             .collect()
     }
 

@@ -127,11 +127,6 @@ impl Span {
         self.keys.map(|(lo, hi)| (d.bits(lo), d.bits(hi)))
     }
 
-    /// How many patterns lie inside (NaN counted once).
-    pub fn count(&self) -> u64 {
-        self.keys.map_or(0, |(lo, hi)| (hi - lo + 1) as u64) + self.nan as u64
-    }
-
     /// The width in ULPs (the two zeros one point, §3.1.2), 0 for a point or NaN alone.
     pub fn ulps(&self, format: &FloatFormat) -> u64 {
         let d = Domain::Float(*format);
