@@ -70,18 +70,8 @@ fn programs(
         ));
     }
     let vars: Vec<(&str, usize)> = widths.iter().map(|(n, w)| (n.as_str(), *w)).collect();
-    let e = expr::expand(text, &vars).map_err(program_error)?;
-    let mut out = Vec::new();
-    for alt in &e.alternatives {
-        out.push(parse_asm(&alt.asm, format).map_err(|e| {
-            PyValueError::new_err(format!("the expansion '{}' does not parse: {e}", alt.asm))
-        })?);
-    }
-    let o0 = Reg {
-        file: RegFile::Output,
-        index: 0,
-    };
-    Ok((out, Some((o0, None))))
+    let (out, _) = expr::programs(text, &vars, format).map_err(program_error)?;
+    Ok((out, Some((expr::RESULT, None))))
 }
 
 /// A dict key: an input register (`v0`) for assembly; for an expression the variable's

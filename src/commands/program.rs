@@ -9,9 +9,7 @@ use anyhow::Context;
 use super::Exit;
 use crate::d3d::RuleSet;
 use crate::format::{Arithmetic, FloatFormat, Format};
-use crate::program::{
-    Inputs, Program, ProgramJudge, Reg, RegFile, analyze, expr, parse_asm, parse_output,
-};
+use crate::program::{Inputs, Program, ProgramJudge, Reg, analyze, expr, parse_asm, parse_output};
 use crate::render::Style;
 use crate::render::program as render;
 
@@ -91,16 +89,7 @@ pub fn prepare(
     }
     let text = req.expr.as_deref().unwrap_or_default();
     let vars: Vec<(&str, usize)> = widths.iter().map(|(n, w)| (n.as_str(), *w)).collect();
-    let e = expr::expand(text, &vars)?;
-    let mut programs = Vec::new();
-    let mut sources = Vec::new();
-    for alt in &e.alternatives {
-        programs.push(
-            parse_asm(&alt.asm, format)
-                .with_context(|| format!("the expansion '{}' does not parse", alt.asm))?,
-        );
-        sources.push(alt.compilers.clone());
-    }
+    let (programs, sources) = expr::programs(text, &vars, format)?;
     Ok(Prepared {
         programs,
         sources,
@@ -168,13 +157,7 @@ fn output_request(req: &ProgramCommand) -> anyhow::Result<Option<(Reg, Option<u8
         (Some(o), false) => Ok(Some(
             parse_output(o).map_err(|e| anyhow::anyhow!("--output: {e}"))?,
         )),
-        (None, true) => Ok(Some((
-            Reg {
-                file: RegFile::Output,
-                index: 0,
-            },
-            None,
-        ))),
+        (None, true) => Ok(Some((expr::RESULT, None))),
         (None, false) => Ok(None),
     }
 }

@@ -1359,3 +1359,29 @@ fn mul_only_applies(p: i32, elements: usize) -> bool {
     };
     max_bit + set - 1 <= threshold
 }
+
+/// The register an expression's result is written to, `o0`.
+pub const RESULT: super::Reg = super::Reg {
+    file: super::RegFile::Output,
+    index: 0,
+};
+
+/// Expands `expr` and parses every alternative in `format`: the programs whose union is
+/// the answer, and who emits each (what the command line and the Python package both
+/// need).
+pub fn programs(
+    expr: &str,
+    inputs: &[(&str, usize)],
+    format: crate::format::FloatFormat,
+) -> Result<(Vec<super::Program>, Vec<String>), ProgramError> {
+    let e = expand(expr, inputs)?;
+    let mut programs = Vec::with_capacity(e.alternatives.len());
+    let mut sources = Vec::with_capacity(e.alternatives.len());
+    for alt in e.alternatives {
+        programs.push(super::parse_asm(&alt.asm, format).map_err(|err| {
+            ProgramError::Expression(format!("the expansion '{}' does not parse: {err}", alt.asm))
+        })?);
+        sources.push(alt.compilers);
+    }
+    Ok((programs, sources))
+}
