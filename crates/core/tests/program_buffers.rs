@@ -136,6 +136,13 @@ const PROGRAMS: &[(&str, usize, bool)] = &[
         false,
     ),
     ("mul_sat r0.x, v0.x, v0.y; rcp r1.x, r0.x", 2, true),
+    // A step the block loops leave to the one-element path (rsq with _sat keeps its root
+    // there), and a literal operand.
+    (
+        "dp3 r0.x, v0.xyz, v0.xyz; rsq_sat r0.x, r0.x; mul r1.xyz, r0.xxx, v0.xyz; add r1.xyz, r1.xyz, l(0.25, -0.5, 3, 1)",
+        3,
+        false,
+    ),
     (
         "dp2 r0.x, v0.xy, v0.xy; rsq r0.x, r0.x; mad r1.xy, -r0.xx, v0.xy, v0.yx",
         2,
@@ -150,6 +157,14 @@ fn the_decider_agrees_with_the_exact_propagation() {
             same_verdicts(asm, inputs, rules, 60, 7 + k as u64, positive);
         }
     }
+}
+
+/// Blocks of the decider hold 256 elements: a buffer of several, the last one partial,
+/// judged the same as element by element.
+#[test]
+fn the_decider_agrees_across_blocks() {
+    let (asm, inputs, positive) = PROGRAMS[0];
+    same_verdicts(asm, inputs, RuleSet::D3D11, 700, 99, positive);
 }
 
 #[test]
@@ -169,5 +184,50 @@ fn a_violation_names_its_element_and_component() {
     assert_eq!(
         v.violations[0].span.bits(&F32),
         Some((21f32.to_bits() as u64, 21f32.to_bits() as u64))
+    );
+}
+
+/// lerp's two expansions (fxc's mad, DXC's mul then add) judged together over more than
+/// one piece of work (16,384 elements), each alternative with its own decider state kept
+/// from piece to piece: the same verdicts as the exact propagation alone.
+#[test]
+fn alternatives_over_several_pieces() {
+    let (programs, _) = d3dfloat_core::program::expr::programs(
+        "lerp(a, b, t)",
+        &[("a", 1), ("b", 1), ("t", 1)],
+        F32,
+    )
+    .unwrap();
+    assert_eq!(programs.len(), 2, "fxc's and DXC's lerp");
+    let judge = ProgramJudge::new(programs.clone(), None, RuleSet::D3D11).unwrap();
+    assert!(judge.has_fast_path());
+    let exact = ProgramJudge::new(programs, None, RuleSet::D3D11)
+        .unwrap()
+        .exact_only();
+    let n = (1 << 14) * 2 + 300;
+    let mut rng = Rng(0x1e4);
+    let mut cols: Vec<Vec<u64>> = vec![Vec::new(); 3];
+    let mut res = Vec::with_capacity(n);
+    for _ in 0..n {
+        let v: Vec<f32> = (0..3).map(|_| rng.value()).collect();
+        for (c, x) in cols.iter_mut().zip(&v) {
+            c.push(x.to_bits() as u64);
+        }
+        // fxc's chain to nearest, moved by up to two steps: inside, at the edges and
+        // (two steps off a D3D11 mad's 1 ULP) outside.
+        let near = v[0] + v[2] * (v[1] - v[0]);
+        let k = (rng.next() % 5) as i32 - 2;
+        res.push(nudge(near.to_bits(), k) as u64);
+    }
+    let ins: Vec<&[u64]> = cols.iter().map(Vec::as_slice).collect();
+    let fast = judge.judge(&ins, &[&res], 50).unwrap();
+    let slow = exact.judge(&ins, &[&res], 50).unwrap();
+    assert_eq!((fast.conform, fast.violate), (slow.conform, slow.violate));
+    assert_eq!(fast.violations, slow.violations);
+    assert!(slow.violate > 0 && slow.conform > 0);
+    assert!(
+        fast.fast > n as u64 / 2,
+        "the decider settled {} of {n}",
+        fast.fast
     );
 }

@@ -19,6 +19,13 @@ const PIECE: usize = 1 << 14;
 /// Elements whose nearest chains the decider runs step by step together.
 const BLOCK: usize = 256;
 
+/// A worker's memory, kept from piece to piece: the decider's, one per alternative (its
+/// table of chains fills once), and the exact propagation's engine.
+struct Worker {
+    scratch: Vec<Scratch>,
+    engine: PointEngine,
+}
+
 /// One output component of one element outside its interval.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProgramViolation {
@@ -159,9 +166,21 @@ impl ProgramJudge {
             )));
         }
         let pieces: Vec<usize> = (0..n).step_by(PIECE).collect();
+        // Each worker keeps its working memory from piece to piece (the decider's table
+        // of chains, one per alternative, fills once).
+        let tapes = self.tapes.as_ref().map_or(0, Vec::len);
         let parts: Vec<Result<ProgramVerdict, ProgramError>> = pieces
             .par_iter()
-            .map(|&start| self.piece(inputs, results, start, (start + PIECE).min(n), keep))
+            .map_init(
+                || Worker {
+                    scratch: (0..tapes).map(|_| Scratch::default()).collect(),
+                    engine: PointEngine::new(self.programs[0].format, self.rules),
+                },
+                |worker, &start| {
+                    let end = (start + PIECE).min(n);
+                    self.piece(inputs, results, start..end, keep, worker)
+                },
+            )
             .collect();
         let mut total = ProgramVerdict::default();
         for p in parts {
@@ -183,13 +202,12 @@ impl ProgramJudge {
         &self,
         inputs: &[&[u64]],
         results: &[&[u64]],
-        start: usize,
-        end: usize,
+        range: std::ops::Range<usize>,
         keep: usize,
+        worker: &mut Worker,
     ) -> Result<ProgramVerdict, ProgramError> {
+        let (start, end) = (range.start, range.end);
         let mut v = ProgramVerdict::default();
-        let mut scratch = Scratch::default();
-        let mut engine = PointEngine::new(self.programs[0].format, self.rules);
         let names = self.output_names();
         let f = self.programs[0].format;
         // The fast decider over blocks of elements; what it leaves goes to the exact path.
@@ -202,8 +220,8 @@ impl ProgramJudge {
                 decided.resize(len, false);
                 if let Some(tapes) = &self.tapes {
                     let mut got = Vec::new();
-                    for t in tapes {
-                        t.decide_block(inputs, results, i, len, &mut scratch, &mut got);
+                    for (t, scratch) in tapes.iter().zip(worker.scratch.iter_mut()) {
+                        t.decide_block(inputs, results, i, len, scratch, &mut got);
                         for (d, g) in decided.iter_mut().zip(&got) {
                             *d |= *g;
                         }
@@ -223,7 +241,7 @@ impl ProgramJudge {
                     .position(|&x| x == (r, c))
                     .map(|k| inputs[k][i])
             };
-            let sp = spans(&self.programs, &get, self.out, &mut engine)?;
+            let sp = spans(&self.programs, &get, self.out, &mut worker.engine)?;
             let mut ok = true;
             for (j, s) in sp.iter().enumerate() {
                 let r = results[j][i];

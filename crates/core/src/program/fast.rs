@@ -57,6 +57,11 @@ pub struct Tape {
     depth: Vec<usize>,
     /// The slots rsq steps write (whose roots a push may reuse).
     root_slots: Vec<usize>,
+    /// Per slot, its place in `root_slots`.
+    root_index: Vec<Option<usize>>,
+    /// The slots whose signs [`Tape::directions`] reads (the operands of the steps
+    /// whose effect's sign depends on them).
+    sign_slots: Vec<usize>,
 }
 
 impl Tape {
@@ -181,7 +186,29 @@ impl Tape {
             .iter()
             .filter(|t| t.op == Some(Op::Rsq))
             .map(|t| t.dst)
+            .collect::<Vec<usize>>();
+        let mut root_index = vec![None; slots];
+        for (i, &sl) in root_slots.iter().enumerate() {
+            root_index[sl] = Some(i);
+        }
+        let mut sign_slots: Vec<usize> = ops
+            .iter()
+            .filter(|t| {
+                !matches!(
+                    t.op,
+                    None | Some(
+                        Op::Add | Op::Sub | Op::Min | Op::Max | Op::Sqrt | Op::Rsq | Op::Rcp
+                    )
+                )
+            })
+            .flat_map(|t| t.args.iter().map(|a| a.slot))
+            .chain(
+                ops.iter()
+                    .flat_map(|t| t.args.iter().filter(|a| a.abs).map(|a| a.slot)),
+            )
             .collect();
+        sign_slots.sort_unstable();
+        sign_slots.dedup();
         Some(Tape {
             ops,
             slots,
@@ -190,6 +217,8 @@ impl Tape {
             inputs,
             d3d10: rules == RuleSet::D3D10,
             root_slots,
+            root_index,
+            sign_slots,
             depth,
         })
     }
@@ -198,7 +227,9 @@ impl Tape {
     /// [`Tape::inputs`] order, results per output component) lie between chains'
     /// results: `decided[e]` is true for an element whose every component does (it
     /// conforms for certain); false sends it to the exact propagation. The nearest chains
-    /// run step by step over the whole block, then each element is settled alone.
+    /// run step by step over the whole block (slot after slot, each slot's values for the
+    /// block side by side, so that the common steps run as vector loops), then each
+    /// element off its nearest chain is settled alone.
     pub fn decide_block(
         &self,
         inputs: &[&[u64]],
@@ -209,65 +240,91 @@ impl Tape {
         decided: &mut Vec<bool>,
     ) {
         scratch.prepare(self);
-        let n = self.slots;
         decided.clear();
         decided.resize(len, true);
-        scratch.block_near.resize(len * n, 0.0);
-        scratch.block_roots.resize(len * n, (0, 0.0));
-        for e in 0..len {
-            let row = &mut scratch.block_near[e * n..(e + 1) * n];
-            for (k, col) in inputs.iter().enumerate() {
-                let v = f32::from_bits(col[start + e] as u32);
-                decided[e] &= normal(v);
-                row[k] = v;
+        scratch.block_near.resize(self.slots * len, 0.0);
+        scratch.block_root_x.resize(self.root_slots.len() * len, 0);
+        scratch.block_root.resize(self.root_slots.len() * len, 0.0);
+        for (k, col) in inputs.iter().enumerate() {
+            let dst = &mut scratch.block_near[k * len..(k + 1) * len];
+            for ((d, &c), ok) in dst
+                .iter_mut()
+                .zip(&col[start..start + len])
+                .zip(&mut *decided)
+            {
+                let v = f32::from_bits(c as u32);
+                *d = v;
+                *ok &= normal(v);
             }
-            for &(sl, v) in &self.literals {
-                decided[e] &= normal(v);
-                row[sl] = v;
+        }
+        for &(sl, v) in &self.literals {
+            scratch.block_near[sl * len..(sl + 1) * len].fill(v);
+            if !normal(v) {
+                decided.fill(false);
             }
         }
         for t in &self.ops {
             if self.near_block(t, len, scratch, decided) {
                 continue;
             }
-            for (e, ok) in decided.iter_mut().enumerate() {
-                if !*ok {
+            let root_at = self.root_index[t.dst];
+            for e in 0..len {
+                if !decided[e] {
                     continue;
                 }
-                let range = e * n..(e + 1) * n;
-                match self.choose(
-                    t,
-                    &scratch.block_near[range.clone()],
-                    Dir::Near,
-                    &mut scratch.block_roots[range],
-                ) {
-                    Some(v) => scratch.block_near[e * n + t.dst] = v,
-                    None => *ok = false,
+                let near = &scratch.block_near;
+                let mut root = match root_at {
+                    Some(i) => (
+                        scratch.block_root_x[i * len + e],
+                        scratch.block_root[i * len + e],
+                    ),
+                    None => (0, 0.0),
+                };
+                let v = self.choose(t, |sl| near[sl * len + e], Dir::Near, &mut root);
+                if let Some(i) = root_at {
+                    (
+                        scratch.block_root_x[i * len + e],
+                        scratch.block_root[i * len + e],
+                    ) = root;
                 }
+                match v {
+                    Some(v) => scratch.block_near[t.dst * len + e] = v,
+                    None => decided[e] = false,
+                }
+            }
+        }
+        // Results on the nearest chain conform at once (the common case).
+        scratch.on_near.clear();
+        scratch.on_near.resize(len, true);
+        for (k, col) in results.iter().enumerate() {
+            let near = &scratch.block_near[self.outputs[k] * len..][..len];
+            for ((on, &r), v) in scratch
+                .on_near
+                .iter_mut()
+                .zip(&col[start..start + len])
+                .zip(near)
+            {
+                *on &= r as u32 == v.to_bits();
             }
         }
         let mut res = [0u32; 4];
         for (e, ok) in decided.iter_mut().enumerate() {
-            if !*ok {
+            if !*ok || scratch.on_near[e] {
                 continue;
             }
             for (k, col) in results.iter().enumerate() {
                 res[k] = col[start + e] as u32;
             }
-            let range = e * n..(e + 1) * n;
-            // Results on the nearest chain conform at once (the common case).
-            let row = &scratch.block_near[range.clone()];
-            if self
-                .outputs
-                .iter()
-                .enumerate()
-                .all(|(k, &slot)| res[k] == row[slot].to_bits())
-            {
-                continue;
+            for sl in 0..self.slots {
+                let v = scratch.block_near[sl * len + e];
+                scratch.near[sl] = v;
+                scratch.val[sl] = v;
             }
-            scratch.near.copy_from_slice(row);
-            for &sl in &self.root_slots {
-                scratch.roots[sl] = scratch.block_roots[e * n + sl];
+            for (i, &sl) in self.root_slots.iter().enumerate() {
+                scratch.roots[sl] = (
+                    scratch.block_root_x[i * len + e],
+                    scratch.block_root[i * len + e],
+                );
             }
             *ok = self.settle(&res[..results.len()], scratch) == Some(true);
         }
@@ -280,47 +337,65 @@ impl Tape {
         if t.sat {
             return false;
         }
-        let n = self.slots;
-        let near = &mut s.block_near;
-        let args = &t.args;
-        let get = |near: &[f32], e: usize, i: usize| eff(&args[i], near[e * n + args[i].slot]);
+        // Every operand's slot precedes the slot a step writes (slots are numbered as the
+        // tape is built).
+        let (before, after) = s.block_near.split_at_mut(t.dst * len);
+        let dst = &mut after[..len];
+        let ok = &mut ok[..len];
+        let arg = |i: usize| {
+            let a = &t.args[i];
+            debug_assert!(a.slot < t.dst);
+            (&before[a.slot * len..][..len], masks(a))
+        };
         match t.op {
             Some(Op::Mul) => {
+                let ((a, ma), (b, mb)) = (arg(0), arg(1));
                 for e in 0..len {
-                    let v = get(near, e, 0) * get(near, e, 1);
-                    near[e * n + t.dst] = v;
+                    let v = apply(a[e], ma) * apply(b[e], mb);
+                    dst[e] = v;
                     ok[e] &= normal(v);
                 }
             }
             Some(Op::Add) => {
+                let ((a, ma), (b, mb)) = (arg(0), arg(1));
                 for e in 0..len {
-                    let v = get(near, e, 0) + get(near, e, 1);
-                    near[e * n + t.dst] = v;
+                    let v = apply(a[e], ma) + apply(b[e], mb);
+                    dst[e] = v;
                     ok[e] &= normal(v);
                 }
             }
             Some(Op::Dp2 | Op::Dp3 | Op::Dp4) => {
-                let w = args.len() / 2;
+                let w = t.args.len() / 2;
+                let ((a, ma), (b, mb)) = (arg(0), arg(w));
                 for e in 0..len {
-                    let mut sum = get(near, e, 0) * get(near, e, w);
-                    let mut good = true;
-                    for i in 1..w {
-                        let p = get(near, e, i) * get(near, e, i + w);
-                        good &= normal(sum) & normal(p);
-                        sum += p;
+                    dst[e] = apply(a[e], ma) * apply(b[e], mb);
+                }
+                for i in 1..w {
+                    let ((a, ma), (b, mb)) = (arg(i), arg(i + w));
+                    for e in 0..len {
+                        let p = apply(a[e], ma) * apply(b[e], mb);
+                        ok[e] &= normal(dst[e]) & normal(p);
+                        dst[e] += p;
                     }
-                    near[e * n + t.dst] = sum;
-                    ok[e] &= good & normal(sum);
+                }
+                for e in 0..len {
+                    ok[e] &= normal(dst[e]);
                 }
             }
             Some(Op::Rsq) => {
-                let roots = &mut s.block_roots;
+                let (a, ma) = arg(0);
+                let Some(i) = self.root_index[t.dst] else {
+                    return false;
+                };
+                let xs = &mut s.block_root_x[i * len..][..len];
+                let roots = &mut s.block_root[i * len..][..len];
                 for e in 0..len {
-                    let x = get(near, e, 0);
+                    let x = apply(a[e], ma);
                     let r = 1.0 / (x as f64).sqrt();
-                    roots[e * n + t.dst] = (x.to_bits(), r);
+                    xs[e] = x.to_bits();
+                    roots[e] = r;
                     let v = r as f32;
-                    near[e * n + t.dst] = v;
+                    dst[e] = v;
                     ok[e] &= (x > 0.0) & normal(v);
                 }
             }
@@ -353,8 +428,8 @@ impl Tape {
         // of a sign pattern are worked out once and kept.
         let mut signs = 0u64;
         if self.slots <= 64 {
-            for (i, v) in scratch.near.iter().enumerate() {
-                signs |= ((*v < 0.0) as u64) << i;
+            for &i in &self.sign_slots {
+                signs |= ((scratch.near[i] < 0.0) as u64) << i;
             }
         }
         let entry = self.runs(signs, need, up, scratch)?;
@@ -380,7 +455,8 @@ impl Tape {
     }
 
     /// Runs `steps` (each pushed its way) from the nearest chain and says whether every
-    /// component of `outs` lies between the nearest chain and the pushed one.
+    /// component of `outs` lies between the nearest chain and the pushed one. `s.val`
+    /// holds the nearest chain before and after.
     fn push(
         &self,
         steps: &[(usize, bool)],
@@ -389,15 +465,27 @@ impl Tape {
         results: &[u32],
         s: &mut Scratch,
     ) -> bool {
-        s.val.copy_from_slice(&s.near);
+        let inside = self.pushed(steps, outs, up, results, s);
+        for &(i, _) in steps {
+            let d = self.ops[i].dst;
+            s.val[d] = s.near[d];
+        }
+        inside
+    }
+
+    fn pushed(
+        &self,
+        steps: &[(usize, bool)],
+        outs: u8,
+        up: u8,
+        results: &[u32],
+        s: &mut Scratch,
+    ) -> bool {
         for &(i, dir_up) in steps {
             let t = &self.ops[i];
-            match self.choose(
-                t,
-                &s.val,
-                if dir_up { Dir::Up } else { Dir::Down },
-                &mut s.roots,
-            ) {
+            let dir = if dir_up { Dir::Up } else { Dir::Down };
+            let val = &s.val;
+            match self.choose(t, |sl| val[sl], dir, &mut s.roots[t.dst]) {
                 Some(v) => s.val[t.dst] = v,
                 None => return false,
             }
@@ -527,14 +615,28 @@ impl Tape {
                 }
             }
         }
+        // Inputs and literals take no choice: chains that differ only in how they would
+        // move one are the same chain (and merge).
+        for &(_, sl) in &self.inputs {
+            s.dir[sl] = 0;
+        }
+        for &(sl, _) in &self.literals {
+            s.dir[sl] = 0;
+        }
         Some(())
     }
 
-    /// One step's choice in a direction, from the slots' values; `None` outside the
-    /// decider's ground.
+    /// One step's choice in a direction, from the slots' values (`val`); `None` outside
+    /// the decider's ground. `root` keeps an rsq step's operand and root.
     #[inline]
-    fn choose(&self, t: &TapeOp, vals: &[f32], dir: Dir, roots: &mut [(u32, f64)]) -> Option<f32> {
-        let a = |i: usize| eff(&t.args[i], vals[t.args[i].slot]);
+    fn choose(
+        &self,
+        t: &TapeOp,
+        val: impl Fn(usize) -> f32,
+        dir: Dir,
+        root: &mut (u32, f64),
+    ) -> Option<f32> {
+        let a = |i: usize| eff(&t.args[i], val(t.args[i].slot));
         let v = match t.op {
             None => a(0),
             Some(Op::Add) => add(a(0), a(1), dir, self.d3d10),
@@ -564,7 +666,7 @@ impl Tape {
             }
             Some(Op::Min) => a(0).min(a(1)),
             Some(Op::Max) => a(0).max(a(1)),
-            Some(Op::Rsq) => rsq(a(0), dir, &mut roots[t.dst])?,
+            Some(Op::Rsq) => rsq(a(0), dir, root)?,
             Some(Op::Sqrt) => sqrt(a(0), dir)?,
             Some(Op::Rcp) => (1.0 / a(0) as f64) as f32,
             Some(Op::Div) => (a(0) as f64 / a(1) as f64) as f32,
@@ -589,10 +691,14 @@ impl Tape {
 #[derive(Default)]
 pub struct Scratch {
     near: Vec<f32>,
-    /// A block's nearest chains, element after element ([`Tape::decide_block`]).
+    /// A block's nearest chains, slot after slot ([`Tape::decide_block`]): the value of
+    /// slot `s` for element `e` of a block of `len` at `s * len + e`.
     block_near: Vec<f32>,
-    /// A block's rsq roots, as `roots`.
-    block_roots: Vec<(u32, f64)>,
+    /// A block's rsq operands and roots, as `roots`, rsq step after rsq step.
+    block_root_x: Vec<u32>,
+    block_root: Vec<f64>,
+    /// Per element of the block, whether its results are the nearest chain's.
+    on_near: Vec<bool>,
     /// Per rsq step, its last operand and 1/sqrt of it in `f64` (the nearest chain's,
     /// reused by a push that leaves the operand as it was).
     roots: Vec<(u32, f64)>,
@@ -649,10 +755,19 @@ enum Dir {
 /// The operand after its modifiers.
 #[inline]
 fn eff(a: &Arg, v: f32) -> f32 {
-    // Branch-free: clear the sign for _abs, flip it for -.
-    let abs = (a.abs as u32) << 31;
-    let neg = (a.neg as u32) << 31;
-    f32::from_bits((v.to_bits() & !abs) ^ neg)
+    apply(v, masks(a))
+}
+
+/// An operand's modifiers as bit masks: the bits kept, then the bits flipped (clear the
+/// sign for _abs, flip it for -), so that they apply without a branch.
+#[inline]
+fn masks(a: &Arg) -> (u32, u32) {
+    (!((a.abs as u32) << 31), (a.neg as u32) << 31)
+}
+
+#[inline]
+fn apply(v: f32, (keep, flip): (u32, u32)) -> f32 {
+    f32::from_bits((v.to_bits() & keep) ^ flip)
 }
 
 #[inline]
