@@ -10,6 +10,11 @@
   same data (benches/judge.rs, `cargo bench --bench judge`, run here with --judge): goal
   within 2x. The check figure runs in a child process with RAYON_NUM_THREADS=1, as the
   Rust benchmark uses a one-thread pool;
+- check_program("normalize(v)", ...) on 2^20 elements of float3, one core (a child
+  process with RAYON_NUM_THREADS=1), the results a conforming device returns (rsq the
+  nearest pattern or a neighbour), against numpy's copy of the same bytes in the same
+  run: goal at least 5 M elements/s (issue 41; `cargo bench --bench program` is the same
+  in process);
 - pack and encode of strided, reversed, Fortran-ordered and big-endian arrays against
   the same values C-contiguous (``--layouts-only`` stops after these): goal at least 0.5x.
 
@@ -63,6 +68,24 @@ def check_rate(lines):
     conforms, summary = d.check("sqrt", [x], r)
     assert summary["violate"] == 0
     return lines / best(lambda: d.check("sqrt", [x], r)) / 1e6
+
+
+def program_rate(n):
+    """M elements/s of check_program("normalize(v)") on `n` elements of float3 with
+    components in [-100, 100], and numpy's copy of the same bytes (inputs and results)."""
+    rng = np.random.default_rng(0x41)
+    v = (rng.random((n, 3), dtype=np.float32) * 200 - 100 + 0.001).astype(np.float32)
+    dot = (v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1]) + v[:, 2] * v[:, 2]
+    near = (1.0 / np.sqrt(dot.astype(np.float64))).astype(np.float32)
+    step = rng.integers(-1, 2, n).astype(np.int32)
+    s = (near.view(np.int32) + step).view(np.float32)
+    r = (s[:, None] * v).astype(np.float32)
+    conforms, summary = d.check_program("normalize(v)", {"v": v}, r, expr=True)
+    assert summary["violate"] == 0, summary
+    t = best(lambda: d.check_program("normalize(v)", {"v": v}, r, expr=True))
+    both = np.concatenate([v, r], axis=1)
+    copy = best(lambda: both.copy())
+    return n / t / 1e6, n / copy / 1e6
 
 
 def judge_rate():
@@ -124,11 +147,15 @@ def main():
     ap.add_argument("--n", type=int, default=100_000_000)
     ap.add_argument("--judge", action="store_true", help="also run cargo bench --bench judge")
     ap.add_argument("--check-only", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--program-only", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--layouts-only", action="store_true",
                     help="stop after the array-layout ratios (issue 38)")
     args = ap.parse_args()
     if args.check_only:
         print(check_rate(args.check_only))
+        return
+    if args.program_only:
+        print(*program_rate(args.program_only))
         return
 
     n = args.n - args.n % 3
@@ -171,6 +198,17 @@ def main():
     all_cores = check_rate(lines)
     print(f'check("sqrt", [x], r), {lines} lines: {one_core:.1f} M lines/s on one core, '
           f"{all_cores:.1f} on every core")
+    elements = 1 << 20
+    rate, copy = map(float, subprocess.run(
+        [sys.executable, __file__, "--program-only", str(elements)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split())
+    print(f'check_program("normalize(v)"), {elements} float3 elements, one core: '
+          f"{rate:.2f} M elements/s, numpy's copy of the same bytes {copy:.1f} M elements/s, "
+          f"ratio {rate / copy:.4f} (goal >= 5 M elements/s: {'ok' if rate >= 5 else 'MISSED'})")
     if args.judge:
         judge = judge_rate()
         ratio = judge / one_core

@@ -17,6 +17,7 @@ use numpy::PyUntypedArray;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
+use rayon::prelude::*;
 
 use crate::args::{self, type_name};
 use crate::codec::shaped;
@@ -95,6 +96,33 @@ fn input_register(key: &Bound<'_, PyAny>, k: usize, is_expr: bool) -> PyResult<(
         _ => Err(PyValueError::new_err(format!(
             "input: '{name}' is not an input register (v0, v1, ...)"
         ))),
+    }
+}
+
+/// Elements gathered per task of [`gather`].
+const GATHER: usize = 1 << 14;
+
+/// Component `c` of the elements `range` of `column` (`w` components per element) into
+/// `out`, whose memory is reused; in parallel.
+fn gather(out: &mut Vec<u64>, column: Column, w: usize, c: usize, range: std::ops::Range<usize>) {
+    out.clear();
+    out.resize(range.len(), 0);
+    out.par_chunks_mut(GATHER)
+        .enumerate()
+        .for_each(|(k, chunk)| {
+            let first = range.start + k * GATHER;
+            // One loop per element type, the type matched once per chunk.
+            match column {
+                Column::U16(s) => gather_from(chunk, s, first, w, c),
+                Column::U32(s) => gather_from(chunk, s, first, w, c),
+                Column::U64(s) => gather_from(chunk, s, first, w, c),
+            }
+        });
+}
+
+fn gather_from<T: Copy + Into<u64>>(out: &mut [u64], s: &[T], first: usize, w: usize, c: usize) {
+    for (j, o) in out.iter_mut().enumerate() {
+        *o = s[(first + j) * w + c].into();
     }
 }
 
@@ -223,17 +251,20 @@ pub fn check_program<'py>(
     let mut total = ProgramVerdict::default();
     let mut pace = Pace::new();
     let mut start = 0;
+    // The block's columns, one per input and result component; their memory is kept
+    // from block to block.
+    let mut ins: Vec<Vec<u64>> = vec![Vec::new(); map.len()];
+    let mut res: Vec<Vec<u64>> = vec![Vec::new(); outs];
     while start < n {
         let began = std::time::Instant::now();
         let end = (start + pace.lines).min(n);
         let part = py.detach(|| {
-            let ins: Vec<Vec<u64>> = map
-                .iter()
-                .map(|&(a, w, c)| (start..end).map(|i| columns[a].get(i * w + c)).collect())
-                .collect();
-            let res: Vec<Vec<u64>> = (0..outs)
-                .map(|j| (start..end).map(|i| res_column.get(i * outs + j)).collect())
-                .collect();
+            for (col, &(a, w, c)) in ins.iter_mut().zip(&map) {
+                gather(col, columns[a], w, c, start..end);
+            }
+            for (j, col) in res.iter_mut().enumerate() {
+                gather(col, res_column, outs, j, start..end);
+            }
             let ins: Vec<&[u64]> = ins.iter().map(Vec::as_slice).collect();
             let res: Vec<&[u64]> = res.iter().map(Vec::as_slice).collect();
             judge.judge(&ins, &res, usize::MAX)

@@ -3,7 +3,7 @@
 
 use d3dfloat_core::d3d::{Domain, RuleSet};
 use d3dfloat_core::format::F32;
-use d3dfloat_core::program::{ProgramJudge, parse_asm};
+use d3dfloat_core::program::{ProgramJudge, ProgramViolation, parse_asm};
 
 /// xorshift64*, deterministic.
 struct Rng(u64);
@@ -189,7 +189,8 @@ fn a_violation_names_its_element_and_component() {
 
 /// lerp's two expansions (fxc's mad, DXC's mul then add) judged together over more than
 /// one piece of work (16,384 elements), each alternative with its own decider state kept
-/// from piece to piece: the same verdicts as the exact propagation alone.
+/// from piece to piece and from call to call: the same verdicts as the exact propagation
+/// alone.
 #[test]
 fn alternatives_over_several_pieces() {
     let (programs, _) = d3dfloat_core::program::expr::programs(
@@ -220,10 +221,25 @@ fn alternatives_over_several_pieces() {
         res.push(nudge(near.to_bits(), k) as u64);
     }
     let ins: Vec<&[u64]> = cols.iter().map(Vec::as_slice).collect();
-    let fast = judge.judge(&ins, &[&res], 50).unwrap();
-    let slow = exact.judge(&ins, &[&res], 50).unwrap();
+    let fast = judge.judge(&ins, &[&res], n).unwrap();
+    let slow = exact.judge(&ins, &[&res], n).unwrap();
     assert_eq!((fast.conform, fast.violate), (slow.conform, slow.violate));
     assert_eq!(fast.violations, slow.violations);
+    // Again, with the workers' memory the first call left in the judge, over another
+    // range (as the Python package judges a stream block by block).
+    let tail: Vec<&[u64]> = ins.iter().map(|c| &c[1000..]).collect();
+    let again = judge.judge(&tail, &[&res[1000..]], n).unwrap();
+    let expected: Vec<_> = slow
+        .violations
+        .iter()
+        .filter(|v| v.index >= 1000)
+        .map(|v| ProgramViolation {
+            index: v.index - 1000,
+            ..v.clone()
+        })
+        .collect();
+    assert_eq!(again.violations, expected);
+    assert_eq!(again.violate, expected.len() as u64);
     assert!(slow.violate > 0 && slow.conform > 0);
     assert!(
         fast.fast > n as u64 / 2,

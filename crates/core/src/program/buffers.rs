@@ -3,6 +3,8 @@
 //! ([`super::fast`]) settles the results between two chains; the rest get the exact
 //! propagation.
 
+use std::sync::Mutex;
+
 use rayon::prelude::*;
 
 use super::ProgramError;
@@ -19,11 +21,25 @@ const PIECE: usize = 1 << 14;
 /// Elements whose nearest chains the decider runs step by step together.
 const BLOCK: usize = 256;
 
-/// A worker's memory, kept from piece to piece: the decider's, one per alternative (its
-/// table of chains fills once), and the exact propagation's engine.
+/// A worker's memory, kept from piece to piece and from call to call: the decider's, one
+/// per alternative (its table of chains fills once), and the exact propagation's engine.
 struct Worker {
     scratch: Vec<Scratch>,
     engine: PointEngine,
+}
+
+/// A worker taken from the judge's pool for one run of pieces, given back when dropped.
+struct Lease<'a> {
+    pool: &'a Mutex<Vec<Worker>>,
+    worker: Option<Worker>,
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let (Some(w), Ok(mut pool)) = (self.worker.take(), self.pool.lock()) {
+            pool.push(w);
+        }
+    }
 }
 
 /// One output component of one element outside its interval.
@@ -61,6 +77,9 @@ pub struct ProgramJudge {
     rules: RuleSet,
     inputs: Vec<(Reg, usize)>,
     tapes: Option<Vec<Tape>>,
+    /// Workers' memory between calls (a caller judging a stream block by block keeps
+    /// the decider's tables).
+    pool: Mutex<Vec<Worker>>,
 }
 
 impl ProgramJudge {
@@ -99,6 +118,7 @@ impl ProgramJudge {
             rules,
             inputs,
             tapes,
+            pool: Mutex::new(Vec::new()),
         })
     }
 
@@ -106,6 +126,7 @@ impl ProgramJudge {
     /// propagation (the reference the decider is tested against).
     pub fn exact_only(mut self) -> ProgramJudge {
         self.tapes = None;
+        self.pool = Mutex::new(Vec::new());
         self
     }
 
@@ -172,12 +193,20 @@ impl ProgramJudge {
         let parts: Vec<Result<ProgramVerdict, ProgramError>> = pieces
             .par_iter()
             .map_init(
-                || Worker {
-                    scratch: (0..tapes).map(|_| Scratch::default()).collect(),
-                    engine: PointEngine::new(self.programs[0].format, self.rules),
+                || {
+                    let pooled = self.pool.lock().ok().and_then(|mut p| p.pop());
+                    let worker = pooled.unwrap_or_else(|| Worker {
+                        scratch: (0..tapes).map(|_| Scratch::default()).collect(),
+                        engine: PointEngine::new(self.programs[0].format, self.rules),
+                    });
+                    Lease {
+                        pool: &self.pool,
+                        worker: Some(worker),
+                    }
                 },
-                |worker, &start| {
+                |lease, &start| {
                     let end = (start + PIECE).min(n);
+                    let worker = lease.worker.as_mut().expect("a lease holds its worker");
                     self.piece(inputs, results, start..end, keep, worker)
                 },
             )
