@@ -59,6 +59,8 @@ pub struct Tape {
     root_slots: Vec<usize>,
     /// Per slot, its place in `root_slots`.
     root_index: Vec<Option<usize>>,
+    /// Per step, its operands when it is one of the common plain steps.
+    plain: Vec<Plain>,
     /// The slots whose signs [`Tape::directions`] reads (the operands of the steps
     /// whose effect's sign depends on them).
     sign_slots: Vec<usize>,
@@ -209,6 +211,19 @@ impl Tape {
             .collect();
         sign_slots.sort_unstable();
         sign_slots.dedup();
+        let plain = ops
+            .iter()
+            .map(|t| {
+                let arg = |i: usize| (t.args[i].slot, masks(&t.args[i]));
+                match t.op {
+                    _ if t.sat => Plain::Other,
+                    Some(Op::Mul) => Plain::Mul(arg(0), arg(1)),
+                    Some(Op::Add) => Plain::Add(arg(0), arg(1)),
+                    Some(Op::Rsq) => Plain::Rsq(arg(0)),
+                    _ => Plain::Other,
+                }
+            })
+            .collect();
         Some(Tape {
             ops,
             slots,
@@ -218,6 +233,7 @@ impl Tape {
             d3d10: rules == RuleSet::D3D10,
             root_slots,
             root_index,
+            plain,
             sign_slots,
             depth,
         })
@@ -481,23 +497,38 @@ impl Tape {
         results: &[u32],
         s: &mut Scratch,
     ) -> bool {
+        let mut ok = true;
         for &(i, dir_up) in steps {
             let t = &self.ops[i];
             let dir = if dir_up { Dir::Up } else { Dir::Down };
             let val = &s.val;
-            match self.choose(t, |sl| val[sl], dir, &mut s.roots[t.dst]) {
-                Some(v) => s.val[t.dst] = v,
-                None => return false,
-            }
+            // The common steps without the generic match; the same values as `choose`.
+            let v = match self.plain[i] {
+                Plain::Mul(a, b) => {
+                    mul(apply(val[a.0], a.1), apply(val[b.0], b.1), dir, self.d3d10)
+                }
+                Plain::Add(a, b) => {
+                    add(apply(val[a.0], a.1), apply(val[b.0], b.1), dir, self.d3d10)
+                }
+                Plain::Rsq(a) => {
+                    rsq(apply(val[a.0], a.1), dir, &mut s.roots[t.dst]).unwrap_or(f32::NAN)
+                }
+                Plain::Other => self
+                    .choose(t, |sl| val[sl], dir, &mut s.roots[t.dst])
+                    .unwrap_or(f32::NAN),
+            };
+            ok &= normal(v);
+            s.val[t.dst] = v;
         }
-        self.outputs.iter().enumerate().all(|(k, &slot)| {
-            if outs & (1 << k) == 0 {
-                return true;
-            }
+        // Every component of `outs` on its side of the pushed chain (no branch per
+        // component: which ones are off the nearest chain, and where, is data).
+        for (k, &slot) in self.outputs.iter().enumerate() {
             let r = f32::from_bits(results[k]);
             let e = s.val[slot];
-            if up & (1 << k) != 0 { r <= e } else { r >= e }
-        })
+            let side = if up & (1 << k) != 0 { r <= e } else { r >= e };
+            ok &= side | (outs & (1 << k) == 0);
+        }
+        ok
     }
 
     /// The chains that push the components in `need` toward their sides (`up`), for the
@@ -685,6 +716,18 @@ impl Tape {
         };
         normal(v).then_some(v)
     }
+}
+
+/// An operand of a plain step: its slot and modifiers ([`masks`]).
+type Operand = (usize, (u32, u32));
+
+/// The steps a push takes most, with their operands at hand.
+#[derive(Clone, Copy, Debug)]
+enum Plain {
+    Mul(Operand, Operand),
+    Add(Operand, Operand),
+    Rsq(Operand),
+    Other,
 }
 
 /// Working memory of [`Tape::decide_block`], one per thread.
