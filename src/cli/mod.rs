@@ -4,18 +4,20 @@
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 use crate::convert::exr_out::ExrCompression;
-use crate::d3d::RuleSet;
 use crate::format::bc6h::Quality;
 use crate::format::{Format, Rounding};
 
 mod argv;
+mod op;
+mod probe;
 mod values;
 
 pub use argv::normalize_args;
+pub use op::OpArgs;
+pub use probe::ProbeArgs;
 pub use values::FormatArg;
 use values::{
-    choice, parse_channels, parse_format, parse_format_or_block, parse_range, parse_tolerance,
-    parse_ulp_limit,
+    choice, parse_channels, parse_format, parse_format_or_block, parse_tolerance, parse_ulp_limit,
 };
 
 const AFTER_HELP: &str = "\
@@ -89,13 +91,13 @@ pub enum Command {
     #[command(after_help = CONVERT_HELP)]
     Convert(ConvertArgs),
     /// Evaluate a D3D shader instruction: every result a conforming GPU may return
-    #[command(after_help = op_help())]
+    #[command(after_help = op::op_help())]
     Op(OpArgs),
     /// Distance in ULPs between two values, stdin pairs, or two raw buffers
     #[command(name = "ulp-diff", after_help = ULP_DIFF_HELP)]
     UlpDiff(UlpDiffArgs),
     /// Run the instructions on a Vulkan device and judge every result by the D3D rules
-    #[command(after_help = PROBE_HELP)]
+    #[command(after_help = probe::PROBE_HELP)]
     Probe(ProbeArgs),
     /// Write shell completions or man pages (for packaging and the checked-in copies)
     #[command(hide = true)]
@@ -218,248 +220,6 @@ pub struct ConvertArgs {
     /// Input file, or - for stdin [default: stdin]
     #[arg(value_name = "INPUT")]
     pub input: Option<std::path::PathBuf>,
-}
-
-/// `op --help`'s text after the options: the instruction lists come from the table of
-/// instructions (`d3d::instructions`), so that a new row shows here by itself.
-fn op_help() -> String {
-    use crate::d3d::instructions::{conveniences, double_names, f16_names, f32_instruction_names};
-    let list = |names: &mut dyn Iterator<Item = &str>| names.collect::<Vec<_>>().join(" ");
-    let conveniences: Vec<String> = conveniences()
-        .map(|(name, stands_for)| format!("{name} ({stands_for})"))
-        .collect();
-    let instructions = format!(
-        "OP is a shader instruction. f32 (default): {}. Conveniences that are not D3D \
-         instructions: {}; fma is mad. --fmt f16: {}, under the float16 rules (3.1.5). --fmt \
-         f64, or the double names (which imply it): {}; with --fmt f64 the f32 names of \
-         those work too.",
-        list(&mut f32_instruction_names()),
-        conveniences.join(", "),
-        list(&mut f16_names()),
-        list(&mut double_names()),
-    );
-    format!("{}\n\n{OP_HELP_REST}", wrap(&instructions, 92))
-}
-
-/// `text` broken into lines of at most `width` characters at spaces.
-fn wrap(text: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut line = 0;
-    for word in text.split(' ') {
-        if line > 0 && line + 1 + word.len() > width {
-            out.push('\n');
-            line = 0;
-        } else if line > 0 {
-            out.push(' ');
-            line += 1;
-        }
-        out.push_str(word);
-        line += word.len();
-    }
-    out
-}
-
-const OP_HELP_REST: &str = "\
-ARGs are values (0.1, 1e-40, 0x1.8p+3, inf, nan, -0, max, min-normal, ...), rounded to
-nearest-even into the format, or bits written 0x and exactly the format's width in hex
-digits (0x3f800000 for f32, 0x3c00 for f16). Vector operands of dp2/dp3/dp4 are written
-1,2,3. itof/utof take integers.
-
---check RESULT (bits or a value; true/false for comparisons; S,C for sincos) exits 0 when
-RESULT conforms and 1 when it does not. With no OP, lines 'OP ARG... [= RESULT]' are read
-from stdin; lines with = RESULT are checked, a summary ends the run, and the exit status is
-1 when any line does not conform.
-
---operands A.bin[,B.bin[,C.bin]] --results R.bin judges whole buffers a harness read back:
-raw little-endian patterns, one file per source operand (f16 as 2 bytes, f32, i32, u32 and
-comparison masks as 4, f64 as 8; dp2-dp4 components one after another; sincos results sine
-then cosine), streamed on every core. It prints what probe prints for one instruction, and
---violations FILE writes each violating line as 'OP ARG... = RESULT  # index N' (N: the
-element index) for `d3dfloat op` to check again (with the same --fmt and --rules); --list
-adds the violating indexes to --json and --csv.
-
-Examples:
-  d3dfloat op add 1 0x33800000
-  d3dfloat op mad 0x3f800001 0x3f800001 -1 --check 0x34800000
-  d3dfloat op --rules d3d10 div 1 3
-  d3dfloat op --fmt f16 dp3 1,2,3 0.1,0.2,0.3
-  printf 'mul 3 0.1 = 0x3e99999a\\nsqrt 2 = 0x3fb504f4\\n' | d3dfloat op --plain
-  d3dfloat op sqrt --operands x.f32 --results sqrt.f32 --violations bad.txt
-  d3dfloat op --expr 'normalize(float3(1, 2, 3))'
-  d3dfloat op --asm 'mul r0.x, v0.x, v0.y; add r0.x, r0.x, v0.z' --input v0=3,5,1 --check 16";
-
-/// `op`'s arguments.
-#[derive(Debug, Args)]
-pub struct OpArgs {
-    /// Working format: f32, f16 or f64 (the double instruction names imply f64)
-    #[arg(long, short = 'f', default_value = "f32", value_name = "F", value_parser = parse_format)]
-    pub fmt: Format,
-    /// Rule set: d3d11 (Direct3D 11 and later) or d3d10 (1 ULP for 32-bit arithmetic)
-    #[arg(long, value_parser = choice::<RuleSet>(), default_value_t = RuleSet::default(), value_name = "RULES")]
-    pub rules: RuleSet,
-    /// Check a claimed result (bits or value): exit 0 if it conforms, 1 if not
-    #[arg(long, value_name = "RESULT", allow_hyphen_values = true)]
-    pub check: Option<String>,
-    /// The instruction and its operands (stdin lines 'OP ARG... [= RESULT]' when none)
-    #[arg(value_name = "OP ARG")]
-    pub words: Vec<String>,
-    /// A sequence of instructions in shader assembly ('dp3 r0.x, v0.xyz, v0.xyz; rsq r0.x,
-    /// r0.x'): the interval each output component may take (with --input, --output)
-    #[arg(long, value_name = "ASM", conflicts_with_all = ["words", "expr"], allow_hyphen_values = true)]
-    pub asm: Option<String>,
-    /// An HLSL expression ('normalize(float3(1, 2, 3))'), expanded into the sequences
-    /// compilers emit: the interval each result component may take
-    #[arg(
-        long,
-        value_name = "EXPR",
-        conflicts_with = "words",
-        allow_hyphen_values = true
-    )]
-    pub expr: Option<String>,
-    /// With --asm: an input register's values, v0=1,2,3 (values or bit patterns); with
-    /// --expr: a variable's, NAME=1,2,3. Repeat for each
-    #[arg(long, value_name = "REG=VALUES", allow_hyphen_values = true)]
-    pub input: Vec<String>,
-    /// With --asm: the register (and components) reported, r1 or r1.xy; the last
-    /// destination written when absent
-    #[arg(long, value_name = "REG")]
-    pub output: Option<String>,
-    /// Judge raw operand buffers, one file per source operand (with --results); with
-    /// --asm or --expr, REG=FILE (or NAME=FILE) per input, its components interleaved
-    #[arg(
-        long,
-        value_name = "FILES",
-        value_delimiter = ',',
-        conflicts_with = "check"
-    )]
-    pub operands: Vec<std::path::PathBuf>,
-    /// The results buffer that goes with --operands
-    #[arg(long, value_name = "FILE")]
-    pub results: Option<std::path::PathBuf>,
-    /// With --operands: write every violating line as 'OP ARG... = RESULT  # index N' to
-    /// FILE (N: the line's element index in the buffers)
-    #[arg(long, value_name = "FILE")]
-    pub violations: Option<std::path::PathBuf>,
-    /// With --operands and --json or --csv: list each violating line's index and class (up
-    /// to --limit)
-    #[arg(long, requires = "operands")]
-    pub list: bool,
-    /// With --list: the most violating lines listed
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_VIOLATION_LIMIT, requires = "operands")]
-    pub limit: usize,
-    /// With --operands: also write the verdict as one self-contained HTML page, with a
-    /// plot of the error against the input
-    #[arg(long, value_name = "FILE.html", requires = "operands")]
-    pub report: Option<std::path::PathBuf>,
-}
-
-const PROBE_HELP: &str = "\
-Each instruction of op runs as a compute shader on the device, in the SPIR-V form a
-D3D-to-Vulkan translator emits (one instruction per dispatch, with the float controls D3D
-needs where the device grants them), over a generated input set: specials, denormals,
-ties, overflow, cancellation, large sincos arguments, out-of-range conversions, random
-patterns; all 65,536 halves for f16tof32. The same --seed gives the same inputs. Every
-result is judged by the op engine. The f16 and f64 instructions run when the device has
-shaderFloat16 / shaderFloat64. --ops takes names (add,dadd); f16:add or f32:add picks one
-format's.
-
---emit-log FILE writes every line as 'OP ARG... = RESULT' (bit patterns), so that
-`d3dfloat op --plain < FILE` gives each verdict again (add --rules d3d10 if the probe had
-it); 16-bit arithmetic lines go to FILE.f16, for `d3dfloat op --fmt f16 --plain < FILE.f16`.
-
-Vulkan is loaded at run time. Without a loader or a device, probe exits 2; on Debian,
-`apt-get install mesa-vulkan-drivers libvulkan1` gives a software device (lavapipe).
-
---exhaustive runs every input: the device makes the operands from the invocation index,
-and each chunk of results is judged on the other cores while the device computes the next
-(memory stays under 100 MiB). A progress bar shows on a terminal; Ctrl-C stops the sweep,
-prints the report of what was judged, marked partial, and exits 130. Two-f32-operand,
-three-operand, vector and double instructions have no sweep and are listed as skipped.
---first N or --range START..END runs a slice of each sweep (--range 0x3c00..0x4000: the
-f16 binade [1, 2)). --violations FILE writes the failing inputs as they are judged, as
-'OP ARG... = RESULT  # index N' lines (f16 ones to FILE.f16), up to --limit per
-instruction, for `d3dfloat op --plain < FILE` to check again.
-
-Exit status: 0 every result conforms, 1 any result violates, 2 no Vulkan or a usage error,
-130 an exhaustive sweep interrupted (the report printed is partial).
-
-Examples:
-  d3dfloat probe
-  d3dfloat probe --list-devices
-  d3dfloat probe --ops add,mul,mad --count 100000 --emit-log add.log
-  d3dfloat probe --json | jq 'select(.kind == \"op\" and .violate > 0)'
-  d3dfloat probe --exhaustive --ops sqrt,rsq,rcp
-  d3dfloat probe --exhaustive --ops f16:rsq --violations rsq.txt";
-
-/// `probe`'s arguments.
-#[derive(Debug, Args)]
-pub struct ProbeArgs {
-    /// Device: an index from --list-devices or part of its name [default: the first]
-    #[arg(long, value_name = "INDEX|NAME")]
-    pub device: Option<String>,
-    /// List the Vulkan devices and exit
-    #[arg(long)]
-    pub list_devices: bool,
-    /// Instructions to probe, comma-separated [default: all]
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub ops: Vec<String>,
-    /// Input lines per instruction (f16tof32 takes all 65,536 halves from 4096 up)
-    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..=16_777_216))]
-    pub count: u32,
-    /// Rule set: d3d11 (Direct3D 11 and later) or d3d10
-    #[arg(long, value_parser = choice::<RuleSet>(), default_value_t = RuleSet::default(), value_name = "RULES")]
-    pub rules: RuleSet,
-    /// Write every line as 'OP ARG... = RESULT' to FILE, for `d3dfloat op --plain < FILE`
-    #[arg(long, value_name = "FILE")]
-    pub emit_log: Option<std::path::PathBuf>,
-    /// Seed of the generated inputs
-    #[arg(long, value_name = "S", default_value_t = 1)]
-    pub seed: u64,
-    /// Every input instead of samples: all 2^32 f32 patterns of each one-operand
-    /// instruction, all 65,536 f16 ones, every pair of f16 operands (2^32)
-    #[arg(long, conflicts_with_all = ["emit_log", "count", "seed"])]
-    pub exhaustive: bool,
-    /// With --exhaustive: only the first N inputs of each sweep
-    #[arg(long, value_name = "N", requires = "exhaustive")]
-    pub first: Option<u64>,
-    /// With --exhaustive: only inputs START to END (excluded) of each sweep, decimal or 0x
-    /// hex; an input's index is its pattern (a << 16 | b for two f16 operands)
-    #[arg(long, value_name = "START..END", requires = "exhaustive", conflicts_with = "first", value_parser = parse_range)]
-    pub range: Option<std::ops::Range<u64>>,
-    /// With --exhaustive: write each violating line as 'OP ARG... = RESULT  # index N' to
-    /// FILE (f16 instructions' to FILE.f16), for `d3dfloat op --plain < FILE`
-    #[arg(long, value_name = "FILE", requires = "exhaustive")]
-    pub violations: Option<std::path::PathBuf>,
-    /// Violating lines written (--violations) or listed (--list) per instruction
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_VIOLATION_LIMIT)]
-    pub limit: usize,
-    /// With --exhaustive and --json or --csv: list each violating line's index and class
-    /// (up to --limit per instruction)
-    #[arg(long, requires = "exhaustive")]
-    pub list: bool,
-    /// Also write the report as one self-contained HTML page, with a plot of each
-    /// instruction's error against its input
-    #[arg(long, value_name = "FILE.html", conflicts_with = "list_devices")]
-    pub report: Option<std::path::PathBuf>,
-    /// Path of each shader to the device, comma-separated: direct (SPIR-V written by
-    /// d3dfloat), vkd3d-shader or dxbc-spirv (DXBC written by d3dfloat, translated by
-    /// that translator); with several, every instruction runs through each and the report
-    /// compares them
-    #[arg(
-        long,
-        value_name = "PATHS",
-        value_delimiter = ',',
-        default_value = "direct"
-    )]
-    pub via: Vec<String>,
-    /// With --via vkd3d-shader: the vkd3d-shader library to load [default:
-    /// libvkd3d-shader.so.1 from the system]
-    #[arg(long, value_name = "PATH")]
-    pub translator_lib: Option<std::path::PathBuf>,
-    /// Write each selected instruction's DXBC compute shader (sampled and exhaustive
-    /// forms) into DIR as NAME.FORMAT[.indexed].dxbc, then exit; no device is needed
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["list_devices", "report", "emit_log"])]
-    pub dump_dxbc: Option<std::path::PathBuf>,
 }
 
 const ULP_DIFF_HELP: &str = "\
