@@ -59,8 +59,6 @@ pub struct Tape {
     root_slots: Vec<usize>,
     /// Per slot, its place in `root_slots`.
     root_index: Vec<Option<usize>>,
-    /// Per step, its operands when it is one of the common plain steps.
-    plain: Vec<Plain>,
     /// The slots whose signs [`Tape::directions`] reads (the operands of the steps
     /// whose effect's sign depends on them).
     sign_slots: Vec<usize>,
@@ -195,14 +193,7 @@ impl Tape {
         }
         let mut sign_slots: Vec<usize> = ops
             .iter()
-            .filter(|t| {
-                !matches!(
-                    t.op,
-                    None | Some(
-                        Op::Add | Op::Sub | Op::Min | Op::Max | Op::Sqrt | Op::Rsq | Op::Rcp
-                    )
-                )
-            })
+            .filter(|t| fixed_effect(t.op).is_none())
             .flat_map(|t| t.args.iter().map(|a| a.slot))
             .chain(
                 ops.iter()
@@ -211,19 +202,6 @@ impl Tape {
             .collect();
         sign_slots.sort_unstable();
         sign_slots.dedup();
-        let plain = ops
-            .iter()
-            .map(|t| {
-                let arg = |i: usize| (t.args[i].slot, masks(&t.args[i]));
-                match t.op {
-                    _ if t.sat => Plain::Other,
-                    Some(Op::Mul) => Plain::Mul(arg(0), arg(1)),
-                    Some(Op::Add) => Plain::Add(arg(0), arg(1)),
-                    Some(Op::Rsq) => Plain::Rsq(arg(0)),
-                    _ => Plain::Other,
-                }
-            })
-            .collect();
         Some(Tape {
             ops,
             slots,
@@ -233,7 +211,6 @@ impl Tape {
             d3d10: rules == RuleSet::D3D10,
             root_slots,
             root_index,
-            plain,
             sign_slots,
             depth,
         })
@@ -333,11 +310,11 @@ impl Tape {
             }
             for sl in 0..self.slots {
                 let v = scratch.block_near[sl * len + e];
-                scratch.near[sl] = v;
-                scratch.val[sl] = v;
+                scratch.chain.near[sl] = v;
+                scratch.chain.val[sl] = v;
             }
             for (i, &sl) in self.root_slots.iter().enumerate() {
-                scratch.roots[sl] = (
+                scratch.chain.roots[sl] = (
                     scratch.block_root_x[i * len + e],
                     scratch.block_root[i * len + e],
                 );
@@ -427,7 +404,7 @@ impl Tape {
         let (mut need, mut up) = (0u8, 0u8);
         for (k, &slot) in self.outputs.iter().enumerate() {
             let r = f32::from_bits(results[k]);
-            let n = scratch.near[slot];
+            let n = scratch.chain.near[slot];
             if r.to_bits() == n.to_bits() {
                 continue;
             }
@@ -445,24 +422,18 @@ impl Tape {
         let mut signs = 0u64;
         if self.slots <= 64 {
             for &i in &self.sign_slots {
-                signs |= ((scratch.near[i] < 0.0) as u64) << i;
+                signs |= ((scratch.chain.near[i] < 0.0) as u64) << i;
             }
         }
         let entry = self.runs(signs, need, up, scratch)?;
-        for run in 0..scratch.table[entry].runs.len() {
-            let steps = std::mem::take(&mut scratch.table[entry].runs[run].0);
-            let short = std::mem::take(&mut scratch.table[entry].runs[run].2);
-            let outs = scratch.table[entry].runs[run].1;
+        let Scratch { table, chain, .. } = scratch;
+        for run in &table[entry].runs {
             // The steps nearest the outputs first (a device's error is mostly its last
             // approximations'): a chain that pushes only them is as valid as the whole
             // one, and cheaper; the whole push when it does not reach.
-            let mut inside =
-                short.len() < steps.len() && self.push(&short, outs, up, results, scratch);
-            if !inside {
-                inside = self.push(&steps, outs, up, results, scratch);
-            }
-            scratch.table[entry].runs[run].2 = short;
-            scratch.table[entry].runs[run].0 = steps;
+            let inside = (run.short.len() < run.steps.len()
+                && self.push(&run.short, run.outs, up, results, chain))
+                || self.push(&run.steps, run.outs, up, results, chain);
             if !inside {
                 return None;
             }
@@ -471,7 +442,7 @@ impl Tape {
     }
 
     /// Runs `steps` (each pushed its way) from the nearest chain and says whether every
-    /// component of `outs` lies between the nearest chain and the pushed one. `s.val`
+    /// component of `outs` lies between the nearest chain and the pushed one. `c.val`
     /// holds the nearest chain before and after.
     fn push(
         &self,
@@ -479,54 +450,32 @@ impl Tape {
         outs: u8,
         up: u8,
         results: &[u32],
-        s: &mut Scratch,
+        c: &mut Chain,
     ) -> bool {
-        let inside = self.pushed(steps, outs, up, results, s);
-        for &(i, _) in steps {
-            let d = self.ops[i].dst;
-            s.val[d] = s.near[d];
-        }
-        inside
-    }
-
-    fn pushed(
-        &self,
-        steps: &[(usize, bool)],
-        outs: u8,
-        up: u8,
-        results: &[u32],
-        s: &mut Scratch,
-    ) -> bool {
+        // No early exit: a step outside the decider's ground gives NaN, which fails the
+        // step's check and the comparisons after it.
         let mut ok = true;
         for &(i, dir_up) in steps {
             let t = &self.ops[i];
             let dir = if dir_up { Dir::Up } else { Dir::Down };
-            let val = &s.val;
-            // The common steps without the generic match; the same values as `choose`.
-            let v = match self.plain[i] {
-                Plain::Mul(a, b) => {
-                    mul(apply(val[a.0], a.1), apply(val[b.0], b.1), dir, self.d3d10)
-                }
-                Plain::Add(a, b) => {
-                    add(apply(val[a.0], a.1), apply(val[b.0], b.1), dir, self.d3d10)
-                }
-                Plain::Rsq(a) => {
-                    rsq(apply(val[a.0], a.1), dir, &mut s.roots[t.dst]).unwrap_or(f32::NAN)
-                }
-                Plain::Other => self
-                    .choose(t, |sl| val[sl], dir, &mut s.roots[t.dst])
-                    .unwrap_or(f32::NAN),
-            };
+            let val = &c.val;
+            let v = self
+                .choose(t, |sl| val[sl], dir, &mut c.roots[t.dst])
+                .unwrap_or(f32::NAN);
             ok &= normal(v);
-            s.val[t.dst] = v;
+            c.val[t.dst] = v;
         }
         // Every component of `outs` on its side of the pushed chain (no branch per
         // component: which ones are off the nearest chain, and where, is data).
         for (k, &slot) in self.outputs.iter().enumerate() {
             let r = f32::from_bits(results[k]);
-            let e = s.val[slot];
+            let e = c.val[slot];
             let side = if up & (1 << k) != 0 { r <= e } else { r >= e };
             ok &= side | (outs & (1 << k) == 0);
+        }
+        for &(i, _) in steps {
+            let d = self.ops[i].dst;
+            c.val[d] = c.near[d];
         }
         ok
     }
@@ -583,7 +532,7 @@ impl Tape {
                     .copied()
                     .filter(|&(i, _)| self.depth[i] <= SHORT)
                     .collect();
-                (steps, outs, short)
+                Run { steps, outs, short }
             })
             .collect();
         // Without a key that tells patterns apart (more than 64 slots), the entry is
@@ -605,25 +554,24 @@ impl Tape {
             if d == 0 {
                 continue;
             }
-            let x = |a: &Arg| s.near[a.slot];
+            let x = |a: &Arg| s.chain.near[a.slot];
             let sign = |v: f32| if v > 0.0 { 1i8 } else { -1 };
             for (i, a) in t.args.iter().enumerate() {
                 // The sign of d(result)/d(slot value) through the modifiers.
-                let mut g: i8 = match t.op {
-                    None | Some(Op::Add | Op::Sub | Op::Min | Op::Max | Op::Sqrt) => 1,
-                    Some(Op::Rsq | Op::Rcp) => -1,
-                    Some(Op::Mul) => sign(eff(&t.args[1 - i], x(&t.args[1 - i]))),
-                    Some(Op::Mad) => match i {
+                let mut g: i8 = match (fixed_effect(t.op), t.op) {
+                    (Some(g), _) => g,
+                    (_, Some(Op::Mul)) => sign(eff(&t.args[1 - i], x(&t.args[1 - i]))),
+                    (_, Some(Op::Mad)) => match i {
                         0 => sign(eff(&t.args[1], x(&t.args[1]))),
                         1 => sign(eff(&t.args[0], x(&t.args[0]))),
                         _ => 1,
                     },
-                    Some(Op::Dp2 | Op::Dp3 | Op::Dp4) => {
+                    (_, Some(Op::Dp2 | Op::Dp3 | Op::Dp4)) => {
                         let n = t.args.len() / 2;
                         let j = if i < n { i + n } else { i - n };
                         sign(eff(&t.args[j], x(&t.args[j])))
                     }
-                    Some(Op::Div) => {
+                    (_, Some(Op::Div)) => {
                         if i == 0 {
                             sign(eff(&t.args[1], x(&t.args[1])))
                         } else {
@@ -718,22 +666,11 @@ impl Tape {
     }
 }
 
-/// An operand of a plain step: its slot and modifiers ([`masks`]).
-type Operand = (usize, (u32, u32));
-
-/// The steps a push takes most, with their operands at hand.
-#[derive(Clone, Copy, Debug)]
-enum Plain {
-    Mul(Operand, Operand),
-    Add(Operand, Operand),
-    Rsq(Operand),
-    Other,
-}
-
 /// Working memory of [`Tape::decide_block`], one per thread.
 #[derive(Default)]
 pub struct Scratch {
-    near: Vec<f32>,
+    /// The element being settled.
+    chain: Chain,
     /// A block's nearest chains, slot after slot ([`Tape::decide_block`]): the value of
     /// slot `s` for element `e` of a block of `len` at `s * len + e`.
     block_near: Vec<f32>,
@@ -742,15 +679,23 @@ pub struct Scratch {
     block_root: Vec<f64>,
     /// Per element of the block, whether its results are the nearest chain's.
     on_near: Vec<bool>,
-    /// Per rsq step, its last operand and 1/sqrt of it in `f64` (the nearest chain's,
-    /// reused by a push that leaves the operand as it was).
-    roots: Vec<(u32, f64)>,
-    val: Vec<f32>,
     dir: Vec<i8>,
     /// The chains of the sign patterns seen, direct-mapped.
     table: Vec<Entry>,
     /// The tape the table belongs to (its address and slot count).
     owner: (usize, usize),
+}
+
+/// One element's chains, slot by slot.
+#[derive(Default)]
+struct Chain {
+    /// The nearest chain.
+    near: Vec<f32>,
+    /// The chain a push moves (the nearest between pushes).
+    val: Vec<f32>,
+    /// Per rsq step, its last operand and 1/sqrt of it in `f64` (the nearest chain's,
+    /// reused by a push that leaves the operand as it was).
+    roots: Vec<(u32, f64)>,
 }
 
 /// The depth of the steps the first, short push takes: those writing an output (depth
@@ -760,9 +705,16 @@ const SHORT: usize = 1;
 /// Entries of the table of chains.
 const TABLE: usize = 4096;
 
-/// One chain: its steps with their directions, the components it decides, and the steps
-/// of its short push (depth at most [`SHORT`]).
-type Run = (Vec<(usize, bool)>, u8, Vec<(usize, bool)>);
+/// One chain of an [`Entry`].
+#[derive(Clone)]
+struct Run {
+    /// Its steps (index, pushed up), in tape order.
+    steps: Vec<(usize, bool)>,
+    /// The output components it decides.
+    outs: u8,
+    /// The steps of its short push (depth at most [`SHORT`]).
+    short: Vec<(usize, bool)>,
+}
 
 /// The chains for one (sign pattern, components off the nearest chain, their sides): each
 /// chain's steps with their directions, and the components it decides.
@@ -779,10 +731,12 @@ impl Scratch {
             self.owner = owner;
             self.table = vec![Entry::default(); TABLE];
         }
-        if self.near.len() != t.slots {
-            self.near = vec![0.0; t.slots];
-            self.roots = vec![(0, 0.0); t.slots];
-            self.val = vec![0.0; t.slots];
+        if self.chain.near.len() != t.slots {
+            self.chain = Chain {
+                near: vec![0.0; t.slots],
+                val: vec![0.0; t.slots],
+                roots: vec![(0, 0.0); t.slots],
+            };
             self.dir = vec![0; t.slots];
         }
     }
@@ -793,6 +747,18 @@ enum Dir {
     Down,
     Near,
     Up,
+}
+
+/// The sign of a step's effect on its result through its operands where no operand's
+/// value changes it (before `sub`'s second operand and the modifiers turn it): +1 for
+/// mov, add, sub, min, max and sqrt, -1 for rsq and rcp; `None` where the other
+/// operands' signs decide (mul, mad, the dot products, div).
+fn fixed_effect(op: Option<Op>) -> Option<i8> {
+    match op {
+        None | Some(Op::Add | Op::Sub | Op::Min | Op::Max | Op::Sqrt) => Some(1),
+        Some(Op::Rsq | Op::Rcp) => Some(-1),
+        _ => None,
+    }
 }
 
 /// The operand after its modifiers.
