@@ -235,63 +235,73 @@ impl ProgramJudge {
         keep: usize,
         worker: &mut Worker,
     ) -> Result<ProgramVerdict, ProgramError> {
-        let (start, end) = (range.start, range.end);
+        let end = range.end;
         let mut v = ProgramVerdict::default();
         let names = self.output_names();
-        let f = self.programs[0].format;
-        // The fast decider over blocks of elements; what it leaves goes to the exact path.
-        let mut decided = Vec::new();
-        let mut block_start = start;
-        for i in start..end {
-            if i == block_start {
-                let len = BLOCK.min(end - i);
-                decided.clear();
-                decided.resize(len, false);
-                if let Some(tapes) = &self.tapes {
-                    let mut got = Vec::new();
-                    for (t, scratch) in tapes.iter().zip(worker.scratch.iter_mut()) {
-                        t.decide_block(inputs, results, i, len, scratch, &mut got);
-                        for (d, g) in decided.iter_mut().zip(&got) {
-                            *d |= *g;
-                        }
+        // The fast decider over blocks of elements (an element is settled when one
+        // alternative settles it); what it leaves goes to the exact path.
+        let (mut decided, mut got) = (Vec::new(), Vec::new());
+        for block in range.step_by(BLOCK) {
+            let len = BLOCK.min(end - block);
+            decided.clear();
+            decided.resize(len, false);
+            if let Some(tapes) = &self.tapes {
+                for (t, scratch) in tapes.iter().zip(&mut worker.scratch) {
+                    t.decide_block(inputs, results, block, len, scratch, &mut got);
+                    for (d, g) in decided.iter_mut().zip(&got) {
+                        *d |= *g;
                     }
                 }
-                block_start = i + len;
             }
-            v.elements += 1;
-            if decided[i - (block_start - decided.len())] {
-                v.conform += 1;
-                v.fast += 1;
-                continue;
-            }
-            let get = |r: Reg, c: usize| {
-                self.inputs
-                    .iter()
-                    .position(|&x| x == (r, c))
-                    .map(|k| inputs[k][i])
-            };
-            let sp = spans(&self.programs, &get, self.out, &mut worker.engine)?;
-            let mut ok = true;
-            for (j, s) in sp.iter().enumerate() {
-                let r = results[j][i];
-                if !s.contains(&f, r) {
-                    ok = false;
+            v.elements += len as u64;
+            for (i, &fast) in (block..).zip(&decided) {
+                if fast {
+                    v.conform += 1;
+                    v.fast += 1;
+                    continue;
+                }
+                let outside = self.outside(inputs, results, i, &mut worker.engine)?;
+                if outside.is_empty() {
+                    v.conform += 1;
+                    continue;
+                }
+                v.violate += 1;
+                for (j, span) in outside {
                     if v.violations.len() < keep {
                         v.violations.push(ProgramViolation {
                             index: i as u64,
                             component: names[j].clone(),
-                            result: r,
-                            span: *s,
+                            result: results[j][i],
+                            span,
                         });
                     }
                 }
             }
-            if ok {
-                v.conform += 1;
-            } else {
-                v.violate += 1;
-            }
         }
         Ok(v)
+    }
+
+    /// Element `i` through the exact propagation: its output components outside their
+    /// intervals, with the intervals.
+    fn outside(
+        &self,
+        inputs: &[&[u64]],
+        results: &[&[u64]],
+        i: usize,
+        engine: &mut PointEngine,
+    ) -> Result<Vec<(usize, Span)>, ProgramError> {
+        let get = |r: Reg, c: usize| {
+            self.inputs
+                .iter()
+                .position(|&x| x == (r, c))
+                .map(|k| inputs[k][i])
+        };
+        let f = self.programs[0].format;
+        let sp = spans(&self.programs, &get, self.out, engine)?;
+        Ok(sp
+            .into_iter()
+            .enumerate()
+            .filter(|&(j, s)| !s.contains(&f, results[j][i]))
+            .collect())
     }
 }
