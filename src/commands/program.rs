@@ -1,7 +1,7 @@
 //! `op --asm` and `op --expr`: the interval a conforming implementation may return for each
 //! output component of an instruction sequence, for one set of inputs or over buffers.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -172,12 +172,11 @@ fn read_patterns(
     limit: u64,
 ) -> anyhow::Result<(Vec<u64>, bool)> {
     let name = crate::path_text::display_path(path);
-    let file = std::fs::File::open(path).with_context(|| format!("{what} {name}"))?;
+    let mut file = std::fs::File::open(path).with_context(|| format!("{what} {name}"))?;
+    let size = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
     let mut data = Vec::new();
-    file.take(limit + 1)
-        .read_to_end(&mut data)
+    let longer = crate::io::read_at_most(&mut file, &mut data, limit, size)
         .with_context(|| format!("{what} {name}"))?;
-    let longer = data.len() as u64 > limit;
     data.truncate(limit as usize);
     if !longer && data.len() % bytes_per != 0 {
         anyhow::bail!(
