@@ -6,12 +6,12 @@
 //! `--input`s and `--operands` are numbered); an expression's result is `o0`.
 
 use d3dfloat_core::d3d::Domain;
-use d3dfloat_core::format::{Arithmetic, FloatFormat, RoundOptions, Rounding, round_f64};
+use d3dfloat_core::format::{FloatFormat, RoundOptions, Rounding, round_f64};
 use d3dfloat_core::input::operands::read_operand;
 use d3dfloat_core::judge::Column;
 use d3dfloat_core::program::{
     Inputs, Program, ProgramError, ProgramJudge, ProgramVerdict, Reg, RegFile, Span, analyze, expr,
-    parse_asm, parse_output,
+    parse_asm, parse_output, runs_in,
 };
 use numpy::PyUntypedArray;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -35,13 +35,13 @@ fn program_error(e: ProgramError) -> PyErr {
 /// `fmt=`: programs run in f32 or f16 arithmetic, as `op --asm/--expr` do.
 fn working_format(fmt: &str) -> PyResult<FloatFormat> {
     let f = args::float_format(fmt, "a program")?;
-    match f.arithmetic {
-        Arithmetic::Float32 | Arithmetic::Float16 => Ok(f),
-        _ => Err(PyValueError::new_err(format!(
+    if !runs_in(&f) {
+        return Err(PyValueError::new_err(format!(
             "programs work in f32 or f16 (not {})",
             f.name
-        ))),
+        )));
     }
+    Ok(f)
 }
 
 /// The program(s) of `text` (assembly, or an expression's alternatives over the variables

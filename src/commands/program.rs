@@ -8,7 +8,7 @@ use anyhow::Context;
 
 use super::Exit;
 use crate::d3d::RuleSet;
-use crate::format::{Arithmetic, FloatFormat, Format};
+use crate::format::{FloatFormat, Format};
 use crate::program::{Inputs, Program, ProgramJudge, Reg, analyze, expr, parse_asm, parse_output};
 use crate::render::Style;
 use crate::render::program as render;
@@ -57,9 +57,7 @@ pub struct Prepared {
 
 fn working_format(f: Format) -> anyhow::Result<FloatFormat> {
     match f {
-        Format::Float(f) if matches!(f.arithmetic, Arithmetic::Float32 | Arithmetic::Float16) => {
-            Ok(f)
-        }
+        Format::Float(f) if crate::program::runs_in(&f) => Ok(f),
         other => anyhow::bail!("--asm and --expr work in f32 or f16 (not {})", other.name()),
     }
 }
@@ -173,7 +171,11 @@ fn read_patterns(
 ) -> anyhow::Result<(Vec<u64>, bool)> {
     let name = crate::path_text::display_path(path);
     let mut file = std::fs::File::open(path).with_context(|| format!("{what} {name}"))?;
-    let size = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+    let size = file
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len());
     let mut data = Vec::new();
     let longer = crate::io::read_at_most(&mut file, &mut data, limit, size)
         .with_context(|| format!("{what} {name}"))?;

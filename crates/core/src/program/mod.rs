@@ -32,6 +32,13 @@ pub use asm::{
 pub use ast::{COMPONENTS, Dest, Instr, Opcode, Program, Reg, RegFile, Source, Src};
 pub use span::Span;
 
+/// Whether programs run in `format`'s arithmetic: f32 and f16, whose instructions have
+/// the rules a program is bounded by; the command line and the Python package both ask.
+pub fn runs_in(format: &crate::format::FloatFormat) -> bool {
+    use crate::format::Arithmetic;
+    matches!(format.arithmetic, Arithmetic::Float32 | Arithmetic::Float16)
+}
+
 /// What is wrong with a program, its inputs or its outputs.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProgramError {
