@@ -247,9 +247,29 @@ pub fn chain(
     engine: &PointEngine,
     choose: &mut Chooser<'_>,
 ) -> Result<Vec<u64>, ProgramError> {
+    chain_with(
+        program,
+        inputs,
+        out,
+        &mut |s, a| step_choices(engine, s, a),
+        choose,
+    )
+}
+
+/// Each step's allowed sets from its operands, as [`step_choices`] gives them.
+type Choices<'a> = dyn FnMut(Step, &[Vector<Bits>]) -> Result<Vec<Vec<u64>>, ProgramError> + 'a;
+
+/// [`chain`] with the allowed sets from `choices` (a cache of [`step_choices`], say).
+fn chain_with(
+    program: &Program,
+    inputs: &dyn Fn(Reg, usize) -> Option<u64>,
+    out: OutputSel,
+    choices: &mut Choices<'_>,
+    choose: &mut Chooser<'_>,
+) -> Result<Vec<u64>, ProgramError> {
     let regs = walk::run::<Bits>(program, &mut |r, c| inputs(r, c).map(Bits), &mut |s, a| {
-        let choices = step_choices(engine, s, a)?;
-        Ok(choose(s, &choices).into_iter().map(Bits).collect())
+        let allowed = choices(s, a)?;
+        Ok(choose(s, &allowed).into_iter().map(Bits).collect())
     })?;
     Ok((0..4)
         .filter(|c| out.mask & (1 << c) != 0)
@@ -281,24 +301,24 @@ pub fn reachable(
             return Ok(None);
         }
         let mut pos = 0usize;
-        let regs = walk::run::<Bits>(program, &mut |r, c| inputs(r, c).map(Bits), &mut |s, a| {
+        let mut cached = |s: Step, a: &[Vector<Bits>]| {
             steps += 1;
             let key = (
                 s,
                 a.iter().map(|v| v.iter().map(|b| b.0).collect()).collect(),
             );
-            let choices = match cache.get(&key) {
-                Some(c) => c.clone(),
-                None => {
-                    let c = step_choices(engine, s, a)?;
-                    if cache.len() >= CHOICE_CACHE {
-                        cache.clear();
-                    }
-                    cache.insert(key, c.clone());
-                    c
-                }
-            };
-            Ok(choices
+            if let Some(c) = cache.get(&key) {
+                return Ok(c.clone());
+            }
+            let c = step_choices(engine, s, a)?;
+            if cache.len() >= CHOICE_CACHE {
+                cache.clear();
+            }
+            cache.insert(key, c.clone());
+            Ok(c)
+        };
+        let got = chain_with(program, inputs, out, &mut cached, &mut |_, choices| {
+            choices
                 .iter()
                 .map(|c| {
                     if pos == digits.len() {
@@ -308,14 +328,10 @@ pub fn reachable(
                     sizes[pos] = c.len();
                     let pick = c[digits[pos].min(c.len() - 1)];
                     pos += 1;
-                    Bits(pick)
+                    pick
                 })
-                .collect())
+                .collect()
         })?;
-        let got: Vec<u64> = (0..4)
-            .filter(|c| out.mask & (1 << c) != 0)
-            .map(|c| regs[&out.reg][c].expect("written").0)
-            .collect();
         digits.truncate(pos);
         sizes.truncate(pos);
         if sets.is_empty() {
