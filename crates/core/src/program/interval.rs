@@ -250,7 +250,7 @@ fn candidates(f: &FloatFormat, s: &Span, op: Op) -> Vec<u64> {
         if op == Op::Frc {
             out.extend(frc_points(f, lo, hi));
         }
-        if lo != hi && exact_at_zero(op) {
+        if lo != hi && near_zero_matters(op) {
             out.extend(near_zero(f, lo, hi));
         }
         out.dedup();
@@ -267,7 +267,7 @@ fn candidates(f: &FloatFormat, s: &Span, op: Op) -> Vec<u64> {
 /// `frc(-0) = 0` while `frc(-tiny)` rounds to 1), and, to be safe, the other one-operand
 /// functions: the ends of their allowed sets are not monotone across zero, so the hull
 /// needs the operands nearest zero.
-fn exact_at_zero(op: Op) -> bool {
+fn near_zero_matters(op: Op) -> bool {
     matches!(
         op,
         Op::Exp | Op::Log | Op::Sin | Op::Cos | Op::Sincos | Op::Rsq | Op::Rcp | Op::Sqrt | Op::Frc
