@@ -12,11 +12,13 @@
 //! print their speed as a fraction of the typical row.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use d3dfloat::convert::{Conversion, kernels, raw};
 use d3dfloat::format::{F11, F16, F32, Format, RoundOptions, Rounding};
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
+
+mod common;
 
 /// Runs of a row in a row (the best one kept) and rounds over the whole list: a slow
 /// spell of this shared machine lasts longer than one row's runs, so each row is timed
@@ -26,14 +28,7 @@ const ROUNDS: usize = 5;
 
 fn best(mut f: impl FnMut()) -> Duration {
     f(); // Warm up: page in the buffers.
-    (0..RUNS)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .unwrap()
+    common::best_of(RUNS, f)
 }
 
 fn xorshift(state: &mut u64) -> u64 {

@@ -566,6 +566,20 @@ fn normalize_buffers(n: usize) -> (Vec<f32>, Vec<f32>) {
     (v, r)
 }
 
+/// `--asm NORMALIZE --operands OPERANDS --results RESULTS`, then `more`.
+fn normalize_args<'a>(operands: &'a str, results: &'a str, more: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "--asm",
+        NORMALIZE,
+        "--operands",
+        operands,
+        "--results",
+        results,
+    ];
+    args.extend_from_slice(more);
+    args
+}
+
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
     let p = dir.join(name);
     std::fs::write(&p, bytes).unwrap();
@@ -580,18 +594,7 @@ fn buffers_conform_and_one_moved_element_violates() {
     let vf = write(dir.path(), "v.f32", &f32s(&v));
     let rf = write(dir.path(), "r.f32", &f32s(&r));
     let operands = format!("v0={vf}");
-    let out = run(
-        &[
-            "--asm",
-            NORMALIZE,
-            "--operands",
-            &operands,
-            "--results",
-            &rf,
-            "--json",
-        ],
-        0,
-    );
+    let out = run(&normalize_args(&operands, &rf, &["--json"]), 0);
     let j: Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(j["schema"], 1);
     assert_eq!(j["asm"], NORMALIZE);
@@ -625,15 +628,7 @@ fn buffers_conform_and_one_moved_element_violates() {
     bad[k] = f32::from_bits(bad[k].to_bits() + 100);
     let bf = write(dir.path(), "bad.f32", &f32s(&bad));
     let a = op()
-        .args([
-            "--asm",
-            NORMALIZE,
-            "--operands",
-            &operands,
-            "--results",
-            &bf,
-            "--json",
-        ])
+        .args(normalize_args(&operands, &bf, &["--json"]))
         .assert()
         .code(1);
     let j: Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
@@ -647,18 +642,7 @@ fn buffers_conform_and_one_moved_element_violates() {
     assert!(bits(&x["hi"]) < bad[k].to_bits() && bits(&x["lo"]) <= r[k].to_bits());
     assert_eq!(x["nan"], false);
     // The other styles name it too.
-    let plain = run(
-        &[
-            "--asm",
-            NORMALIZE,
-            "--operands",
-            &operands,
-            "--results",
-            &bf,
-            "--plain",
-        ],
-        1,
-    );
+    let plain = run(&normalize_args(&operands, &bf, &["--plain"]), 1);
     assert_eq!(
         plain.lines().next(),
         Some("elements 1000 conform 999 violate 1")
@@ -667,34 +651,13 @@ fn buffers_conform_and_one_moved_element_violates() {
         plain.lines().nth(1).unwrap().starts_with("417 r1.z "),
         "{plain}"
     );
-    let csv = run(
-        &[
-            "--asm",
-            NORMALIZE,
-            "--operands",
-            &operands,
-            "--results",
-            &bf,
-            "--csv",
-        ],
-        1,
-    );
+    let csv = run(&normalize_args(&operands, &bf, &["--csv"]), 1);
     assert_eq!(csv.lines().next(), Some("index,component,result,lo,hi,nan"));
     assert!(
         csv.lines().nth(1).unwrap().starts_with("417,r1.z,"),
         "{csv}"
     );
-    let human = run(
-        &[
-            "--asm",
-            NORMALIZE,
-            "--operands",
-            &operands,
-            "--results",
-            &bf,
-        ],
-        1,
-    );
+    let human = run(&normalize_args(&operands, &bf, &[]), 1);
     assert!(
         human.contains("1000 elements: 999 conform, 1 violate"),
         "{human}"
@@ -713,97 +676,32 @@ fn buffer_size_mismatches_name_the_file() {
     let ragged = write(dir.path(), "ragged.f32", &f32s(&v)[..v.len() * 4 - 1]);
     let operands = format!("v0={vf}");
     refused(
-        &[
-            "--asm",
-            NORMALIZE,
-            "--operands",
-            &format!("v0={short_v}"),
-            "--results",
-            &rf,
-        ],
+        &normalize_args(&format!("v0={short_v}"), &rf, &[]),
         "short_v.f32",
     );
+    refused(&normalize_args(&operands, &odd_r, &[]), "odd_r.f32");
     refused(
-        &[
-            "--asm",
-            NORMALIZE,
-            "--operands",
-            &operands,
-            "--results",
-            &odd_r,
-        ],
-        "odd_r.f32",
-    );
-    refused(
-        &[
-            "--asm",
-            NORMALIZE,
-            "--operands",
-            &format!("v0={ragged}"),
-            "--results",
-            &rf,
-        ],
+        &normalize_args(&format!("v0={ragged}"), &rf, &[]),
         "ragged.f32",
     );
+    refused(&normalize_args("v0=/dev/null", &rf, &[]), "/dev/null");
     refused(
-        &[
-            "--asm",
-            NORMALIZE,
-            "--operands",
-            "v0=/dev/null",
-            "--results",
-            &rf,
-        ],
-        "/dev/null",
-    );
-    refused(
-        &[
-            "--asm",
-            NORMALIZE,
-            "--operands",
-            &format!("v0={}", dir.path().display()),
-            "--results",
-            &rf,
-        ],
+        &normalize_args(&format!("v0={}", dir.path().display()), &rf, &[]),
         "--operands",
     );
     refused(
-        &[
-            "--asm",
-            NORMALIZE,
-            "--operands",
-            &operands,
-            "--results",
-            &dir.path().to_string_lossy(),
-        ],
+        &normalize_args(&operands, &dir.path().to_string_lossy(), &[]),
         "--results",
     );
     refused(
-        &[
-            "--asm",
-            NORMALIZE,
-            "--operands",
-            &operands,
-            "--results",
-            "/nonexistent/r.f32",
-        ],
+        &normalize_args(&operands, "/nonexistent/r.f32", &[]),
         "r.f32",
     );
     // Each without the other.
     refused(&["--asm", NORMALIZE, "--operands", &operands], "--results");
     refused(&["--asm", NORMALIZE, "--results", &rf], "--operands");
     // A register the program does not read from, and no name at all.
-    refused(
-        &[
-            "--asm",
-            NORMALIZE,
-            "--operands",
-            &format!("v1={vf}"),
-            "--results",
-            &rf,
-        ],
-        "v0",
-    );
+    refused(&normalize_args(&format!("v1={vf}"), &rf, &[]), "v0");
     refused(
         &["--asm", NORMALIZE, "--operands", &vf, "--results", &rf],
         "--operands",

@@ -50,8 +50,13 @@ impl Rng {
 }
 
 /// The best wall time of three runs of `f`, in process.
-pub fn best(mut f: impl FnMut()) -> Duration {
-    (0..3)
+pub fn best(f: impl FnMut()) -> Duration {
+    best_of(3, f)
+}
+
+/// The best wall time of `runs` runs of `f`, in process.
+pub fn best_of(runs: usize, mut f: impl FnMut()) -> Duration {
+    (0..runs)
         .map(|_| {
             let t = Instant::now();
             f();
