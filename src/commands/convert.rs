@@ -18,6 +18,7 @@ use crate::convert::{
 };
 use crate::format::bc6h::{Bc6h, Quality};
 use crate::format::{F32, Format, RoundOptions};
+use crate::io::regular_len;
 use crate::output_file::{InputIdentity, OutputFile, WRITE_BUFFER, refuse_stdout_is_input};
 use crate::path_text;
 use crate::render::{Renderer, Stream, Style};
@@ -227,7 +228,7 @@ fn convert_raw(
     let (mut source, size): (Box<dyn Read + Send>, Option<u64>) = match input {
         Some(p) => {
             let f = File::open(p).with_context(|| format!("opening {}", input_name(input)))?;
-            let size = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+            let size = regular_len(&f);
             (Box::new(f), size)
         }
         None => (Box::new(io::stdin()), None),
@@ -323,13 +324,6 @@ struct Loaded {
     /// Whether `data` holds that input's blocks as stored (they are copied to a BC6H
     /// output of the same format) rather than the f16 RGBA texels they decode to.
     stored_blocks: bool,
-}
-
-fn regular_len(file: &File) -> Option<u64> {
-    file.metadata()
-        .ok()
-        .filter(|m| m.is_file())
-        .map(|m| m.len())
 }
 
 /// Reads a container input. A regular file's length settles a size mismatch before

@@ -59,11 +59,7 @@ impl BufferFile {
     fn open(path: &Path, elem: Elem, per_line: usize, what: &str) -> anyhow::Result<BufferFile> {
         let name = crate::path_text::display_path(path);
         let file = File::open(path).with_context(|| format!("{what} {name}"))?;
-        let opened_len = file
-            .metadata()
-            .ok()
-            .filter(|m| m.is_file())
-            .map(|m| m.len());
+        let opened_len = crate::io::regular_len(&file);
         Ok(BufferFile {
             name,
             file,

@@ -171,11 +171,7 @@ fn read_patterns(
 ) -> anyhow::Result<(Vec<u64>, bool)> {
     let name = crate::path_text::display_path(path);
     let mut file = std::fs::File::open(path).with_context(|| format!("{what} {name}"))?;
-    let size = file
-        .metadata()
-        .ok()
-        .filter(|m| m.is_file())
-        .map(|m| m.len());
+    let size = crate::io::regular_len(&file);
     let mut data = Vec::new();
     let longer = crate::io::read_at_most(&mut file, &mut data, limit, size)
         .with_context(|| format!("{what} {name}"))?;

@@ -4,6 +4,15 @@
 use std::io::{self, Read};
 use std::ops::{Deref, DerefMut};
 
+/// A regular file's length, for a size hint or a check that it did not change while read;
+/// `None` for devices, FIFOs and the like, which tell theirs only at the end.
+pub fn regular_len(file: &std::fs::File) -> Option<u64> {
+    file.metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+}
+
 /// Where [`PageBuf`] starts its bytes: a page, so that every load a kernel makes from it
 /// and every copy Linux makes into or out of it is aligned.
 const PAGE: usize = 4096;

@@ -112,11 +112,7 @@ fn out_of_memory(what: &str, bytes: usize) -> ConvertError {
 pub fn open(path: &Path) -> Result<(File, Option<u64>), ConvertError> {
     let file =
         File::open(path).map_err(|e| ConvertError::io(format!("opening {}", path.display()), e))?;
-    let len = file
-        .metadata()
-        .ok()
-        .filter(|m| m.is_file())
-        .map(|m| m.len());
+    let len = crate::io::regular_len(&file);
     Ok((file, len))
 }
 

@@ -80,11 +80,7 @@ impl ImageBuffer {
                         e,
                     )
                 })?;
-                let len = file
-                    .metadata()
-                    .ok()
-                    .filter(|m| m.is_file())
-                    .map(|m| m.len());
+                let len = crate::io::regular_len(&file);
                 let t = dds::read(&mut file, len)?;
                 let (w, h) = (t.shape.width as u64, t.shape.height as u64);
                 let len = (w * h) as usize * t.texels.bytes();
@@ -102,11 +98,7 @@ impl ImageBuffer {
             }
             Container::Ktx2 => {
                 let mut file = open()?;
-                let len = file
-                    .metadata()
-                    .ok()
-                    .filter(|m| m.is_file())
-                    .map(|m| m.len());
+                let len = crate::io::regular_len(&file);
                 let t = ktx2::read(&mut file, len)?;
                 let images = layout::images(&t.shape, t.texels, ktx2::Texture::ORDER);
                 let top = images
@@ -128,11 +120,7 @@ impl ImageBuffer {
             }
             Container::Pfm => {
                 let mut file = open()?;
-                let len = file
-                    .metadata()
-                    .ok()
-                    .filter(|m| m.is_file())
-                    .map(|m| m.len());
+                let len = crate::io::regular_len(&file);
                 let img = pfm::read(&mut file, len, ImageLimits::default())?;
                 Ok(ImageBuffer {
                     format: Format::Float(F32),
